@@ -1,0 +1,43 @@
+# benchbill: two commands on a fresh machine (Python 3.11 and make; everything else is installed here).
+#   make run    set up and build the warehouse, print the shortlist
+#   make test   set up and run the test suite
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
+SHARED ?= ../shared
+WAREHOUSE ?= warehouse
+DAGSTER_HOME ?= $(abspath $(WAREHOUSE))/dagster_home
+
+# With the shared published files next to the repository, `make run` reads them and the example
+# dumps (no network needed); otherwise it reads the round tables listed in the sources file online.
+ifneq ($(wildcard $(SHARED)/data/mlperf/summary/v5.1/summary_results.json),)
+RUN_ARGS ?= --mlperf $(SHARED)/data/mlperf/summary/v5.1/summary_results.json \
+            --mlperf $(SHARED)/data/mlperf/summary/v4.1/summary_results.json \
+            --dumps examples/dumps
+endif
+
+.PHONY: setup run test dev clean
+
+setup: $(STAMP)
+
+$(STAMP):
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	rm -f $(VENV)/.installed-*
+	touch $(STAMP)
+
+run: setup
+	$(BIN)/benchbill run --warehouse $(WAREHOUSE) $(RUN_ARGS)
+
+test: setup
+	$(BIN)/pytest -q
+
+dev: setup
+	mkdir -p $(DAGSTER_HOME)
+	cp -n pipelines/dagster.yaml $(DAGSTER_HOME)/dagster.yaml || true
+	DAGSTER_HOME=$(DAGSTER_HOME) BENCHBILL_WAREHOUSE=$(abspath $(WAREHOUSE)) $(BIN)/dagster dev -w workspace.yaml
+
+clean:
+	rm -rf $(VENV) $(WAREHOUSE)

@@ -1,0 +1,168 @@
+"""Reading input bytes from a local path or an http(s) URL, with provenance.
+
+URLs are fetched only from allowed hosts (a redirect to another host is refused), with bounded
+retries and backoff on 5xx, 429 and connection faults, a size limit, and a check that the body
+is as long as the server said. Local folders are walked recursively in sorted order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urljoin, urlparse
+
+import requests
+
+from assets.warehouse import IngestError
+
+MAX_DOWNLOAD_BYTES = 512 * 1024 * 1024
+RETRYABLE_STATUS = {429, 500, 502, 503, 504}
+
+
+@dataclass(frozen=True)
+class Fetched:
+    """The bytes of one input, named by its path or URL."""
+
+    name: str
+    data: bytes
+    sha256: str
+    commit: str | None = None
+
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def is_url(location: str) -> bool:
+    return urlparse(str(location)).scheme in ("http", "https")
+
+
+def commit_in_url(url: str) -> str | None:
+    """A 40-hex git commit named in a raw.githubusercontent-style URL, if any."""
+    match = re.search(r"/([0-9a-f]{40})(/|$)", url)
+    return match.group(1) if match else None
+
+
+def _check_host(url: str, allowed_hosts: list[str], origin: str) -> None:
+    host = urlparse(url).hostname or ""
+    if host not in allowed_hosts:
+        raise IngestError(
+            f"{origin}: refusing to fetch {url}: host {host!r} is not in allowed_hosts {sorted(allowed_hosts)} "
+            "(add it to the sources file if it is a real publication place)"
+        )
+
+
+def fetch_url(
+    url: str,
+    allowed_hosts: list[str],
+    *,
+    timeout_s: float = 60.0,
+    attempts: int = 4,
+    backoff_s: float = 1.0,
+    max_bytes: int = MAX_DOWNLOAD_BYTES,
+    session: requests.Session | None = None,
+    progress: Callable[[str], None] | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+) -> Fetched:
+    """GET `url` with bounded retries; raise IngestError naming the URL and the last problem."""
+    _check_host(url, allowed_hosts, url)
+    http = session or requests.Session()
+    last_problem = "no attempt made"
+    for attempt in range(1, attempts + 1):
+        target = url
+        wait = backoff_s * 2 ** (attempt - 1)
+        try:
+            for _hop in range(5):
+                response = http.get(target, timeout=timeout_s, stream=True, allow_redirects=False)
+                if response.is_redirect:
+                    target = urljoin(target, response.headers.get("Location", ""))
+                    _check_host(target, allowed_hosts, url)
+                    response.close()
+                    continue
+                break
+            else:
+                raise IngestError(f"{url}: more than 5 redirects")
+            if response.status_code in RETRYABLE_STATUS:
+                last_problem = f"HTTP {response.status_code}"
+                retry_after = response.headers.get("Retry-After", "")
+                if retry_after.isdigit():
+                    wait = min(float(retry_after), 60.0)
+                response.close()
+                raise _Retry()
+            if response.status_code != 200:
+                raise IngestError(f"{url}: HTTP {response.status_code} (expected 200 with the round table)")
+            declared = response.headers.get("Content-Length")
+            if declared and declared.isdigit() and int(declared) > max_bytes:
+                raise IngestError(f"{url}: declares {declared} bytes, above the {max_bytes}-byte limit")
+            chunks, received = [], 0
+            for chunk in response.iter_content(chunk_size=1 << 20):
+                received += len(chunk)
+                if received > max_bytes:
+                    raise IngestError(f"{url}: body exceeds the {max_bytes}-byte limit")
+                chunks.append(chunk)
+            data = b"".join(chunks)
+            if declared and declared.isdigit() and int(declared) != len(data):
+                last_problem = f"truncated body ({len(data)} of {declared} bytes)"
+                raise _Retry()
+            if progress:
+                progress(f"fetched {url} ({len(data):,} bytes)")
+            return Fetched(name=url, data=data, sha256=sha256_bytes(data), commit=commit_in_url(url))
+        except _Retry:
+            pass
+        except requests.exceptions.ChunkedEncodingError as exc:
+            last_problem = f"truncated body (connection broken: {exc})"
+        except (requests.ConnectionError, requests.Timeout) as exc:
+            last_problem = f"{type(exc).__name__}: {exc}"
+        if attempt < attempts:
+            if progress:
+                progress(f"{url}: {last_problem}; retry {attempt}/{attempts - 1} in {wait:.1f} s")
+            sleep(wait)
+    raise IngestError(f"{url}: failed after {attempts} attempts; last problem: {last_problem}")
+
+
+class _Retry(Exception):
+    pass
+
+
+def walk_files(root: Path) -> Iterator[Path]:
+    """Every regular file below `root` (following symlinks, never twice), in sorted order."""
+    seen: set[str] = set()
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
+        real = os.path.realpath(dirpath)
+        if real in seen:
+            dirnames[:] = []
+            continue
+        seen.add(real)
+        dirnames.sort()
+        for name in sorted(filenames):
+            yield Path(dirpath) / name
+
+
+def read_local(location: str | Path) -> list[Fetched]:
+    """The bytes of a local file, or of every file below a local folder."""
+    path = Path(location)
+    if not path.exists():
+        raise IngestError(f"{path}: no such file or folder")
+    files = [path] if path.is_file() else list(walk_files(path))
+    fetched = []
+    for file in files:
+        try:
+            data = file.read_bytes()
+        except OSError as exc:
+            raise IngestError(f"{file}: cannot read ({exc})") from exc
+        fetched.append(Fetched(name=str(file), data=data, sha256=sha256_bytes(data)))
+    return fetched
+
+
+def read_location(
+    location: str, allowed_hosts: list[str], progress: Callable[[str], None] | None = None
+) -> list[Fetched]:
+    """A local path (file or folder) or an http(s) URL, as a list of fetched inputs."""
+    if is_url(location):
+        return [fetch_url(location, allowed_hosts, progress=progress)]
+    return read_local(location)

@@ -1,0 +1,109 @@
+"""Benchmark evidence: dated accelerator-hour list prices, each with its source."""
+
+
+import csv
+import datetime
+import io
+from pathlib import Path
+from typing import Any
+
+import dagster as dg
+import polars as pl
+
+from assets import canonical
+from assets.fetch import read_local
+from assets.sqlfiles import sql_check
+from assets.warehouse import IngestError, Reject, SourceFile, write_table
+from pipelines.resources import Inputs, Warehouse
+from schemas.accelerator_prices import PRICE_CLASSES, AcceleratorPrices
+
+PRICE_COLUMNS = ("accelerator", "price_class", "usd_per_accelerator_hour", "provider", "source", "as_of")
+
+
+class PriceProblem(ValueError):
+    pass
+
+
+def price_row(raw: dict[str, str], *, source: str, index: int) -> dict[str, Any]:
+    """One CSV row as a price row; PriceProblem names what is wrong."""
+    accelerator = (raw.get("accelerator") or "").strip()
+    if not accelerator:
+        raise PriceProblem("accelerator is empty")
+    price_class = (raw.get("price_class") or "").strip()
+    if price_class not in PRICE_CLASSES:
+        raise PriceProblem(f"price_class {price_class!r} is not one of {PRICE_CLASSES}")
+    text = (raw.get("usd_per_accelerator_hour") or "").strip()
+    try:
+        usd = float(text)
+    except ValueError:
+        raise PriceProblem(f"usd_per_accelerator_hour {text!r} is not a number") from None
+    if not 0 < usd < 1000:
+        raise PriceProblem(f"usd_per_accelerator_hour {text!r} is outside (0, 1000)")
+    try:
+        as_of = datetime.date.fromisoformat((raw.get("as_of") or "").strip())
+    except ValueError:
+        raise PriceProblem(f"as_of {raw.get('as_of')!r} is not a date like 2026-05-18") from None
+    for column in ("provider", "source"):
+        if not (raw.get(column) or "").strip():
+            raise PriceProblem(f"{column} is empty: every price needs its provider and source")
+    match = canonical.match_accelerator(accelerator)
+    return {
+        "accelerator_raw": accelerator,
+        "accelerator_id": match.accelerator_id if match else None,
+        "accelerator_known": match is not None,
+        "price_class": price_class,
+        "usd_per_accelerator_hour": usd,
+        "provider": raw["provider"].strip(),
+        "price_source": raw["source"].strip(),
+        "as_of": as_of,
+        "source": source,
+        "source_row": index,
+        "evidence": "benchmark",
+    }
+
+
+def read_prices(path: str | Path) -> tuple[list[dict[str, Any]], list[Reject], SourceFile]:
+    """Price rows and rejects from a prices CSV (columns as in the contract)."""
+    fetched = read_local(path)[0]
+    try:
+        text = fetched.data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise IngestError(f"{path}: not UTF-8 text ({exc})") from exc
+    reader = csv.DictReader(io.StringIO(text))
+    header = [h.strip() for h in reader.fieldnames or []]
+    missing = [c for c in PRICE_COLUMNS if c not in header]
+    if missing:
+        raise IngestError(f"{path}: prices CSV lacks columns {missing}; expected {list(PRICE_COLUMNS)}, got {header}")
+    rows, rejects = [], []
+    for index, raw in enumerate(reader):
+        raw = {(k or "").strip(): v for k, v in raw.items()}
+        try:
+            rows.append(price_row(raw, source=fetched.name, index=index))
+        except PriceProblem as problem:
+            rejects.append(Reject(fetched.name, f"line {index + 2}", str(problem), raw))
+    file = SourceFile(fetched.name, fetched.sha256, len(fetched.data), "prices csv", "read", rows=len(rows))
+    return rows, rejects, file
+
+
+@dg.asset(key=["benchmark", "accelerator_prices"], group_name="benchmark", kinds={"duckdb", "csv"})
+def accelerator_prices(context: dg.AssetExecutionContext, warehouse: Warehouse, inputs: Inputs) -> dg.MaterializeResult:
+    """Dated accelerator-hour prices by price class and provider, each with its source, from the
+    prices CSV (the bundled default lists real published prices)."""
+    rows, rejects, file = read_prices(inputs.prices)
+    frame = pl.DataFrame(rows, infer_schema_length=None) if rows else pl.DataFrame(
+        schema={c: pl.String for c in AcceleratorPrices.to_schema().columns})
+    if rows:
+        frame = frame.with_columns(pl.col("source").alias("_source"),
+                                   pl.format("line {}", pl.col("source_row") + 2).alias("_location"))
+    with warehouse.connect() as conn:
+        report = write_table(conn, "benchmark.accelerator_prices", frame, AcceleratorPrices, rejects, [file])
+    unknown = sorted({r["accelerator_raw"] for r in rows if not r["accelerator_known"]})
+    if unknown:
+        context.log.warning(f"prices for accelerators with no canonical id (kept, flagged): {unknown}")
+    return dg.MaterializeResult(metadata=report.metadata())
+
+
+accelerator_prices_known = sql_check(
+    ["benchmark", "accelerator_prices"], "known_accelerators",
+    "Every price names an accelerator the alias table knows (unknown ones cannot join to a config).",
+    severity=dg.AssetCheckSeverity.WARN)

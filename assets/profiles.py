@@ -1,0 +1,131 @@
+"""Requirement evidence: workload profiles (model, SLO bounds, delivered-fraction prior)."""
+
+
+import re
+from pathlib import Path
+from typing import Any
+
+import dagster as dg
+import polars as pl
+import yaml
+
+from assets import canonical
+from assets.fetch import read_local
+from assets.warehouse import IngestError, SourceFile, write_table
+from pipelines.resources import Inputs, Warehouse
+from schemas.profiles import Profiles, SloBounds
+
+SLO_KEY = re.compile(r"^(ttft|tpot|itl|e2e)_(p50|p90|p95|p99)_ms$")
+DEFAULT_ERROR_RATE_MAX = 0.01
+PROFILE_KEYS = {"name", "model", "slo", "delivered_fraction_prior", "workload"}
+WORKLOAD_KEYS = {"input_tokens_mean", "output_tokens_mean"}
+
+
+def _positive(value: Any, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+        raise IngestError(f"{where} must be a positive number (got {value!r})")
+    return float(value)
+
+
+def parse_profiles(content: Any, source: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Profile rows and SLO-bound rows from a profiles YAML document; IngestError names the
+    file, the profile and the key that is wrong."""
+    if not isinstance(content, dict) or not isinstance(content.get("profiles"), list) or not content["profiles"]:
+        raise IngestError(f"{source}: expected `profiles:` with a non-empty list of profiles")
+    profiles, bounds, names = [], [], set()
+    for i, entry in enumerate(content["profiles"]):
+        where = f"{source}: profiles[{i}]"
+        if not isinstance(entry, dict):
+            raise IngestError(f"{where} is not a mapping")
+        unknown = set(entry) - PROFILE_KEYS
+        if unknown:
+            raise IngestError(f"{where}: unknown keys {sorted(unknown)}; allowed {sorted(PROFILE_KEYS)}")
+        name = str(entry.get("name") or "").strip()
+        if not name:
+            raise IngestError(f"{where} has no name")
+        where = f"{source}: profile {name!r}"
+        if name in names:
+            raise IngestError(f"{where} is defined twice")
+        names.add(name)
+        model_raw = str(entry.get("model") or "").strip()
+        if not model_raw:
+            raise IngestError(f"{where} has no model")
+        slo = entry.get("slo")
+        if not isinstance(slo, dict) or not slo:
+            raise IngestError(f"{where}: slo must map bounds like ttft_p95_ms: 1000")
+        error_rate_max = DEFAULT_ERROR_RATE_MAX
+        measures = []
+        for key, value in slo.items():
+            if key == "error_rate_max":
+                if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+                    raise IngestError(f"{where}: slo.error_rate_max must be a fraction in [0, 1] (got {value!r})")
+                error_rate_max = float(value)
+                continue
+            if not SLO_KEY.match(str(key)):
+                raise IngestError(f"{where}: unknown slo key {key!r}; expected "
+                                  "<ttft|tpot|itl|e2e>_<p50|p90|p95|p99>_ms or error_rate_max")
+            measures.append((str(key), _positive(value, f"{where}: slo.{key}")))
+        prior = entry.get("delivered_fraction_prior")
+        if not (isinstance(prior, list) and len(prior) == 2):
+            raise IngestError(f"{where}: delivered_fraction_prior must be [lo, hi]")
+        lo, hi = (_positive(p, f"{where}: delivered_fraction_prior") for p in prior)
+        if lo > hi or hi > 2:
+            raise IngestError(f"{where}: delivered_fraction_prior [{lo}, {hi}] must have lo <= hi <= 2")
+        workload = entry.get("workload") or {}
+        if not isinstance(workload, dict) or set(workload) - WORKLOAD_KEYS:
+            raise IngestError(f"{where}: workload may only hold {sorted(WORKLOAD_KEYS)}")
+        model = canonical.model_id(model_raw)
+        profiles.append({
+            "profile": name,
+            "model_raw": model_raw,
+            "model_id": model,
+            "model_known": model is not None,
+            "delivered_fraction_prior_lo": lo,
+            "delivered_fraction_prior_hi": hi,
+            "error_rate_max": error_rate_max,
+            "input_tokens_mean": _positive(workload["input_tokens_mean"], f"{where}: workload.input_tokens_mean")
+            if "input_tokens_mean" in workload else None,
+            "output_tokens_mean": _positive(workload["output_tokens_mean"], f"{where}: workload.output_tokens_mean")
+            if "output_tokens_mean" in workload else None,
+            "slo_text": "; ".join(f"{k} <= {v:g}" for k, v in measures) + f"; error_rate <= {error_rate_max:g}",
+            "source": source,
+            "evidence": "requirement",
+        })
+        bounds += [{"profile": name, "measure": k, "bound": v} for k, v in measures]
+        bounds.append({"profile": name, "measure": "error_rate", "bound": error_rate_max})
+    return profiles, bounds
+
+
+def read_profiles(path: str | Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]], SourceFile]:
+    fetched = read_local(path)[0]
+    try:
+        content = yaml.safe_load(fetched.data.decode("utf-8-sig"))
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise IngestError(f"{path}: not a readable YAML file ({exc})") from exc
+    profiles, bounds = parse_profiles(content, fetched.name)
+    return profiles, bounds, SourceFile(fetched.name, fetched.sha256, len(fetched.data), "profiles yaml", "read",
+                                        rows=len(profiles))
+
+
+@dg.multi_asset(
+    specs=[
+        dg.AssetSpec(["requirement", "profiles"], group_name="requirement", kinds={"duckdb", "yaml"},
+                     description="Workload profiles: model, SLO bounds as text, delivered-fraction prior and "
+                                 "our traffic's token mix, from the profiles YAML."),
+        dg.AssetSpec(["requirement", "slo_bounds"], group_name="requirement", kinds={"duckdb", "yaml"},
+                     description="One row per profile and bounded measure (e.g. ttft_p95_ms <= 1000), "
+                                 "from the profiles YAML."),
+    ],
+)
+def profiles(context: dg.AssetExecutionContext, warehouse: Warehouse, inputs: Inputs):
+    """Workload profiles and their SLO bounds, from the profiles YAML."""
+    rows, bounds, file = read_profiles(inputs.profiles)
+    unknown = [r["model_raw"] for r in rows if not r["model_known"]]
+    if unknown:
+        context.log.warning(f"profiles name models with no canonical id (kept, flagged; nothing will join): {unknown}")
+    with warehouse.connect() as conn:
+        profile_report = write_table(conn, "requirement.profiles", pl.DataFrame(rows, infer_schema_length=None),
+                                     Profiles, [], [file])
+        bound_report = write_table(conn, "requirement.slo_bounds", pl.DataFrame(bounds), SloBounds)
+    yield dg.MaterializeResult(asset_key=["requirement", "profiles"], metadata=profile_report.metadata())
+    yield dg.MaterializeResult(asset_key=["requirement", "slo_bounds"], metadata=bound_report.metadata())

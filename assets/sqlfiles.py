@@ -1,0 +1,46 @@
+"""Assets and asset checks whose logic is a SQL file.
+
+A table built in SQL comes from `sql/<schema>/<table>.sql` (a SELECT); a check is
+`sql/checks/<table>__<check>.sql`, which selects the offending rows.
+"""
+
+
+import dagster as dg
+import pandera.polars as pa
+
+from assets.warehouse import read_sql, run_sql_file, write_table
+from pipelines.resources import Warehouse
+
+
+def build_table_from_sql(warehouse: Warehouse, table: str, model: type[pa.DataFrameModel]) -> dg.MaterializeResult:
+    """Run `sql/<schema>/<table>.sql`, validate the rows against `model` and replace `table`."""
+    schema, name = table.split(".")
+    with warehouse.connect() as conn:
+        frame = run_sql_file(conn, f"{schema}/{name}.sql")
+        report = write_table(conn, table, frame, model)
+    return dg.MaterializeResult(metadata=report.metadata())
+
+
+def sql_check(asset_key: list[str], name: str, description: str, *, blocking: bool = False,
+              severity: dg.AssetCheckSeverity = dg.AssetCheckSeverity.ERROR) -> dg.AssetChecksDefinition:
+    """An asset check that passes when `sql/checks/<table>__<name>.sql` returns no rows."""
+    relative = f"checks/{asset_key[-1]}__{name}.sql"
+    read_sql(relative)  # fail at definition time if the file is missing
+
+    @dg.asset_check(asset=dg.AssetKey(asset_key), name=name, description=description, blocking=blocking)
+    def _check(warehouse: Warehouse) -> dg.AssetCheckResult:
+        with warehouse.connect() as conn:
+            cursor = conn.execute(read_sql(relative))
+            columns = [d[0] for d in cursor.description]
+            rows = cursor.fetchall()
+        sample = [dict(zip(columns, row)) for row in rows[:5]]
+        return dg.AssetCheckResult(
+            passed=not rows,
+            severity=severity,
+            metadata={"offending_rows": len(rows), "sample": dg.MetadataValue.json([
+                {k: (v if isinstance(v, (int, float, str, bool, type(None))) else str(v)) for k, v in s.items()}
+                for s in sample
+            ])},
+        )
+
+    return _check

@@ -1,0 +1,240 @@
+"""Writing validated tables into the private build file, with quarantine and a file inventory.
+
+Every asset publishes its table through `write_table`: the frame is checked against its pandera
+model at the boundary, rows that fail move to `audit.quarantine` with the reason, and the rest
+replace the table in one transaction. Nothing is dropped silently.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pandera.polars as pa
+import polars as pl
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SQL_DIR = REPO_ROOT / "sql"
+
+
+class IngestError(Exception):
+    """Input that cannot be read at all: the message names the file or URL and what was expected."""
+
+
+class SchemaMismatch(Exception):
+    """A frame does not have the shape its table's pandera model demands (a whole-table problem)."""
+
+
+@dataclass(frozen=True)
+class Reject:
+    """One rejected input row or file, destined for `audit.quarantine`."""
+
+    source: str
+    location: str
+    reason: str
+    row: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """One file or URL an asset looked at, destined for `audit.source_files`."""
+
+    source: str
+    sha256: str | None
+    size_bytes: int | None
+    detected_format: str
+    status: str
+    rows: int = 0
+    note: str = ""
+
+
+@dataclass
+class WriteReport:
+    table: str
+    rows: int
+    quarantined: int
+    quarantine_reasons: dict[str, int] = field(default_factory=dict)
+
+    def metadata(self) -> dict[str, Any]:
+        return {
+            "table": self.table,
+            "rows": self.rows,
+            "quarantined": self.quarantined,
+            "quarantine_reasons": json.dumps(self.quarantine_reasons, sort_keys=True),
+        }
+
+
+def read_sql(relative: str) -> str:
+    """The text of `sql/<relative>`; SQL lives in files named after what they build."""
+    path = SQL_DIR / relative
+    if not path.exists():
+        raise FileNotFoundError(f"missing SQL file {path}")
+    return path.read_text(encoding="utf-8")
+
+
+def quote_ident(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def qualified(table: str) -> str:
+    schema, name = table.split(".")
+    return f"{quote_ident(schema)}.{quote_ident(name)}"
+
+
+def sql_string_literal(text: str) -> str:
+    """A single-quoted SQL literal, for the few statements (ATTACH) that take no parameters."""
+    return "'" + str(text).replace("'", "''") + "'"
+
+
+_AUDIT_DDL = """
+CREATE SCHEMA IF NOT EXISTS audit;
+CREATE TABLE IF NOT EXISTS audit.quarantine (
+    table_name VARCHAR NOT NULL,
+    source VARCHAR NOT NULL,
+    location VARCHAR NOT NULL,
+    reason VARCHAR NOT NULL,
+    row_json VARCHAR
+);
+CREATE TABLE IF NOT EXISTS audit.source_files (
+    table_name VARCHAR NOT NULL,
+    source VARCHAR NOT NULL,
+    sha256 VARCHAR,
+    size_bytes BIGINT,
+    detected_format VARCHAR NOT NULL,
+    status VARCHAR NOT NULL,
+    rows BIGINT NOT NULL,
+    note VARCHAR
+);
+"""
+
+
+def _json_default(value: Any) -> Any:
+    return str(value)
+
+
+def row_json(row: dict[str, Any] | None) -> str | None:
+    if row is None:
+        return None
+    clean = {}
+    for key, value in row.items():
+        if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
+            value = str(value)
+        clean[str(key)] = value
+    return json.dumps(clean, sort_keys=True, default=_json_default, ensure_ascii=False)
+
+
+def model_columns(model: type[pa.DataFrameModel]) -> list[str]:
+    return list(model.to_schema().columns.keys())
+
+
+def frame_from_rows(rows: list[dict[str, Any]], model: type[pa.DataFrameModel]) -> pl.DataFrame:
+    """A frame of `rows`; with no rows, an empty frame typed by the model (so tables keep types)."""
+    if rows:
+        return pl.DataFrame(rows, infer_schema_length=None)
+    return pl.DataFrame(schema={name: column.dtype.type for name, column in model.to_schema().columns.items()})
+
+
+def split_valid(
+    frame: pl.DataFrame, model: type[pa.DataFrameModel], table: str
+) -> tuple[pl.DataFrame, list[Reject]]:
+    """Validate `frame` against `model`; return the valid rows (coerced, in model column order)
+    and a Reject for every row that failed a check. Structural problems raise SchemaMismatch."""
+    columns = model_columns(model)
+    missing = [c for c in columns if c not in frame.columns]
+    extra = [c for c in frame.columns if c not in columns and c not in ("_source", "_location")]
+    if missing or extra:
+        raise SchemaMismatch(f"{table}: frame columns do not match schemas model {model.__name__}: "
+                             f"missing {missing}, unexpected {extra}")
+    sources = frame.get_column("_source") if "_source" in frame.columns else None
+    locations = frame.get_column("_location") if "_location" in frame.columns else None
+    body = frame.select(columns)
+    try:
+        return model.validate(body, lazy=True), []
+    except pa.errors.SchemaErrors as errors:
+        cases = errors.failure_cases
+    row_cases = cases.filter(pl.col("index").is_not_null())
+    table_cases = cases.filter(pl.col("index").is_null())
+    if table_cases.height:
+        described = "; ".join(
+            f"{r['column']}: {r['check']} ({r['failure_case']})" for r in table_cases.iter_rows(named=True)
+        )
+        raise SchemaMismatch(f"{table}: whole-table check failed against {model.__name__}: {described}")
+    reasons: dict[int, list[str]] = {}
+    for case in row_cases.iter_rows(named=True):
+        reasons.setdefault(int(case["index"]), []).append(
+            f"{case['column']} failed {case['check']} (value {case['failure_case']!r})"
+        )
+    bad = sorted(reasons)
+    rejects = [
+        Reject(
+            source=str(sources[i]) if sources is not None else table,
+            location=str(locations[i]) if locations is not None else f"row {i}",
+            reason=f"schema {model.__name__}: " + "; ".join(reasons[i]),
+            row=body.row(i, named=True),
+        )
+        for i in bad
+    ]
+    good = body.with_row_index("_i").filter(~pl.col("_i").is_in(bad)).drop("_i")
+    return model.validate(good, lazy=True), rejects
+
+
+def write_table(
+    conn: duckdb.DuckDBPyConnection,
+    table: str,
+    frame: pl.DataFrame,
+    model: type[pa.DataFrameModel],
+    rejects: list[Reject] | None = None,
+    source_files: list[SourceFile] | None = None,
+) -> WriteReport:
+    """Validate and replace `table` in the build file; record its quarantine and source files.
+
+    The replacement, the table's quarantine rows and its source-file inventory change together
+    in one transaction, so a failure leaves the previous state of all three.
+    """
+    valid, schema_rejects = split_valid(frame, model, table)
+    all_rejects = list(rejects or []) + schema_rejects
+    schema = table.split(".")[0]
+    conn.execute(_AUDIT_DDL)
+    conn.execute(f"CREATE SCHEMA IF NOT EXISTS {quote_ident(schema)}")
+    conn.execute("BEGIN TRANSACTION")
+    try:
+        conn.register("_benchbill_frame", valid.to_arrow())
+        conn.execute(f"CREATE OR REPLACE TABLE {qualified(table)} AS SELECT * FROM _benchbill_frame")
+        conn.unregister("_benchbill_frame")
+        conn.execute("DELETE FROM audit.quarantine WHERE table_name = ?", [table])
+        if all_rejects:
+            conn.executemany(
+                "INSERT INTO audit.quarantine VALUES (?, ?, ?, ?, ?)",
+                [[table, r.source, r.location, r.reason, row_json(r.row)] for r in all_rejects],
+            )
+        if source_files is not None:
+            conn.execute("DELETE FROM audit.source_files WHERE table_name = ?", [table])
+            if source_files:
+                conn.executemany(
+                    "INSERT INTO audit.source_files VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    [[table, f.source, f.sha256, f.size_bytes, f.detected_format, f.status, f.rows, f.note]
+                     for f in source_files],
+                )
+        conn.execute("COMMIT")
+    except Exception:
+        conn.execute("ROLLBACK")
+        raise
+    counts: dict[str, int] = {}
+    for r in all_rejects:
+        key = r.reason.split(":")[0]
+        counts[key] = counts.get(key, 0) + 1
+    return WriteReport(table=table, rows=valid.height, quarantined=len(all_rejects), quarantine_reasons=counts)
+
+
+def query_frame(conn: duckdb.DuckDBPyConnection, sql: str, params: list | dict | None = None) -> pl.DataFrame:
+    """Run a SELECT and return a polars frame."""
+    return conn.execute(sql, params or []).pl()
+
+
+def run_sql_file(conn: duckdb.DuckDBPyConnection, relative: str, params: list | dict | None = None) -> pl.DataFrame:
+    """Run the SELECT in `sql/<relative>` and return its rows as a polars frame."""
+    return query_frame(conn, read_sql(relative), params)

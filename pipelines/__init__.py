@@ -1,0 +1,1 @@
+"""Dagster wiring for benchbill: definitions, resources, jobs, schedule, sensor and the CLI."""

@@ -1,0 +1,66 @@
+"""Jobs, the nightly schedule and the drop-folder sensor."""
+
+
+import hashlib
+from pathlib import Path
+
+import dagster as dg
+
+from assets.fetch import walk_files
+from pipelines.resources import Inputs
+
+build_warehouse = dg.define_asset_job(
+    "build_warehouse",
+    selection=dg.AssetSelection.all(),
+    description="Ingest MLPerf round tables, prices, profiles and dumps; rebuild every table; publish.",
+    tags={"warehouse": "build"},
+)
+
+refresh_observed = dg.define_asset_job(
+    "refresh_observed",
+    selection=dg.AssetSelection.keys(["observed", "runs"], ["observed", "load_points"]).downstream(),
+    description="Re-read the dump folders and rebuild what depends on them; publish.",
+    tags={"warehouse": "build"},
+)
+
+nightly_refresh = dg.ScheduleDefinition(
+    name="nightly_refresh",
+    job=build_warehouse,
+    cron_schedule="17 3 * * *",
+    execution_timezone="UTC",
+    default_status=dg.DefaultScheduleStatus.STOPPED,
+    description="Re-fetch the published round tables (they do get corrected) and rebuild everything.",
+)
+
+
+def dumps_fingerprint(folders: list[str]) -> str:
+    """A digest of every file's relative path and content below the dump folders."""
+    digest = hashlib.sha256()
+    for folder in sorted(folders):
+        root = Path(folder)
+        if not root.is_dir():
+            digest.update(f"missing {folder}\n".encode())
+            continue
+        for path in walk_files(root):
+            if not path.exists():
+                continue
+            digest.update(f"{folder}\n{path.relative_to(root).as_posix()}\n".encode())
+            digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+@dg.sensor(
+    name="dump_folder_sensor",
+    job=refresh_observed,
+    minimum_interval_seconds=60,
+    default_status=dg.DefaultSensorStatus.STOPPED,
+    description="Requests a refresh of the observed tables when the files in the dump folders change.",
+)
+def dump_folder_sensor(context: dg.SensorEvaluationContext, inputs: Inputs):
+    if not inputs.dumps:
+        return dg.SkipReason("no dump folders configured (set BENCHBILL_DUMPS)")
+    fingerprint = dumps_fingerprint(list(inputs.dumps))
+    if fingerprint == context.cursor:
+        return dg.SkipReason("dump folders unchanged")
+    context.update_cursor(fingerprint)
+    return dg.RunRequest(run_key=fingerprint)

@@ -1,0 +1,1 @@
+"""pandera polars models, one module per warehouse table, named after the table."""

@@ -1,0 +1,68 @@
+-- benchmark.mlperf_reference: per accelerator and model, the MLPerf result a config is compared with.
+-- The highest per-accelerator Server result (closed division, tokens/s, not inferred) in the newest
+-- round that has one; Offline (an upper bound only) and Interactive of the same system beside it.
+WITH server AS (
+    SELECT *
+    FROM benchmark.mlperf_results
+    WHERE scenario = 'Server'
+      AND division = 'closed'
+      AND NOT inferred
+      AND result_unit = 'tokens/s'
+      AND accelerator_id IS NOT NULL
+      AND model_id IS NOT NULL
+      AND tokens_per_s_per_accel IS NOT NULL
+),
+newest AS (
+    SELECT accelerator_id, model_id, max(round_order) AS round_order
+    FROM server
+    GROUP BY accelerator_id, model_id
+),
+ranked AS (
+    SELECT s.*,
+           row_number() OVER (
+               PARTITION BY s.accelerator_id, s.model_id
+               ORDER BY s.tokens_per_s_per_accel DESC, s.submitter, s.platform, s.used_model
+           ) AS rank_in_round
+    FROM server AS s
+    JOIN newest AS n USING (accelerator_id, model_id, round_order)
+),
+same_system AS (
+    SELECT round, division, suite, submitter, platform, used_model, scenario, result_key, tokens_per_s_per_accel
+    FROM benchmark.mlperf_results
+    WHERE scenario IN ('Offline', 'Interactive') AND result_unit = 'tokens/s'
+)
+SELECT
+    r.accelerator_id,
+    r.model_id,
+    r.round,
+    r.division,
+    r.submitter,
+    r.platform,
+    r.system_name,
+    r.mlperf_model,
+    r.accuracy_target,
+    r.availability,
+    r.precision,
+    r.software,
+    r.runtime,
+    r.runtime_version,
+    r.total_accelerators,
+    r.result_key AS server_result_key,
+    r.tokens_per_s_per_accel AS server_tokens_per_s_per_accel,
+    o.result_key AS offline_result_key,
+    o.tokens_per_s_per_accel AS offline_tokens_per_s_per_accel,
+    i.tokens_per_s_per_accel AS interactive_tokens_per_s_per_accel,
+    TRY_CAST(json_extract_string(r.accuracy_json, '$.TOKENS_PER_SAMPLE') AS DOUBLE) AS output_tokens_per_sample,
+    r.dataset,
+    r.source,
+    r.details_url,
+    'benchmark' AS evidence
+FROM ranked AS r
+LEFT JOIN same_system AS o
+    ON o.scenario = 'Offline' AND (o.round, o.division, o.suite, o.submitter, o.platform, o.used_model)
+        = (r.round, r.division, r.suite, r.submitter, r.platform, r.used_model)
+LEFT JOIN same_system AS i
+    ON i.scenario = 'Interactive' AND (i.round, i.division, i.suite, i.submitter, i.platform, i.used_model)
+        = (r.round, r.division, r.suite, r.submitter, r.platform, r.used_model)
+WHERE r.rank_in_round = 1
+ORDER BY r.model_id, r.accelerator_id

@@ -1,0 +1,120 @@
+-- marts.config_shortlist: the decision table. One row per profile x config x price; the MLPerf
+-- reference (benchmark) and what we delivered at the profile's SLO (observed or projected) sit in
+-- separate columns, and every difference between the two is spelled out in `caveats`.
+-- Observed configs appear even without a price (cost empty); projected ones only with a price.
+WITH observed_rows AS (
+    SELECT d.profile, d.model_id, d.accelerator_id, d.accelerator_count, d.precision, d.runtime,
+           d.runtime_version, d.run_label, 'observed' AS evidence, d.run_id AS config_key,
+           d.delivered_requests_per_s_low, d.delivered_requests_per_s_high,
+           d.delivered_output_tokens_per_s_low, d.delivered_output_tokens_per_s_high,
+           d.feasible, d.slo_crossed, d.arrival, d.mean_input_tokens, d.mean_output_tokens, d.method,
+           NULL::DOUBLE AS prior_lo, NULL::DOUBLE AS prior_hi, NULL::VARCHAR AS output_tokens_basis
+    FROM observed.delivered_at_slo AS d
+),
+projected_rows AS (
+    SELECT p.profile, p.model_id, p.accelerator_id, p.accelerator_count, p.precision, p.runtime,
+           p.runtime_version, NULL AS run_label, 'projected' AS evidence, 'mlperf:' || p.mlperf_result_key,
+           p.delivered_requests_per_s_low, p.delivered_requests_per_s_high,
+           p.delivered_output_tokens_per_s_low, p.delivered_output_tokens_per_s_high,
+           true, NULL, NULL, NULL, NULL, p.method,
+           p.delivered_fraction_prior_lo, p.delivered_fraction_prior_hi, p.output_tokens_basis
+    FROM projected.delivered_at_slo AS p
+),
+configs AS (
+    SELECT * FROM observed_rows
+    UNION ALL
+    SELECT * FROM projected_rows
+),
+priced AS (
+    SELECT c.*, k.price_class, k.price_provider, k.usd_per_accelerator_hour, k.price_as_of,
+           k.cost_per_request_usd_low, k.cost_per_request_usd_high,
+           k.cost_per_million_output_tokens_usd_low, k.cost_per_million_output_tokens_usd_high
+    FROM configs AS c
+    LEFT JOIN cost.cost_per_request AS k ON k.profile = c.profile AND k.config_key = c.config_key
+    WHERE c.evidence = 'observed' OR k.config_key IS NOT NULL
+),
+compared AS (
+    SELECT pr.*,
+           r.round AS mlperf_round, r.submitter AS mlperf_submitter, r.system_name AS mlperf_system,
+           r.platform AS mlperf_platform, r.mlperf_model, r.dataset AS mlperf_dataset,
+           r.precision AS mlperf_precision, r.runtime AS mlperf_runtime,
+           r.runtime_version AS mlperf_runtime_version, r.software AS mlperf_software,
+           r.total_accelerators AS mlperf_accelerators,
+           r.server_tokens_per_s_per_accel AS mlperf_server_tokens_per_s_per_accel,
+           r.offline_tokens_per_s_per_accel AS mlperf_offline_tokens_per_s_per_accel,
+           r.round || ' ' || r.division || ' ' || r.submitter || ' ' || r.platform || ' ' || r.mlperf_model
+               || ' Server (' || r.source || ')' AS mlperf_source,
+           pr.delivered_output_tokens_per_s_low / pr.accelerator_count / r.server_tokens_per_s_per_accel
+               AS delivered_fraction_low,
+           pr.delivered_output_tokens_per_s_high / pr.accelerator_count / r.server_tokens_per_s_per_accel
+               AS delivered_fraction_high
+    FROM priced AS pr
+    LEFT JOIN benchmark.mlperf_reference AS r
+        ON r.accelerator_id = pr.accelerator_id AND r.model_id = pr.model_id
+)
+SELECT
+    profile,
+    model_id AS model,
+    accelerator_id AS accelerator,
+    accelerator_count,
+    precision,
+    runtime,
+    runtime_version,
+    run_label,
+    evidence,
+    mlperf_round,
+    mlperf_submitter,
+    mlperf_system,
+    mlperf_precision,
+    mlperf_server_tokens_per_s_per_accel,
+    mlperf_offline_tokens_per_s_per_accel,
+    delivered_requests_per_s_low,
+    delivered_requests_per_s_high,
+    delivered_output_tokens_per_s_low,
+    delivered_output_tokens_per_s_high,
+    delivered_fraction_low,
+    delivered_fraction_high,
+    price_class,
+    price_provider,
+    usd_per_accelerator_hour,
+    price_as_of,
+    cost_per_request_usd_low,
+    cost_per_request_usd_high,
+    cost_per_million_output_tokens_usd_low,
+    cost_per_million_output_tokens_usd_high,
+    method,
+    mlperf_source,
+    concat_ws('; ',
+        CASE WHEN evidence = 'projected' THEN 'projected: no run of ours on this accelerator; MLPerf Server x prior ['
+            || prior_lo || ', ' || prior_hi || ']' END,
+        CASE WHEN evidence = 'observed' AND NOT feasible THEN 'no load point meets the SLO: nothing delivered at this SLO' END,
+        CASE WHEN evidence = 'observed' AND feasible AND NOT slo_crossed
+            THEN 'SLO not crossed within the sweep: high = low, a lower bound' END,
+        CASE WHEN accelerator_id IS NULL THEN 'accelerator unknown to the alias table: no MLPerf reference or price can join' END,
+        CASE WHEN accelerator_id IS NOT NULL AND mlperf_round IS NULL
+            THEN 'no closed-division MLPerf Server result for this accelerator and model' END,
+        CASE WHEN mlperf_round IS NOT NULL AND precision IS DISTINCT FROM mlperf_precision
+            THEN 'precision differs: MLPerf ' || coalesce(mlperf_precision, 'unknown') || ', ours '
+                || coalesce(precision, 'unknown') END,
+        CASE WHEN mlperf_round IS NOT NULL AND evidence = 'observed'
+            THEN 'workload differs: MLPerf ' || mlperf_model || ' runs ' || coalesce(mlperf_dataset, 'its own data set')
+                || ' with Poisson arrivals (Server); ours about ' || coalesce(round(mean_input_tokens)::BIGINT::VARCHAR, '?')
+                || ' input / ' || coalesce(round(mean_output_tokens)::BIGINT::VARCHAR, '?')
+                || ' output tokens per request, ' || arrival || ' arrivals' END,
+        CASE WHEN mlperf_round IS NOT NULL AND evidence = 'observed'
+                  AND (lower(runtime) IS DISTINCT FROM lower(mlperf_runtime)
+                       OR runtime_version IS DISTINCT FROM mlperf_runtime_version)
+            THEN 'runtime differs: MLPerf ' || coalesce(mlperf_software, 'unknown') || ', ours ' || runtime
+                || coalesce(' ' || runtime_version, '') END,
+        CASE WHEN mlperf_round IS NOT NULL AND evidence = 'observed' AND accelerator_count <> mlperf_accelerators
+            THEN 'MLPerf system has ' || mlperf_accelerators || ' accelerators, ours ' || accelerator_count
+                || ': compared per accelerator' END,
+        CASE WHEN evidence = 'observed' AND delivered_fraction_high > 1
+            THEN 'delivered above the MLPerf Server reference (fraction > 1): the workloads are not comparable' END,
+        CASE WHEN evidence = 'observed' AND price_class IS NULL AND accelerator_id IS NOT NULL
+            THEN 'no price for this accelerator: cost empty' END,
+        CASE WHEN evidence = 'projected' AND delivered_requests_per_s_low IS NULL
+            THEN 'output tokens per request unknown (set workload.output_tokens_mean in the profile): cost per request empty' END
+    ) AS caveats
+FROM compared
+ORDER BY profile, cost_per_request_usd_high NULLS LAST, evidence, accelerator, run_label, price_class, price_provider

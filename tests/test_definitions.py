@@ -1,0 +1,71 @@
+"""The Dagster definitions load and name what the UI, the daemon and the CLI rely on."""
+
+from pathlib import Path
+
+import dagster as dg
+import yaml
+
+import assets
+import schemas
+from pipelines.automation import dumps_fingerprint
+from pipelines.definitions import build_definitions, defs
+from pipelines.resources import Inputs
+from tests.conftest import REPO_ROOT
+
+ASSETS = {
+    "benchmark/mlperf_results", "benchmark/mlperf_reference", "benchmark/accelerator_prices",
+    "requirement/profiles", "requirement/slo_bounds", "observed/runs", "observed/load_points",
+    "observed/delivered_at_slo", "projected/delivered_at_slo", "cost/cost_per_request",
+    "marts/config_shortlist", "publish/serving_duckdb",
+}
+
+
+def test_definitions_name_assets_jobs_schedule_and_sensor():
+    graph = defs.resolve_asset_graph()
+    assert {k.to_user_string() for k in graph.get_all_asset_keys()} == ASSETS
+    assert {job.name for job in defs.jobs} == {"build_warehouse", "refresh_observed"}
+    assert [s.name for s in defs.schedules] == ["nightly_refresh"]
+    assert [s.name for s in defs.sensors] == ["dump_folder_sensor"]
+    assert len(graph.asset_check_keys) >= 8
+
+
+def test_assets_are_grouped_by_evidence_class_and_documented():
+    graph = defs.resolve_asset_graph()
+    for key in graph.get_all_asset_keys():
+        node = graph.get(key)
+        assert node.group_name == key.path[0], key
+        assert node.description and len(node.description) > 30, key
+
+
+def test_project_modules_come_from_this_repository():
+    for module in (assets, schemas):
+        assert Path(module.__file__).resolve().is_relative_to(REPO_ROOT)
+
+
+def test_workspace_file_points_at_the_definitions():
+    workspace = yaml.safe_load((REPO_ROOT / "workspace.yaml").read_text())
+    location = workspace["load_from"][0]["python_module"]
+    assert (location["module_name"], location["attribute"]) == ("pipelines.definitions", "defs")
+
+
+def test_jobs_run_in_process():
+    job = build_definitions().resolve_job_def("build_warehouse")
+    assert job.executor_def.name == "in_process"
+
+
+def test_sensor_requests_a_run_when_dumps_change_and_not_otherwise(dumps_tree, tmp_path):
+    inputs = Inputs(dumps=[str(dumps_tree)])
+    sensor = build_definitions(inputs=inputs).resolve_sensor_def("dump_folder_sensor")
+    with dg.build_sensor_context(resources={"inputs": inputs}) as context:
+        first = sensor(context)
+    assert isinstance(first, dg.RunRequest) and first.run_key == dumps_fingerprint([str(dumps_tree)])
+    with dg.build_sensor_context(cursor=first.run_key, resources={"inputs": inputs}) as context:
+        assert isinstance(sensor(context), dg.SkipReason)
+    (dumps_tree / "vllm" / "notes.txt").write_text("new file")
+    with dg.build_sensor_context(cursor=first.run_key, resources={"inputs": inputs}) as context:
+        assert isinstance(sensor(context), dg.RunRequest)
+
+
+def test_schedule_targets_the_full_build():
+    schedule = defs.resolve_schedule_def("nightly_refresh")
+    assert schedule.job_name == "build_warehouse" and schedule.cron_schedule == "17 3 * * *"
