@@ -17,7 +17,10 @@ RUN_ARGS ?= --mlperf $(SHARED)/data/mlperf/summary/v5.1/summary_results.json \
             --dumps examples/dumps
 endif
 
-.PHONY: setup run test dev clean
+# The report test renders the HTML report in Debian's chromium (installed here when missing).
+CHROMIUM ?= /usr/bin/chromium
+
+.PHONY: setup run test dev clean browser
 
 setup: $(STAMP)
 
@@ -31,13 +34,17 @@ $(STAMP):
 run: setup
 	$(BIN)/benchbill run --warehouse $(WAREHOUSE) $(RUN_ARGS)
 
-test: setup
+test: setup browser
 	$(BIN)/pytest -q
+
+browser:
+	@test -x $(CHROMIUM) || { echo "installing Debian's chromium for the report test"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
 dev: setup
 	mkdir -p $(DAGSTER_HOME)
 	cp -n pipelines/dagster.yaml $(DAGSTER_HOME)/dagster.yaml || true
-	DAGSTER_HOME=$(DAGSTER_HOME) BENCHBILL_WAREHOUSE=$(abspath $(WAREHOUSE)) $(BIN)/dagster dev -w workspace.yaml
+	DAGSTER_HOME=$(DAGSTER_HOME) BENCHBILL_WAREHOUSE=$(abspath $(WAREHOUSE)) $(DEV_INPUTS) $(BIN)/dagster dev -w workspace.yaml
 
 clean:
-	rm -rf $(VENV) $(WAREHOUSE)
+	rm -rf $(VENV) $(WAREHOUSE) test-artifacts

@@ -7,6 +7,9 @@ from pathlib import Path
 import dagster as dg
 import duckdb
 
+from assets.parquet import export_parquet
+from assets.report import write_report
+from assets.sqlfiles import sql_check
 from assets.warehouse import sql_string_literal
 from pipelines.resources import Warehouse
 
@@ -46,8 +49,9 @@ def publish_serving(build_path: Path, serving_path: Path) -> int:
 
 @dg.asset(
     key=["publish", "serving_duckdb"],
-    deps=[["marts", "config_shortlist"], ["cost", "cost_per_request"], ["benchmark", "mlperf_results"],
-          ["benchmark", "accelerator_prices"], ["observed", "load_points"], ["requirement", "slo_bounds"]],
+    deps=[["analytics", "views"], ["marts", "config_shortlist"], ["cost", "cost_per_request"],
+          ["benchmark", "mlperf_results"], ["benchmark", "accelerator_prices"], ["observed", "load_points"],
+          ["requirement", "slo_bounds"]],
     group_name="publish",
     kinds={"duckdb"},
 )
@@ -57,3 +61,28 @@ def serving_duckdb(context: dg.AssetExecutionContext, warehouse: Warehouse) -> d
     tables = publish_serving(warehouse.build_path, warehouse.serving_path)
     context.log.info(f"published {warehouse.serving_path} ({tables} tables)")
     return dg.MaterializeResult(metadata={"path": str(warehouse.serving_path.resolve()), "tables": tables})
+
+
+@dg.asset(key=["publish", "parquet_export"], deps=[serving_duckdb], group_name="publish", kinds={"parquet"})
+def parquet_export(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.MaterializeResult:
+    """A Parquet copy of every published table and analyst view (MLPerf results partitioned by round),
+    under warehouse/parquet/current, switched atomically once complete; for BI tools and Parquet readers."""
+    manifest = export_parquet(warehouse.serving_path, warehouse.parquet_dir)
+    context.log.info(f"exported {len(manifest['tables'])} tables and views to {warehouse.parquet_current}")
+    return dg.MaterializeResult(metadata={"path": str(warehouse.parquet_current.absolute()),
+                                          "export_id": manifest["export_id"], "tables": len(manifest["tables"])})
+
+
+@dg.asset(key=["publish", "report_html"], deps=[serving_duckdb], group_name="publish", kinds={"html"})
+def report_html(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.MaterializeResult:
+    """The static HTML report for decision makers (shortlist, latency-throughput charts with the SLO and
+    the MLPerf reference, cost bands, sources), written to warehouse/report.html from the serving file."""
+    size = write_report(warehouse.serving_path, warehouse.report_path)
+    context.log.info(f"wrote {warehouse.report_path} ({size:,} bytes)")
+    return dg.MaterializeResult(metadata={"path": str(warehouse.report_path.absolute()), "bytes": size})
+
+
+mlperf_round_row_counts = sql_check(
+    ["benchmark", "mlperf_results"], "row_count_per_round",
+    "No published round lost its rows or changed its row count by more than 10% against the serving file "
+    "(a new round is fine).", severity=dg.AssetCheckSeverity.WARN, attach_published=True)

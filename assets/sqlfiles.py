@@ -8,7 +8,7 @@ A table built in SQL comes from `sql/<schema>/<table>.sql` (a SELECT); a check i
 import dagster as dg
 import pandera.polars as pa
 
-from assets.warehouse import read_sql, run_sql_file, write_table
+from assets.warehouse import read_sql, run_sql_file, sql_string_literal, write_table
 from pipelines.resources import Warehouse
 
 
@@ -22,17 +22,29 @@ def build_table_from_sql(warehouse: Warehouse, table: str, model: type[pa.DataFr
 
 
 def sql_check(asset_key: list[str], name: str, description: str, *, blocking: bool = False,
-              severity: dg.AssetCheckSeverity = dg.AssetCheckSeverity.ERROR) -> dg.AssetChecksDefinition:
-    """An asset check that passes when `sql/checks/<table>__<name>.sql` returns no rows."""
+              severity: dg.AssetCheckSeverity = dg.AssetCheckSeverity.ERROR,
+              attach_published: bool = False) -> dg.AssetChecksDefinition:
+    """An asset check that passes when `sql/checks/<table>__<name>.sql` returns no rows. With
+    `attach_published`, the SQL also sees the serving file (read-only) as `published`, to compare
+    the build with what readers have now; before the first publish the check passes."""
     relative = f"checks/{asset_key[-1]}__{name}.sql"
     read_sql(relative)  # fail at definition time if the file is missing
 
     @dg.asset_check(asset=dg.AssetKey(asset_key), name=name, description=description, blocking=blocking)
     def _check(warehouse: Warehouse) -> dg.AssetCheckResult:
+        if attach_published and not warehouse.serving_path.exists():
+            return dg.AssetCheckResult(passed=True, severity=severity,
+                                       metadata={"note": "nothing published yet: nothing to compare with"})
         with warehouse.connect() as conn:
-            cursor = conn.execute(read_sql(relative))
-            columns = [d[0] for d in cursor.description]
-            rows = cursor.fetchall()
+            if attach_published:
+                conn.execute(f"ATTACH {sql_string_literal(warehouse.serving_path)} AS published (READ_ONLY)")
+            try:
+                cursor = conn.execute(read_sql(relative))
+                columns = [d[0] for d in cursor.description]
+                rows = cursor.fetchall()
+            finally:
+                if attach_published:
+                    conn.execute("DETACH published")
         sample = [dict(zip(columns, row)) for row in rows[:5]]
         return dg.AssetCheckResult(
             passed=not rows,

@@ -17,6 +17,9 @@ import duckdb
 import pandera.polars as pa
 import polars as pl
 
+from schemas.quarantine import Quarantine
+from schemas.source_files import SourceFiles
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SQL_DIR = REPO_ROOT / "sql"
 
@@ -112,6 +115,21 @@ CREATE TABLE IF NOT EXISTS audit.source_files (
 """
 
 
+def one_line(text: str | None) -> str:
+    """Docstring or description text as one line (whitespace collapsed)."""
+    return " ".join((text or "").split())
+
+
+def describe_table(conn: duckdb.DuckDBPyConnection, table: str, model: type[pa.DataFrameModel]) -> None:
+    """COMMENT ON the table and each of its columns, from the model's docstring and each
+    `Field(description=...)`: the one place a column is described."""
+    schema = model.to_schema()
+    conn.execute(f"COMMENT ON TABLE {qualified(table)} IS {sql_string_literal(one_line(schema.description))}")
+    for name, column in schema.columns.items():
+        conn.execute(f"COMMENT ON COLUMN {qualified(table)}.{quote_ident(name)} "
+                     f"IS {sql_string_literal(one_line(column.description))}")
+
+
 def _json_default(value: Any) -> Any:
     return str(value)
 
@@ -199,12 +217,15 @@ def write_table(
     all_rejects = list(rejects or []) + schema_rejects
     schema = table.split(".")[0]
     conn.execute(_AUDIT_DDL)
+    describe_table(conn, "audit.quarantine", Quarantine)
+    describe_table(conn, "audit.source_files", SourceFiles)
     conn.execute(f"CREATE SCHEMA IF NOT EXISTS {quote_ident(schema)}")
     conn.execute("BEGIN TRANSACTION")
     try:
         conn.register("_benchbill_frame", valid.to_arrow())
         conn.execute(f"CREATE OR REPLACE TABLE {qualified(table)} AS SELECT * FROM _benchbill_frame")
         conn.unregister("_benchbill_frame")
+        describe_table(conn, table, model)
         conn.execute("DELETE FROM audit.quarantine WHERE table_name = ?", [table])
         if all_rejects:
             conn.executemany(

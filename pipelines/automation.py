@@ -1,7 +1,13 @@
-"""Jobs, the nightly schedule and the drop-folder sensor."""
+"""Jobs, the nightly schedule, the drop-folder sensor, and freshness checks with their sensor.
+
+Schedules and sensors start RUNNING when the daemon loads the definitions (`dagster dev` or
+dagster-daemon): a deployment refreshes by itself; stop one in the UI to pause it.
+"""
 
 
+import datetime
 import hashlib
+import warnings
 from pathlib import Path
 
 import dagster as dg
@@ -28,7 +34,7 @@ nightly_refresh = dg.ScheduleDefinition(
     job=build_warehouse,
     cron_schedule="17 3 * * *",
     execution_timezone="UTC",
-    default_status=dg.DefaultScheduleStatus.STOPPED,
+    default_status=dg.DefaultScheduleStatus.RUNNING,
     description="Re-fetch the published round tables (they do get corrected) and rebuild everything.",
 )
 
@@ -53,7 +59,7 @@ def dumps_fingerprint(folders: list[str]) -> str:
     name="dump_folder_sensor",
     job=refresh_observed,
     minimum_interval_seconds=60,
-    default_status=dg.DefaultSensorStatus.STOPPED,
+    default_status=dg.DefaultSensorStatus.RUNNING,
     description="Requests a refresh of the observed tables when the files in the dump folders change.",
 )
 def dump_folder_sensor(context: dg.SensorEvaluationContext, inputs: Inputs):
@@ -64,3 +70,20 @@ def dump_folder_sensor(context: dg.SensorEvaluationContext, inputs: Inputs):
         return dg.SkipReason("dump folders unchanged")
     context.update_cursor(fingerprint)
     return dg.RunRequest(run_key=fingerprint)
+
+
+# The nightly schedule rebuilds everything: older than a day and two hours means it did not run.
+# Dagster 1.13 prefers FreshnessPolicy (shown in the UI, not an asset check); these checks are
+# asset checks, so they also run in every build and show in the CLI and in each run's log.
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", dg.SupersessionWarning)
+    freshness_checks = dg.build_last_update_freshness_checks(
+        assets=[["publish", "serving_duckdb"], ["benchmark", "mlperf_results"]],
+        lower_bound_delta=datetime.timedelta(hours=26),
+    )
+    freshness_sensor = dg.build_sensor_for_freshness_checks(
+        freshness_checks=freshness_checks,
+        name="freshness_checks_sensor",
+        minimum_interval_seconds=600,
+        default_status=dg.DefaultSensorStatus.RUNNING,
+    )

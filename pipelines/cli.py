@@ -1,4 +1,5 @@
-"""`benchbill`: build the warehouse in-process and print the shortlist."""
+"""`benchbill`: build the warehouse and print the shortlist (`run`), write the HTML report
+(`report`), query the published serving file read-only (`sql`, `shell`)."""
 
 from __future__ import annotations
 
@@ -9,55 +10,9 @@ from pathlib import Path
 import dagster as dg
 import duckdb
 
+from assets.textformat import format_shortlist
+from pipelines import query
 from pipelines.resources import DEFAULT_PRICES, DEFAULT_PROFILES, DEFAULT_SOURCES, Inputs, Warehouse
-
-SHORTLIST_COLUMNS = [
-    ("profile", "profile", "{}"),
-    ("accelerator", "accelerator", "{}"),
-    ("n", "accelerator_count", "{}"),
-    ("evidence", "evidence", "{}"),
-    ("run", "run_label", "{}"),
-    ("prec", "precision", "{}"),
-    ("MLPerf srv tok/s/acc", "mlperf_server_tokens_per_s_per_accel", "{:,.2f}"),
-    ("MLPerf off tok/s/acc", "mlperf_offline_tokens_per_s_per_accel", "{:,.2f}"),
-    ("delivered req/s", ("delivered_requests_per_s_low", "delivered_requests_per_s_high"), "{:,.2f}"),
-    ("delivered out tok/s", ("delivered_output_tokens_per_s_low", "delivered_output_tokens_per_s_high"), "{:,.1f}"),
-    ("fraction", ("delivered_fraction_low", "delivered_fraction_high"), "{:.2f}"),
-    ("price", ("price_class", "price_provider"), "{}"),
-    ("$/acc-h", "usd_per_accelerator_hour", "{:.2f}"),
-    ("$/request", ("cost_per_request_usd_low", "cost_per_request_usd_high"), "{:.3g}"),
-    ("$/1M out tok", ("cost_per_million_output_tokens_usd_low", "cost_per_million_output_tokens_usd_high"), "{:.3g}"),
-]
-
-
-def _cell(row: dict, source, fmt: str) -> str:
-    if isinstance(source, tuple):
-        values = [row.get(s) for s in source]
-        if all(v is None for v in values):
-            return "-"
-        if fmt == "{}":
-            return " ".join(str(v) for v in values if v is not None)
-        return " - ".join("?" if v is None else fmt.format(v) for v in values)
-    value = row.get(source)
-    return "-" if value is None else fmt.format(value)
-
-
-def format_shortlist(rows: list[dict]) -> str:
-    """The shortlist as a plain-text table, caveats listed under it by row number."""
-    if not rows:
-        return "(the shortlist is empty: no run of ours and no priced MLPerf reference matches a profile)"
-    header = ["#"] + [title for title, _s, _f in SHORTLIST_COLUMNS]
-    body = [[str(i + 1)] + [_cell(row, source, fmt) for _t, source, fmt in SHORTLIST_COLUMNS]
-            for i, row in enumerate(rows)]
-    widths = [max(len(line[i]) for line in [header] + body) for i in range(len(header))]
-    lines = ["  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip() for line in [header] + body]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    lines.append("")
-    lines.append("caveats:")
-    for i, row in enumerate(rows):
-        if row.get("caveats"):
-            lines.append(f"  {i + 1}. {row['caveats']}")
-    return "\n".join(lines)
 
 
 def read_shortlist(serving_path: Path) -> tuple[list[dict], list[tuple]]:
@@ -74,22 +29,26 @@ def read_shortlist(serving_path: Path) -> tuple[list[dict], list[tuple]]:
     return rows, quarantine
 
 
-def _failures(result: dg.ExecuteInProcessResult) -> list[str]:
-    messages = []
+def _check_failures(result: dg.ExecuteInProcessResult) -> tuple[list[str], list[str]]:
+    """(errors, warnings): failed steps and failed ERROR checks; failed WARN checks."""
+    errors, warnings = [], []
     for event in result.all_events:
         if event.event_type_value == "STEP_FAILURE":
             error = event.step_failure_data.error
             cause = error
             while cause.cause is not None and cause.message.startswith("dagster._core.errors"):
                 cause = cause.cause
-            messages.append(f"{event.step_key}: {(cause or error).message.strip()}")
+            errors.append(f"{event.step_key}: {(cause or error).message.strip()}")
         elif event.event_type_value == "ASSET_CHECK_EVALUATION":
             data = event.event_specific_data
             evaluation = getattr(data, "asset_check_evaluation", data)
-            if not evaluation.passed and evaluation.severity == dg.AssetCheckSeverity.ERROR:
-                messages.append(f"check {evaluation.asset_check_key.to_user_string()} failed "
-                                f"({evaluation.metadata.get('offending_rows').value} offending rows)")
-    return messages
+            if evaluation.passed:
+                continue
+            offending = evaluation.metadata.get("offending_rows")
+            detail = f"{offending.value} offending rows" if offending is not None else evaluation.description or ""
+            message = f"check {evaluation.asset_check_key.to_user_string()} failed ({detail})"
+            (errors if evaluation.severity == dg.AssetCheckSeverity.ERROR else warnings).append(message)
+    return errors, warnings
 
 
 def run(args: argparse.Namespace) -> int:
@@ -105,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
         run_config={"loggers": {"progress": {}}},
         raise_on_error=False,
     )
-    failures = _failures(result)
+    failures, warnings = _check_failures(result)
     if not result.success or failures:
         print("benchbill: run failed; the published serving file (if any) is unchanged.", file=sys.stderr)
         for message in failures:
@@ -115,9 +74,61 @@ def run(args: argparse.Namespace) -> int:
     print(format_shortlist(rows))
     if quarantine:
         summary = ", ".join(f"{table}: {count}" for table, count in quarantine)
-        print(f"\nquarantined rows (see audit.quarantine): {summary}")
-    print(f"\nserving file: {warehouse.serving_path.resolve()}")
+        print(f"\nquarantined rows (see analytics.quarantine): {summary}")
+    for message in warnings:
+        print(f"warning: {message} (see the check's SQL in sql/checks/)")
+    print(f"\nserving file: {warehouse.serving_path.resolve()}  (SQL: benchbill sql, or "
+          f"duckdb -readonly {warehouse.serving_path})")
+    print(f"report:       {warehouse.report_path.resolve()}")
+    print(f"parquet:      {warehouse.parquet_current.absolute()}")
     return 0
+
+
+def report(args: argparse.Namespace) -> int:
+    from assets.report import write_report
+
+    warehouse = Warehouse(dir=args.warehouse)
+    output = Path(args.output) if args.output else warehouse.report_path
+    try:
+        size = write_report(warehouse.serving_path, output)
+    except FileNotFoundError as exc:
+        print(f"benchbill report: {exc}", file=sys.stderr)
+        return 1
+    print(f"report: {output.resolve()} ({size:,} bytes; open it in a browser, it needs no network)")
+    return 0
+
+
+def sql(args: argparse.Namespace) -> int:
+    if args.query is None:
+        print(query.describe_queries())
+        return 0
+    try:
+        columns, rows = query.run(Warehouse(dir=args.warehouse).serving_path, args.query,
+                                  query.parse_params(args.param or []))
+    except query.QueryProblem as problem:
+        print(f"benchbill sql: {problem}", file=sys.stderr)
+        return 1
+    print(query.render(columns, rows, args.format))
+    return 0
+
+
+def shell(args: argparse.Namespace) -> int:
+    """Replace this process with DuckDB's own SQL prompt on the serving file, read-only."""
+    import os
+    import shutil
+
+    serving = Warehouse(dir=args.warehouse).serving_path
+    if not serving.exists():
+        print(f"benchbill shell: {serving}: no published serving file here; run `benchbill run` first "
+              "(or pass --warehouse DIR)", file=sys.stderr)
+        return 1
+    binary = shutil.which("duckdb", path=str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", ""))
+    if binary is None:
+        print("benchbill shell: the duckdb command is missing; install the project (make setup) "
+              "or `pip install duckdb-cli`", file=sys.stderr)
+        return 1
+    os.execv(binary, [binary, "-readonly", str(serving)])
+    return 0  # not reached
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -135,6 +146,24 @@ def build_parser() -> argparse.ArgumentParser:
     run_parser.add_argument("--profiles", default=str(DEFAULT_PROFILES), metavar="FILE", help="profiles YAML")
     run_parser.add_argument("--warehouse", default="warehouse", metavar="DIR", help="warehouse folder")
     run_parser.set_defaults(handler=run)
+
+    report_parser = commands.add_parser("report", help="write the HTML report from the published serving file")
+    report_parser.add_argument("--warehouse", default="warehouse", metavar="DIR", help="warehouse folder")
+    report_parser.add_argument("--output", metavar="FILE", help="where to write it (default: WAREHOUSE/report.html)")
+    report_parser.set_defaults(handler=report)
+
+    sql_parser = commands.add_parser(
+        "sql", help="run a named query (sql/queries/NAME.sql) or a SQL statement on the serving file, read-only")
+    sql_parser.add_argument("query", nargs="?", metavar="NAME_OR_SQL",
+                            help="a named query, or a quoted SQL statement; without it, list the named queries")
+    sql_parser.add_argument("--param", action="append", metavar="NAME=VALUE", help="bind a parameter; repeatable")
+    sql_parser.add_argument("--format", choices=query.FORMATS, default="table", help="output format")
+    sql_parser.add_argument("--warehouse", default="warehouse", metavar="DIR", help="warehouse folder")
+    sql_parser.set_defaults(handler=sql)
+
+    shell_parser = commands.add_parser("shell", help="DuckDB's SQL prompt on the serving file, read-only")
+    shell_parser.add_argument("--warehouse", default="warehouse", metavar="DIR", help="warehouse folder")
+    shell_parser.set_defaults(handler=shell)
     return parser
 
 

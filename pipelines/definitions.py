@@ -5,7 +5,14 @@ from __future__ import annotations
 import dagster as dg
 
 import assets
-from pipelines.automation import build_warehouse, dump_folder_sensor, nightly_refresh, refresh_observed
+from pipelines.automation import (
+    build_warehouse,
+    dump_folder_sensor,
+    freshness_checks,
+    freshness_sensor,
+    nightly_refresh,
+    refresh_observed,
+)
 from pipelines.progress import progress_logger
 from pipelines.resources import Inputs, Warehouse
 from pipelines.settings import inputs_from_env, warehouse_from_env
@@ -15,10 +22,10 @@ def build_definitions(inputs: Inputs | None = None, warehouse: Warehouse | None 
     """Definitions bound to the given inputs and warehouse (from the environment by default)."""
     return dg.Definitions(
         assets=dg.load_assets_from_package_module(assets),
-        asset_checks=dg.load_asset_checks_from_package_module(assets),
+        asset_checks=[*dg.load_asset_checks_from_package_module(assets), *freshness_checks],
         jobs=[build_warehouse, refresh_observed],
         schedules=[nightly_refresh],
-        sensors=[dump_folder_sensor],
+        sensors=[dump_folder_sensor, freshness_sensor],
         resources={
             "warehouse": warehouse or warehouse_from_env(),
             "inputs": inputs or inputs_from_env(),

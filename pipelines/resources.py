@@ -43,6 +43,19 @@ class Warehouse(dg.ConfigurableResource):
     def serving_path(self) -> Path:
         return self.path / "serving.duckdb"
 
+    @property
+    def report_path(self) -> Path:
+        return self.path / "report.html"
+
+    @property
+    def parquet_dir(self) -> Path:
+        return self.path / "parquet"
+
+    @property
+    def parquet_current(self) -> Path:
+        """The newest complete Parquet export (a symlink swapped atomically)."""
+        return self.parquet_dir / "current"
+
     @contextlib.contextmanager
     def connect(self) -> Iterator[duckdb.DuckDBPyConnection]:
         """A read-write connection to the private build file, closed on exit."""

@@ -3,38 +3,46 @@
 import pandera.polars as pa
 
 
-class DeliveredAtSlo(pa.DataFrameModel):
-    """Observed: per run x profile, from the run's load points."""
+def _band(end: str, what: str):
+    bound = "highest load point meeting every bound" if end == "low" else \
+        "SLO crossing interpolated towards the first failing load point"
+    return pa.Field(nullable=True, ge=0, description=f"{what} delivered at the SLO, {end} end ({bound}).")
 
-    profile: str
-    run_id: str
-    run_label: str
-    model_id: str
-    accelerator_id: str = pa.Field(nullable=True)
-    accelerator_count: int = pa.Field(ge=1)
-    precision: str = pa.Field(nullable=True)
-    runtime: str
-    runtime_version: str = pa.Field(nullable=True)
-    arrival: str
-    load_kind: str
-    load_points: int = pa.Field(ge=0)
-    feasible: bool
-    slo_crossed: bool
-    low_load_index: int = pa.Field(nullable=True, ge=0)
-    failing_load_index: int = pa.Field(nullable=True, ge=0)
-    binding_measure: str = pa.Field(nullable=True)
-    delivered_requests_per_s_low: float = pa.Field(nullable=True, ge=0)
-    delivered_requests_per_s_high: float = pa.Field(nullable=True, ge=0)
-    delivered_output_tokens_per_s_low: float = pa.Field(nullable=True, ge=0)
-    delivered_output_tokens_per_s_high: float = pa.Field(nullable=True, ge=0)
-    delivered_input_tokens_per_s_low: float = pa.Field(nullable=True, ge=0)
-    delivered_input_tokens_per_s_high: float = pa.Field(nullable=True, ge=0)
-    delivered_total_tokens_per_s_low: float = pa.Field(nullable=True, ge=0)
-    delivered_total_tokens_per_s_high: float = pa.Field(nullable=True, ge=0)
-    mean_input_tokens: float = pa.Field(nullable=True, ge=0)
-    mean_output_tokens: float = pa.Field(nullable=True, ge=0)
-    method: str
-    evidence: str = pa.Field(isin=["observed"])
+
+class DeliveredAtSlo(pa.DataFrameModel):
+    """Observed: per run x profile of the same model, the request rate (and tokens/s) the run
+    delivered within every bound of the profile's SLO, as a low-high band."""
+
+    profile: str = pa.Field(description="Profile whose SLO is applied.")
+    run_id: str = pa.Field(description="Run measured (observed.runs.run_id).")
+    run_label: str = pa.Field(description="Human name of the run.")
+    model_id: str = pa.Field(description="Canonical model id.")
+    accelerator_id: str = pa.Field(nullable=True, description="Canonical accelerator id; empty when unknown.")
+    accelerator_count: int = pa.Field(ge=1, description="Accelerators serving the model.")
+    precision: str = pa.Field(nullable=True, description="Normalised weight precision of the run.")
+    runtime: str = pa.Field(description="Serving runtime.")
+    runtime_version: str = pa.Field(nullable=True, description="Version of the serving runtime.")
+    arrival: str = pa.Field(description="Arrival pattern of the run.")
+    load_kind: str = pa.Field(description="Load set by request rate or by concurrency.")
+    load_points: int = pa.Field(ge=0, description="Load levels in the run.")
+    feasible: bool = pa.Field(description="True when at least one load level meets every bound.")
+    slo_crossed: bool = pa.Field(description=(
+        "True when a later load level fails a bound (else the band is a lower bound: high = low)."))
+    low_load_index: int = pa.Field(nullable=True, ge=0, description="load_index of the low end's load point.")
+    failing_load_index: int = pa.Field(nullable=True, ge=0, description="load_index of the first failing load point.")
+    binding_measure: str = pa.Field(nullable=True, description="Bound crossed first between the two points.")
+    delivered_requests_per_s_low: float = _band("low", "Requests/s")
+    delivered_requests_per_s_high: float = _band("high", "Requests/s")
+    delivered_output_tokens_per_s_low: float = _band("low", "Output tokens/s")
+    delivered_output_tokens_per_s_high: float = _band("high", "Output tokens/s")
+    delivered_input_tokens_per_s_low: float = _band("low", "Input tokens/s")
+    delivered_input_tokens_per_s_high: float = _band("high", "Input tokens/s")
+    delivered_total_tokens_per_s_low: float = _band("low", "Total tokens/s")
+    delivered_total_tokens_per_s_high: float = _band("high", "Total tokens/s")
+    mean_input_tokens: float = pa.Field(nullable=True, ge=0, description="Mean input tokens per request at the low point.")
+    mean_output_tokens: float = pa.Field(nullable=True, ge=0, description="Mean output tokens per request at the low point.")
+    method: str = pa.Field(description="How the band was computed, in words.")
+    evidence: str = pa.Field(isin=["observed"], description="Evidence class of the row: observed.")
 
     class Config:
         strict = True
@@ -43,27 +51,33 @@ class DeliveredAtSlo(pa.DataFrameModel):
 
 
 class ProjectedDeliveredAtSlo(pa.DataFrameModel):
-    """Projected: per profile x MLPerf reference without a run of ours, from the profile's prior."""
+    """Projected: per profile x MLPerf reference on an accelerator we have no run for, the MLPerf
+    Server throughput scaled by the profile's delivered-fraction prior."""
 
-    profile: str
-    model_id: str
-    accelerator_id: str
-    accelerator_count: int = pa.Field(ge=1)
-    precision: str = pa.Field(nullable=True)
-    runtime: str = pa.Field(nullable=True)
-    runtime_version: str = pa.Field(nullable=True)
-    mlperf_result_key: str
-    server_tokens_per_s_per_accel: float = pa.Field(gt=0)
-    delivered_fraction_prior_lo: float = pa.Field(gt=0)
-    delivered_fraction_prior_hi: float = pa.Field(gt=0)
-    output_tokens_per_request: float = pa.Field(nullable=True, gt=0)
-    output_tokens_basis: str = pa.Field(nullable=True)
-    delivered_requests_per_s_low: float = pa.Field(nullable=True, ge=0)
-    delivered_requests_per_s_high: float = pa.Field(nullable=True, ge=0)
-    delivered_output_tokens_per_s_low: float = pa.Field(ge=0)
-    delivered_output_tokens_per_s_high: float = pa.Field(ge=0)
-    method: str
-    evidence: str = pa.Field(isin=["projected"])
+    profile: str = pa.Field(description="Profile whose prior is applied.")
+    model_id: str = pa.Field(description="Canonical model id.")
+    accelerator_id: str = pa.Field(description="Canonical accelerator id of the MLPerf reference system.")
+    accelerator_count: int = pa.Field(ge=1, description="Accelerators in the MLPerf reference system.")
+    precision: str = pa.Field(nullable=True, description="Normalised weight precision of the reference system.")
+    runtime: str = pa.Field(nullable=True, description="Inference runtime of the reference system.")
+    runtime_version: str = pa.Field(nullable=True, description="Version of that runtime.")
+    mlperf_result_key: str = pa.Field(description="result_key of the MLPerf Server result projected from.")
+    server_tokens_per_s_per_accel: float = pa.Field(gt=0, description="MLPerf Server tokens/s per accelerator.")
+    delivered_fraction_prior_lo: float = pa.Field(gt=0, description="Low end of the profile's prior fraction.")
+    delivered_fraction_prior_hi: float = pa.Field(gt=0, description="High end of the profile's prior fraction.")
+    output_tokens_per_request: float = pa.Field(nullable=True, gt=0, description=(
+        "Output tokens per request used to turn tokens/s into requests/s."))
+    output_tokens_basis: str = pa.Field(nullable=True, description="Where output_tokens_per_request comes from.")
+    delivered_requests_per_s_low: float = pa.Field(nullable=True, ge=0, description=(
+        "Projected requests/s of the whole system, low end (prior lo)."))
+    delivered_requests_per_s_high: float = pa.Field(nullable=True, ge=0, description=(
+        "Projected requests/s of the whole system, high end (prior hi)."))
+    delivered_output_tokens_per_s_low: float = pa.Field(ge=0, description=(
+        "Projected output tokens/s of the whole system, low end (Server x accelerators x prior lo)."))
+    delivered_output_tokens_per_s_high: float = pa.Field(ge=0, description=(
+        "Projected output tokens/s of the whole system, high end (Server x accelerators x prior hi)."))
+    method: str = pa.Field(description="How the band was computed, in words.")
+    evidence: str = pa.Field(isin=["projected"], description="Evidence class of the row: projected.")
 
     class Config:
         strict = True

@@ -3,47 +3,66 @@
 import pandera.polars as pa
 
 LATENCY_COLUMNS = [f"{m}_{p}_ms" for m in ("ttft", "tpot", "itl", "e2e") for p in ("p50", "p90", "p95", "p99")]
+LATENCY_MEANINGS = {
+    "ttft": "time to first token (request sent to first output token)",
+    "tpot": "time per output token ((E2E - TTFT) / (output tokens - 1))",
+    "itl": "inter-token latency (gap between consecutive tokens)",
+    "e2e": "end-to-end latency (request sent to last token)",
+}
+
+
+def _latency(metric: str, percentile: str):
+    return pa.Field(nullable=True, ge=0, lt=1e8, description=(
+        f"{percentile} of the {LATENCY_MEANINGS[metric]} over successful requests, in ms."))
 
 
 class LoadPoints(pa.DataFrameModel):
-    run_id: str
-    load_index: int = pa.Field(ge=0)
-    load_kind: str = pa.Field(isin=["rate", "concurrency"])
-    offered_rate_per_s: float = pa.Field(nullable=True, ge=0, lt=1e7)
-    concurrency: float = pa.Field(nullable=True, ge=0, lt=1e7)
-    sent_rate_per_s: float = pa.Field(nullable=True, ge=0, lt=1e7)
-    achieved_requests_per_s: float = pa.Field(ge=0, lt=1e7)
-    requests_sent: int = pa.Field(ge=0)
-    requests_ok: int = pa.Field(ge=0)
-    requests_failed: int = pa.Field(ge=0)
-    error_rate: float = pa.Field(ge=0, le=1)
-    duration_s: float = pa.Field(nullable=True, ge=0)
-    ttft_p50_ms: float = pa.Field(nullable=True, ge=0, lt=1e8)
-    ttft_p90_ms: float = pa.Field(nullable=True, ge=0, lt=1e8)
-    ttft_p95_ms: float = pa.Field(nullable=True, ge=0, lt=1e8)
-    ttft_p99_ms: float = pa.Field(nullable=True, ge=0, lt=1e8)
-    tpot_p50_ms: float = pa.Field(nullable=True, ge=0, lt=1e8)
-    tpot_p90_ms: float = pa.Field(nullable=True, ge=0, lt=1e8)
-    tpot_p95_ms: float = pa.Field(nullable=True, ge=0, lt=1e8)
-    tpot_p99_ms: float = pa.Field(nullable=True, ge=0, lt=1e8)
-    itl_p50_ms: float = pa.Field(nullable=True, ge=0, lt=1e8)
-    itl_p90_ms: float = pa.Field(nullable=True, ge=0, lt=1e8)
-    itl_p95_ms: float = pa.Field(nullable=True, ge=0, lt=1e8)
-    itl_p99_ms: float = pa.Field(nullable=True, ge=0, lt=1e8)
-    e2e_p50_ms: float = pa.Field(nullable=True, ge=0, lt=1e8)
-    e2e_p90_ms: float = pa.Field(nullable=True, ge=0, lt=1e8)
-    e2e_p95_ms: float = pa.Field(nullable=True, ge=0, lt=1e8)
-    e2e_p99_ms: float = pa.Field(nullable=True, ge=0, lt=1e8)
-    input_tokens_per_s: float = pa.Field(nullable=True, ge=0, lt=1e9)
-    output_tokens_per_s: float = pa.Field(nullable=True, ge=0, lt=1e9)
-    total_tokens_per_s: float = pa.Field(nullable=True, ge=0, lt=1e9)
-    mean_input_tokens: float = pa.Field(nullable=True, ge=0)
-    mean_output_tokens: float = pa.Field(nullable=True, ge=0)
-    percentile_source: str = pa.Field(isin=["tool_aggregate", "per_request"])
-    tool_definitions: str
-    source: str
-    source_sha256: str
-    evidence: str = pa.Field(isin=["observed"])
+    """One load level of one run: the offered and achieved rate, latency percentiles in ms,
+    tokens per second and errors, from one dump file."""
+
+    run_id: str = pa.Field(description="Run the load level belongs to (observed.runs.run_id).")
+    load_index: int = pa.Field(ge=0, description="Position of the level in the sweep, in increasing load (0-based).")
+    load_kind: str = pa.Field(isin=["rate", "concurrency"], description="Load set by request rate or by concurrency.")
+    offered_rate_per_s: float = pa.Field(nullable=True, ge=0, lt=1e7, description=(
+        "Request rate the tool was asked for, requests/s (rate sweeps)."))
+    concurrency: float = pa.Field(nullable=True, ge=0, lt=1e7, description=(
+        "Concurrent requests the tool was asked for (concurrency sweeps)."))
+    sent_rate_per_s: float = pa.Field(nullable=True, ge=0, lt=1e7, description=(
+        "Rate at which the tool actually sent requests, requests/s."))
+    achieved_requests_per_s: float = pa.Field(ge=0, lt=1e7, description=(
+        "Successfully completed requests per second: the throughput of the level."))
+    requests_sent: int = pa.Field(ge=0, description="Requests sent at this level.")
+    requests_ok: int = pa.Field(ge=0, description="Requests that succeeded.")
+    requests_failed: int = pa.Field(ge=0, description="Requests that failed.")
+    error_rate: float = pa.Field(ge=0, le=1, description="requests_failed / (requests_ok + requests_failed).")
+    duration_s: float = pa.Field(nullable=True, ge=0, description="Time spent sending requests, s.")
+    ttft_p50_ms: float = _latency("ttft", "p50")
+    ttft_p90_ms: float = _latency("ttft", "p90")
+    ttft_p95_ms: float = _latency("ttft", "p95")
+    ttft_p99_ms: float = _latency("ttft", "p99")
+    tpot_p50_ms: float = _latency("tpot", "p50")
+    tpot_p90_ms: float = _latency("tpot", "p90")
+    tpot_p95_ms: float = _latency("tpot", "p95")
+    tpot_p99_ms: float = _latency("tpot", "p99")
+    itl_p50_ms: float = _latency("itl", "p50")
+    itl_p90_ms: float = _latency("itl", "p90")
+    itl_p95_ms: float = _latency("itl", "p95")
+    itl_p99_ms: float = _latency("itl", "p99")
+    e2e_p50_ms: float = _latency("e2e", "p50")
+    e2e_p90_ms: float = _latency("e2e", "p90")
+    e2e_p95_ms: float = _latency("e2e", "p95")
+    e2e_p99_ms: float = _latency("e2e", "p99")
+    input_tokens_per_s: float = pa.Field(nullable=True, ge=0, lt=1e9, description="Input (prompt) tokens per second.")
+    output_tokens_per_s: float = pa.Field(nullable=True, ge=0, lt=1e9, description="Output (generated) tokens per second.")
+    total_tokens_per_s: float = pa.Field(nullable=True, ge=0, lt=1e9, description="Input plus output tokens per second.")
+    mean_input_tokens: float = pa.Field(nullable=True, ge=0, description="Mean input tokens per request.")
+    mean_output_tokens: float = pa.Field(nullable=True, ge=0, description="Mean output tokens per request.")
+    percentile_source: str = pa.Field(isin=["tool_aggregate", "per_request"], description=(
+        "tool_aggregate (percentiles as the tool reported them) or per_request (recomputed from requests)."))
+    tool_definitions: str = pa.Field(description="How the tool defines each latency, and how it was converted.")
+    source: str = pa.Field(description="Dump file the level was read from.")
+    source_sha256: str = pa.Field(description="SHA-256 of the dump file's bytes.")
+    evidence: str = pa.Field(isin=["observed"], description="Evidence class of the row: observed.")
 
     class Config:
         strict = True

@@ -4,18 +4,24 @@ import pandera.polars as pa
 
 
 class Profiles(pa.DataFrameModel):
-    profile: str = pa.Field(unique=True)
-    model_raw: str
-    model_id: str = pa.Field(nullable=True)
-    model_known: bool
-    delivered_fraction_prior_lo: float = pa.Field(gt=0, le=2)
-    delivered_fraction_prior_hi: float = pa.Field(gt=0, le=2)
-    error_rate_max: float = pa.Field(ge=0, le=1)
-    input_tokens_mean: float = pa.Field(nullable=True, gt=0)
-    output_tokens_mean: float = pa.Field(nullable=True, gt=0)
-    slo_text: str
-    source: str
-    evidence: str = pa.Field(isin=["requirement"])
+    """One workload profile: the model served, the latency SLO, the delivered-fraction prior used
+    for projections and our traffic's token mix, from the profiles YAML."""
+
+    profile: str = pa.Field(unique=True, description="Profile name, as in the profiles YAML.")
+    model_raw: str = pa.Field(description="Model as written in the profile (any alias).")
+    model_id: str = pa.Field(nullable=True, description=(
+        "Canonical model id; empty when unknown (then nothing joins to the profile)."))
+    model_known: bool = pa.Field(description="True when model_raw matched a canonical model id.")
+    delivered_fraction_prior_lo: float = pa.Field(gt=0, le=2, description=(
+        "Low end of the prior fraction of MLPerf Server throughput a config delivers at this SLO."))
+    delivered_fraction_prior_hi: float = pa.Field(gt=0, le=2, description="High end of that prior fraction.")
+    error_rate_max: float = pa.Field(ge=0, le=1, description="Largest acceptable fraction of failed requests.")
+    input_tokens_mean: float = pa.Field(nullable=True, gt=0, description="Our traffic's mean input tokens per request.")
+    output_tokens_mean: float = pa.Field(nullable=True, gt=0, description=(
+        "Our traffic's mean output tokens per request (turns projected tokens/s into requests/s)."))
+    slo_text: str = pa.Field(description="The SLO in words, e.g. ttft_p95_ms <= 1000; tpot_p95_ms <= 50.")
+    source: str = pa.Field(description="Profiles YAML file the profile was read from.")
+    evidence: str = pa.Field(isin=["requirement"], description="Evidence class of the row: requirement.")
 
     class Config:
         strict = True
@@ -23,9 +29,12 @@ class Profiles(pa.DataFrameModel):
 
 
 class SloBounds(pa.DataFrameModel):
-    profile: str
-    measure: str = pa.Field(str_matches=r"^((ttft|tpot|itl|e2e)_p(50|90|95|99)_ms|error_rate)$")
-    bound: float = pa.Field(ge=0)
+    """One bound of a profile's SLO: a latency percentile in ms, or the error rate."""
+
+    profile: str = pa.Field(description="Profile name.")
+    measure: str = pa.Field(str_matches=r"^((ttft|tpot|itl|e2e)_p(50|90|95|99)_ms|error_rate)$", description=(
+        "Bounded measure: <ttft|tpot|itl|e2e>_<p50|p90|p95|p99>_ms, or error_rate."))
+    bound: float = pa.Field(ge=0, description="Largest acceptable value of the measure (ms, or a fraction).")
 
     class Config:
         strict = True

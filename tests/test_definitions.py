@@ -16,7 +16,8 @@ ASSETS = {
     "benchmark/mlperf_results", "benchmark/mlperf_reference", "benchmark/accelerator_prices",
     "requirement/profiles", "requirement/slo_bounds", "observed/runs", "observed/load_points",
     "observed/delivered_at_slo", "projected/delivered_at_slo", "cost/cost_per_request",
-    "marts/config_shortlist", "publish/serving_duckdb",
+    "marts/config_shortlist", "analytics/views", "publish/serving_duckdb", "publish/parquet_export",
+    "publish/report_html",
 }
 
 
@@ -25,7 +26,7 @@ def test_definitions_name_assets_jobs_schedule_and_sensor():
     assert {k.to_user_string() for k in graph.get_all_asset_keys()} == ASSETS
     assert {job.name for job in defs.jobs} == {"build_warehouse", "refresh_observed"}
     assert [s.name for s in defs.schedules] == ["nightly_refresh"]
-    assert [s.name for s in defs.sensors] == ["dump_folder_sensor"]
+    assert [s.name for s in defs.sensors] == ["dump_folder_sensor", "freshness_checks_sensor"]
     assert len(graph.asset_check_keys) >= 8
 
 
@@ -69,3 +70,15 @@ def test_sensor_requests_a_run_when_dumps_change_and_not_otherwise(dumps_tree, t
 def test_schedule_targets_the_full_build():
     schedule = defs.resolve_schedule_def("nightly_refresh")
     assert schedule.job_name == "build_warehouse" and schedule.cron_schedule == "17 3 * * *"
+
+
+def test_schedule_and_sensors_run_by_default_once_the_daemon_loads_them():
+    assert defs.resolve_schedule_def("nightly_refresh").default_status == dg.DefaultScheduleStatus.RUNNING
+    for sensor in defs.sensors:
+        assert sensor.default_status == dg.DefaultSensorStatus.RUNNING, sensor.name
+
+
+def test_freshness_and_row_count_checks_watch_the_published_rounds():
+    checks = {key.to_user_string() for key in defs.resolve_asset_graph().asset_check_keys}
+    assert "benchmark/mlperf_results:row_count_per_round" in checks
+    assert {"publish/serving_duckdb:freshness_check", "benchmark/mlperf_results:freshness_check"} <= checks

@@ -62,6 +62,7 @@ SELECT
     runtime_version,
     run_label,
     evidence,
+    config_key,
     mlperf_round,
     mlperf_submitter,
     mlperf_system,

@@ -1,0 +1,86 @@
+-- analytics.shortlist_sources: where each number of the shortlist came from, one row per number
+-- and source: the MLPerf results behind the reference (round, submitter, system, file, record),
+-- the load points of our run that bound the delivered band (dump file), the profile's prior for
+-- projected configs, and the price rows (prices file, line).
+--
+-- Columns described on: marts.config_shortlist
+-- column number: Which number the row explains, in words (e.g. MLPerf Server tokens/s per accelerator).
+-- column value: The number's value, in unit (for a load point: its achieved requests/s).
+-- column unit: Unit of value.
+-- column number_evidence: Evidence class of the number: benchmark, observed or requirement.
+-- column round: MLPerf round of the result (MLPerf numbers only).
+-- column submitter: Submitter of the MLPerf result (MLPerf numbers only).
+-- column system: System of the MLPerf result (MLPerf numbers only).
+-- column source: File path or URL the number was read from.
+-- column source_sha256: SHA-256 of that file's bytes.
+-- column location: Where in the file: record N of a round table, line N of a CSV, a dump file's load level.
+WITH configs AS (
+    SELECT DISTINCT profile, config_key, evidence, run_label, accelerator, model
+    FROM marts.config_shortlist
+),
+file_checksums AS (
+    SELECT DISTINCT table_name, source, sha256 FROM audit.source_files
+),
+mlperf AS (
+    SELECT c.profile, c.config_key, c.evidence, c.run_label, c.accelerator,
+           'MLPerf ' || res.scenario || ' tokens/s per accelerator' AS number,
+           res.tokens_per_s_per_accel AS value, 'tokens/s per accelerator' AS unit,
+           res.evidence AS number_evidence, res.round, res.submitter, res.system_name AS system,
+           res.source, res.source_sha256, 'record ' || res.source_row AS location,
+           CASE res.scenario WHEN 'Server' THEN 1 ELSE 2 END AS sort_key
+    FROM configs AS c
+    JOIN benchmark.mlperf_reference AS ref ON ref.accelerator_id = c.accelerator AND ref.model_id = c.model
+    JOIN benchmark.mlperf_results AS res ON res.result_key IN (ref.server_result_key, ref.offline_result_key)
+),
+observed_points AS (
+    SELECT c.profile, c.config_key, c.evidence, c.run_label, c.accelerator,
+           CASE WHEN lp.load_index = d.low_load_index
+                THEN 'load point ' || lp.load_index || ': the highest meeting every bound (delivered low end)'
+                ELSE 'load point ' || lp.load_index || ': the first failing ' || coalesce(d.binding_measure, 'a bound')
+                     || ' (caps the delivered high end)' END AS number,
+           lp.achieved_requests_per_s AS value, 'requests/s' AS unit, lp.evidence AS number_evidence,
+           NULL AS round, NULL AS submitter, NULL AS system,
+           lp.source, lp.source_sha256, 'load level ' || lp.load_index AS location,
+           CASE WHEN lp.load_index = d.low_load_index THEN 3 ELSE 4 END AS sort_key
+    FROM configs AS c
+    JOIN observed.delivered_at_slo AS d ON d.profile = c.profile AND d.run_id = c.config_key
+    JOIN observed.load_points AS lp
+        ON lp.run_id = d.run_id AND lp.load_index IN (d.low_load_index, d.failing_load_index)
+),
+priors AS (
+    SELECT c.profile, c.config_key, c.evidence, c.run_label, c.accelerator,
+           'delivered-fraction prior, ' || bound.name || ' end' AS number, bound.value,
+           'fraction of MLPerf Server' AS unit, p.evidence AS number_evidence,
+           NULL AS round, NULL AS submitter, NULL AS system,
+           p.source, f.sha256 AS source_sha256, 'profile ' || p.profile AS location,
+           CASE bound.name WHEN 'low' THEN 5 ELSE 6 END AS sort_key
+    FROM configs AS c
+    JOIN requirement.profiles AS p ON p.profile = c.profile
+    CROSS JOIN LATERAL (VALUES ('low', p.delivered_fraction_prior_lo), ('high', p.delivered_fraction_prior_hi))
+        AS bound(name, value)
+    LEFT JOIN file_checksums AS f ON f.table_name = 'requirement.profiles' AND f.source = p.source
+    WHERE c.evidence = 'projected'
+),
+prices AS (
+    SELECT DISTINCT s.profile, s.config_key, s.evidence, s.run_label, s.accelerator,
+           'price: ' || ap.price_class || ', ' || ap.provider || ', as of ' || ap.as_of AS number,
+           ap.usd_per_accelerator_hour AS value, 'USD per accelerator-hour' AS unit,
+           ap.evidence AS number_evidence, NULL AS round, NULL AS submitter, NULL AS system,
+           ap.source, f.sha256 AS source_sha256, 'line ' || (ap.source_row + 2) AS location,
+           7 AS sort_key
+    FROM marts.config_shortlist AS s
+    JOIN benchmark.accelerator_prices AS ap
+        ON ap.accelerator_id = s.accelerator AND ap.price_class = s.price_class
+       AND ap.provider = s.price_provider AND ap.as_of = s.price_as_of
+       AND ap.usd_per_accelerator_hour = s.usd_per_accelerator_hour
+    LEFT JOIN file_checksums AS f ON f.table_name = 'benchmark.accelerator_prices' AND f.source = ap.source
+)
+SELECT profile, config_key, evidence, run_label, accelerator, number, value, unit, number_evidence,
+       round, submitter, system, source, source_sha256, location
+FROM (
+    SELECT * FROM mlperf
+    UNION ALL SELECT * FROM observed_points
+    UNION ALL SELECT * FROM priors
+    UNION ALL SELECT * FROM prices
+)
+ORDER BY profile, config_key, sort_key, number

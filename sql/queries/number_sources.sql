@@ -1,0 +1,25 @@
+-- Which results a shortlist number came from: for each config of a profile, the MLPerf results
+-- behind the reference (round, submitter, system, file, record), the load points of our run
+-- that bound the delivered band (dump file), the prior of projected configs, and the prices.
+--
+-- param profile: the profile's name
+-- param accelerator (optional): only configs whose accelerator id contains this text
+-- param run (optional): only our run with this label
+SELECT
+    accelerator,
+    evidence,
+    run_label,
+    number,
+    value,
+    unit,
+    number_evidence,
+    round,
+    submitter,
+    system,
+    source,
+    location,
+    source_sha256
+FROM analytics.shortlist_sources
+WHERE profile = $profile
+  AND ($accelerator IS NULL OR accelerator ILIKE '%' || $accelerator || '%')
+  AND ($run IS NULL OR run_label = $run)
