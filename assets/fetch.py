@@ -21,6 +21,8 @@ import requests
 from assets.warehouse import IngestError
 
 MAX_DOWNLOAD_BYTES = 512 * 1024 * 1024
+PROGRESS_STEP_BYTES = 8 * 1024 * 1024
+LOCAL_COPY_HINT = "or download it yourself and pass the file with --mlperf FILE"
 RETRYABLE_STATUS = {429, 500, 502, 503, 504}
 
 
@@ -68,8 +70,10 @@ def fetch_url(
     session: requests.Session | None = None,
     progress: Callable[[str], None] | None = None,
     sleep: Callable[[float], None] = time.sleep,
+    progress_step_bytes: int = PROGRESS_STEP_BYTES,
 ) -> Fetched:
-    """GET `url` with bounded retries; raise IngestError naming the URL and the last problem."""
+    """GET `url` with bounded retries; raise IngestError naming the URL, the last problem and what
+    to do. A long download reports its progress every `progress_step_bytes`."""
     _check_host(url, allowed_hosts, url)
     http = session or requests.Session()
     last_problem = "no attempt made"
@@ -95,16 +99,22 @@ def fetch_url(
                 response.close()
                 raise _Retry()
             if response.status_code != 200:
-                raise IngestError(f"{url}: HTTP {response.status_code} (expected 200 with the round table)")
+                raise IngestError(f"{url}: HTTP {response.status_code} (expected 200 with the round table); "
+                                  f"check the URL in the sources file or --mlperf, {LOCAL_COPY_HINT}")
             declared = response.headers.get("Content-Length")
             if declared and declared.isdigit() and int(declared) > max_bytes:
-                raise IngestError(f"{url}: declares {declared} bytes, above the {max_bytes}-byte limit")
-            chunks, received = [], 0
+                raise IngestError(f"{url}: declares {declared} bytes, above the {max_bytes}-byte limit; "
+                                  f"{LOCAL_COPY_HINT}")
+            chunks, received, next_report = [], 0, progress_step_bytes
+            size = f" of {int(declared) / 1e6:,.1f}" if declared and declared.isdigit() else ""
             for chunk in response.iter_content(chunk_size=1 << 20):
                 received += len(chunk)
                 if received > max_bytes:
-                    raise IngestError(f"{url}: body exceeds the {max_bytes}-byte limit")
+                    raise IngestError(f"{url}: body exceeds the {max_bytes}-byte limit; {LOCAL_COPY_HINT}")
                 chunks.append(chunk)
+                if progress and received >= next_report:
+                    progress(f"downloading {url}: {received / 1e6:,.1f}{size} MB")
+                    next_report = received + progress_step_bytes
             data = b"".join(chunks)
             if declared and declared.isdigit() and int(declared) != len(data):
                 last_problem = f"truncated body ({len(data)} of {declared} bytes)"
@@ -122,7 +132,8 @@ def fetch_url(
             if progress:
                 progress(f"{url}: {last_problem}; retry {attempt}/{attempts - 1} in {wait:.1f} s")
             sleep(wait)
-    raise IngestError(f"{url}: failed after {attempts} attempts; last problem: {last_problem}")
+    raise IngestError(f"{url}: failed after {attempts} attempts; last problem: {last_problem}. Check the "
+                      f"network and that the host answers, then run again, {LOCAL_COPY_HINT}")
 
 
 class _Retry(Exception):
@@ -147,14 +158,15 @@ def read_local(location: str | Path) -> list[Fetched]:
     """The bytes of a local file, or of every file below a local folder."""
     path = Path(location)
     if not path.exists():
-        raise IngestError(f"{path}: no such file or folder")
+        raise IngestError(f"{path}: no such file or folder (relative paths start from {Path.cwd()}); "
+                          "check the path given on the command line or in BENCHBILL_* settings")
     files = [path] if path.is_file() else list(walk_files(path))
     fetched = []
     for file in files:
         try:
             data = file.read_bytes()
         except OSError as exc:
-            raise IngestError(f"{file}: cannot read ({exc})") from exc
+            raise IngestError(f"{file}: cannot read ({exc}); check its permissions") from exc
         fetched.append(Fetched(name=str(file), data=data, sha256=sha256_bytes(data)))
     return fetched
 

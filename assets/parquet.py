@@ -43,6 +43,24 @@ def export_parquet(serving_path: Path, parquet_dir: Path) -> dict:
     staging = parquet_dir / f".tmp-{export_id}-{os.getpid()}"
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir()
+    try:
+        manifest = _write_export(serving_path, staging, export_id, stamp)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    final = exports / export_id
+    os.rename(staging, final)
+    link = parquet_dir / f".current-{export_id}"
+    link.symlink_to(Path("exports") / export_id, target_is_directory=True)
+    os.replace(link, parquet_dir / "current")
+    _fsync_dir(parquet_dir)
+    for old in sorted(p for p in exports.iterdir() if p.is_dir())[:-KEEP_EXPORTS]:
+        shutil.rmtree(old, ignore_errors=True)
+    return manifest
+
+
+def _write_export(serving_path: Path, staging: Path, export_id: str, stamp: datetime.datetime) -> dict:
+    """Every table and analytics view as Parquet below `staging`, and the manifest."""
     conn = duckdb.connect(str(serving_path), read_only=True)
     entries = []
     try:
@@ -77,12 +95,4 @@ def export_parquet(serving_path: Path, parquet_dir: Path) -> dict:
     manifest = {"export_id": export_id, "created_utc": stamp.isoformat(), "serving_file": str(serving_path.resolve()),
                 "tables": entries}
     (staging / "manifest.json").write_text(json.dumps(manifest, indent=2), encoding="utf-8")
-    final = exports / export_id
-    os.rename(staging, final)
-    link = parquet_dir / f".current-{export_id}"
-    link.symlink_to(Path("exports") / export_id, target_is_directory=True)
-    os.replace(link, parquet_dir / "current")
-    _fsync_dir(parquet_dir)
-    for old in sorted(p for p in exports.iterdir() if p.is_dir())[:-KEEP_EXPORTS]:
-        shutil.rmtree(old, ignore_errors=True)
     return manifest

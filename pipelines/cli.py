@@ -69,6 +69,8 @@ def run(args: argparse.Namespace) -> int:
         print("benchbill: run failed; the published serving file (if any) is unchanged.", file=sys.stderr)
         for message in failures:
             print(f"  {message}", file=sys.stderr)
+        print("What to do: correct the file, URL or row named above (each message says what was expected), "
+              "then run again.", file=sys.stderr)
         return 1
     rows, quarantine = read_shortlist(warehouse.serving_path)
     print(format_shortlist(rows))

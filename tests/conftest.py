@@ -52,3 +52,29 @@ def copied_report(tmp_path: Path) -> Path:
     for path in target.iterdir():
         path.chmod(0o644)
     return target
+
+
+BAD_PRICE_LINE = "H100-SXM,on_demand,not-a-number,Nowhere,made up for a test,2026-01-01\n"
+
+
+def build_published(root: Path, extra_args: tuple[str, ...] = ()) -> Path:
+    """A warehouse published by `benchbill run` from the real v5.1 and v4.1 tables, the two real
+    inference-perf sweeps, the bundled profiles and the bundled prices plus one bad price row (so
+    the quarantine has something to show). Returns the warehouse folder."""
+    from pipelines.cli import main
+    from pipelines.resources import DEFAULT_PRICES
+
+    dumps = make_dumps(root / "dumps")
+    prices = root / "prices.csv"
+    prices.write_text(DEFAULT_PRICES.read_text() + BAD_PRICE_LINE)
+    warehouse = root / "warehouse"
+    args = ["run", "--mlperf", str(V51_TABLE), "--mlperf", str(V41_TABLE), "--dumps", str(dumps),
+            "--prices", str(prices), "--warehouse", str(warehouse), *extra_args]
+    assert main(args) == 0
+    return warehouse
+
+
+@pytest.fixture(scope="session")
+def published(tmp_path_factory) -> Path:
+    """One published warehouse shared by the tests that only read it."""
+    return build_published(tmp_path_factory.mktemp("published"))

@@ -1,0 +1,42 @@
+"""Long downloads show progress; failures name the file or URL and say what to do."""
+
+from assets.charts import linear_ticks, log_ticks
+from assets.fetch import fetch_url
+from pipelines.cli import main
+from tests.httpserver import ScriptedServer
+
+
+def test_a_long_download_reports_its_progress():
+    lines = []
+    body = b"[" + b"0," * (3 * 1024 * 1024 // 2) + b"0]"
+    with ScriptedServer() as server:
+        server.respond("/big.json", (200, {}, body))
+        fetched = fetch_url(server.url("/big.json"), ["127.0.0.1"], progress=lines.append,
+                            progress_step_bytes=1024 * 1024)
+    assert fetched.data == body
+    steps = [line for line in lines if line.startswith("downloading ")]
+    assert len(steps) >= 2 and all("/big.json: " in line and " of 3.1 MB" in line for line in steps)
+    assert lines[-1].startswith("fetched ")
+
+
+def test_a_url_that_keeps_failing_says_what_to_do():
+    with ScriptedServer() as server:
+        server.respond("/t.json", (404, {}, b""))
+        try:
+            fetch_url(server.url("/t.json"), ["127.0.0.1"])
+        except Exception as exc:  # noqa: BLE001 - the message is the specification
+            message = str(exc)
+    assert "/t.json: HTTP 404" in message and "pass the file with --mlperf FILE" in message
+
+
+def test_a_failed_run_names_the_file_and_what_to_do(tmp_path, capsys):
+    missing = tmp_path / "nowhere" / "summary_results.json"
+    assert main(["run", "--mlperf", str(missing), "--warehouse", str(tmp_path / "warehouse")]) == 1
+    err = capsys.readouterr().err
+    assert f"{missing}: no such file or folder" in err and "check the path" in err
+    assert "What to do:" in err
+
+
+def test_chart_ticks_are_round_numbers_covering_the_range():
+    assert linear_ticks(0, 7000) == [0, 2000, 4000, 6000]
+    assert log_ticks(20, 5000) == [20, 50, 100, 200, 500, 1000, 2000, 5000]
