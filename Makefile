@@ -15,6 +15,8 @@ ifneq ($(wildcard $(SHARED)/data/mlperf/summary/v5.1/summary_results.json),)
 RUN_ARGS ?= --mlperf $(SHARED)/data/mlperf/summary/v5.1/summary_results.json \
             --mlperf $(SHARED)/data/mlperf/summary/v4.1/summary_results.json \
             --dumps examples/dumps
+DEV_INPUTS ?= BENCHBILL_MLPERF=$(abspath $(SHARED)/data/mlperf/summary/v5.1/summary_results.json),$(abspath $(SHARED)/data/mlperf/summary/v4.1/summary_results.json) \
+              BENCHBILL_DUMPS=$(abspath examples/dumps)
 endif
 
 # The report test renders the HTML report in Debian's chromium (installed here when missing).

@@ -278,6 +278,31 @@ def _profile_section(data: ReportData, profile: dict[str, Any]) -> str:
     return "".join(parts)
 
 
+def _at_a_glance(data: ReportData) -> str:
+    """Per profile, the cheapest measured config and the cheapest projected one (by high cost)."""
+    body = []
+    for profile in data.profiles:
+        for evidence in ("observed", "projected"):
+            row = next((r for r in data.shortlist.get(profile["profile"], [])
+                        if r["evidence"] == evidence and r["cost_per_request_usd_high"] is not None), None)
+            if row is None:
+                continue
+            cells = [shortlist_cell(row, source, fmt) for source, fmt in (
+                (("accelerator_count", "accelerator"), "{}"), ("run_label", "{}"),
+                (("price_class", "price_provider"), "{}"),
+                (("cost_per_request_usd_low", "cost_per_request_usd_high"), "{:.3g}"),
+                (("delivered_requests_per_s_low", "delivered_requests_per_s_high"), "{:,.2f}"),
+                ("mlperf_server_tokens_per_s_per_accel", "{:,.2f}"))]
+            body.append(f"<tr><td>{escape(profile['profile'])}</td><td>{tag(evidence)}</td>"
+                        + "".join(f"<td>{escape(c)}</td>" for c in cells) + "</tr>")
+    if not body:
+        return ""
+    return ("<h3>At a glance: the cheapest config per profile</h3><table><thead><tr><th>profile</th>"
+            "<th>evidence</th><th>accelerators</th><th>run</th><th>price</th><th>$/request</th>"
+            "<th>delivered req/s</th><th>MLPerf srv tok/s/acc</th></tr></thead><tbody>"
+            + "".join(body) + "</tbody></table>")
+
+
 def render(data: ReportData, generated_at: datetime.datetime) -> str:
     """The whole report as one HTML document."""
     legend = " ".join(f"{tag(name)} {escape(meaning)}<br>" for name, (_c, meaning) in EVIDENCE.items())
@@ -300,6 +325,7 @@ sustains within the profile's SLO, on our runs (observed) or MLPerf Server x a p
 The two stay in separate columns so the gap is visible.</p>
 <p class="legend">{legend}</p>
 <p>Profiles: {contents}</p>
+{_at_a_glance(data)}
 <h3>Inputs</h3>
 <table><thead><tr><th>MLPerf round</th><th>results</th><th>submitters</th><th>accelerators</th><th>file</th></tr>
 </thead><tbody>{rounds}</tbody></table>

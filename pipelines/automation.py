@@ -14,6 +14,7 @@ import dagster as dg
 
 from assets.fetch import walk_files
 from pipelines.resources import Inputs
+from pipelines.settings import warehouse_from_env
 
 build_warehouse = dg.define_asset_job(
     "build_warehouse",
@@ -57,10 +58,11 @@ def dumps_fingerprint(folders: list[str]) -> str:
 
 @dg.sensor(
     name="dump_folder_sensor",
-    job=refresh_observed,
+    jobs=[refresh_observed, build_warehouse],
     minimum_interval_seconds=60,
     default_status=dg.DefaultSensorStatus.RUNNING,
-    description="Requests a refresh of the observed tables when the files in the dump folders change.",
+    description="Requests a refresh of the observed tables when the files in the dump folders change "
+                "(a full build when the warehouse has never been built).",
 )
 def dump_folder_sensor(context: dg.SensorEvaluationContext, inputs: Inputs):
     if not inputs.dumps:
@@ -69,7 +71,10 @@ def dump_folder_sensor(context: dg.SensorEvaluationContext, inputs: Inputs):
     if fingerprint == context.cursor:
         return dg.SkipReason("dump folders unchanged")
     context.update_cursor(fingerprint)
-    return dg.RunRequest(run_key=fingerprint)
+    # refresh_observed rebuilds only what depends on the dumps; it needs the other tables built once.
+    # (The Warehouse resource is not requested here: initialising it takes the writer lock.)
+    job = refresh_observed if warehouse_from_env().build_path.exists() else build_warehouse
+    return dg.RunRequest(run_key=fingerprint, job_name=job.name)
 
 
 # The nightly schedule rebuilds everything: older than a day and two hours means it did not run.

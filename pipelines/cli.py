@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -110,13 +111,15 @@ def sql(args: argparse.Namespace) -> int:
     except query.QueryProblem as problem:
         print(f"benchbill sql: {problem}", file=sys.stderr)
         return 1
-    print(query.render(columns, rows, args.format))
+    try:
+        print(query.render(columns, rows, args.format))
+    except BrokenPipeError:  # `benchbill sql ... | head`: the reader has all it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 
 
 def shell(args: argparse.Namespace) -> int:
     """Replace this process with DuckDB's own SQL prompt on the serving file, read-only."""
-    import os
     import shutil
 
     serving = Warehouse(dir=args.warehouse).serving_path

@@ -9,7 +9,7 @@ import assets
 import schemas
 from pipelines.automation import dumps_fingerprint
 from pipelines.definitions import build_definitions, defs
-from pipelines.resources import Inputs
+from pipelines.resources import Inputs, Warehouse
 from tests.conftest import REPO_ROOT
 
 ASSETS = {
@@ -54,17 +54,24 @@ def test_jobs_run_in_process():
     assert job.executor_def.name == "in_process"
 
 
-def test_sensor_requests_a_run_when_dumps_change_and_not_otherwise(dumps_tree, tmp_path):
+def test_sensor_requests_a_run_when_dumps_change_and_not_otherwise(dumps_tree, tmp_path, monkeypatch):
     inputs = Inputs(dumps=[str(dumps_tree)])
+    warehouse = Warehouse(dir=str(tmp_path / "warehouse"))
+    monkeypatch.setenv("BENCHBILL_WAREHOUSE", warehouse.dir)
+    resources = {"inputs": inputs}
     sensor = build_definitions(inputs=inputs).resolve_sensor_def("dump_folder_sensor")
-    with dg.build_sensor_context(resources={"inputs": inputs}) as context:
+    with dg.build_sensor_context(resources=resources) as context:
         first = sensor(context)
     assert isinstance(first, dg.RunRequest) and first.run_key == dumps_fingerprint([str(dumps_tree)])
-    with dg.build_sensor_context(cursor=first.run_key, resources={"inputs": inputs}) as context:
+    assert first.job_name == "build_warehouse"  # nothing built yet: the observed refresh needs the rest
+    with dg.build_sensor_context(cursor=first.run_key, resources=resources) as context:
         assert isinstance(sensor(context), dg.SkipReason)
     (dumps_tree / "vllm" / "notes.txt").write_text("new file")
-    with dg.build_sensor_context(cursor=first.run_key, resources={"inputs": inputs}) as context:
-        assert isinstance(sensor(context), dg.RunRequest)
+    warehouse.path.mkdir()
+    warehouse.build_path.write_bytes(b"")
+    with dg.build_sensor_context(cursor=first.run_key, resources=resources) as context:
+        second = sensor(context)
+    assert isinstance(second, dg.RunRequest) and second.job_name == "refresh_observed"
 
 
 def test_schedule_targets_the_full_build():
