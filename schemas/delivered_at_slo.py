@@ -22,6 +22,8 @@ class DeliveredAtSlo(pa.DataFrameModel):
     slo_crossed: bool
     low_load_index: int = pa.Field(nullable=True, ge=0)
     failing_load_index: int = pa.Field(nullable=True, ge=0)
+    low_load_value: float = pa.Field(nullable=True, ge=0)
+    failing_load_value: float = pa.Field(nullable=True, ge=0)
     binding_measure: str = pa.Field(nullable=True)
     delivered_requests_per_s_low: float = pa.Field(nullable=True, ge=0)
     delivered_requests_per_s_high: float = pa.Field(nullable=True, ge=0)
@@ -33,6 +35,8 @@ class DeliveredAtSlo(pa.DataFrameModel):
     delivered_total_tokens_per_s_high: float = pa.Field(nullable=True, ge=0)
     mean_input_tokens: float = pa.Field(nullable=True, ge=0)
     mean_output_tokens: float = pa.Field(nullable=True, ge=0)
+    repeats_max: int = pa.Field(ge=0)
+    percentile_source: str = pa.Field(nullable=True, isin=["per_request", "tool_aggregate"])
     method: str
     evidence: str = pa.Field(isin=["observed"])
 

@@ -25,6 +25,9 @@ class Runs(pa.DataFrameModel):
     arrival: str = pa.Field(isin=ARRIVALS)
     load_kind: str = pa.Field(isin=["rate", "concurrency"])
     load_points: int = pa.Field(ge=0)
+    repeats_max: int = pa.Field(ge=0)
+    requests: int = pa.Field(ge=0)
+    formats: str
     sidecar: str
     report_dir: str
     source_sha256: str
