@@ -13,6 +13,7 @@ class Profiles(pa.DataFrameModel):
     error_rate_max: float = pa.Field(ge=0, le=1)
     input_tokens_mean: float = pa.Field(nullable=True, gt=0)
     output_tokens_mean: float = pa.Field(nullable=True, gt=0)
+    traffic_log: str = pa.Field(nullable=True)
     slo_text: str
     source: str
     evidence: str = pa.Field(isin=["requirement"])

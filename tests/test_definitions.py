@@ -14,7 +14,8 @@ from tests.conftest import REPO_ROOT
 
 ASSETS = {
     "benchmark/mlperf_results", "benchmark/mlperf_reference", "benchmark/accelerator_prices",
-    "requirement/profiles", "requirement/slo_bounds", "observed/runs", "observed/measurements",
+    "requirement/profiles", "requirement/slo_bounds", "requirement/traffic_shape",
+    "requirement/traffic_rate", "observed/runs", "observed/measurements",
     "observed/tool_metrics", "observed/requests", "observed/load_point_measures", "observed/load_points",
     "observed/delivered_at_slo", "projected/delivered_at_slo", "cost/cost_per_request",
     "marts/config_shortlist", "publish/serving_duckdb",

@@ -48,7 +48,7 @@ def profile_rows(name="p", model=LLAMA, ttft=1000.0, tpot=50.0, error_rate=0.01,
     profile = {"profile": name, "model_raw": model, "model_id": model, "model_known": True,
                "delivered_fraction_prior_lo": prior[0], "delivered_fraction_prior_hi": prior[1],
                "error_rate_max": error_rate, "input_tokens_mean": None, "output_tokens_mean": 50.0,
-               "slo_text": "t", "source": "s", "evidence": "requirement"}
+               "traffic_log": None, "slo_text": "t", "source": "s", "evidence": "requirement"}
     bounds = [{"profile": name, "measure": "ttft_p95_ms", "bound": ttft},
               {"profile": name, "measure": "tpot_p95_ms", "bound": tpot},
               {"profile": name, "measure": "error_rate", "bound": error_rate}]

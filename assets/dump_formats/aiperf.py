@@ -169,6 +169,6 @@ def records_frame(data: bytes) -> pl.DataFrame:
         "error": error_text,
     })
     frame = frame.with_columns(
-        (pl.col("start_time_unix_s") - pl.col("start_time_unix_s").filter(pl.col("phase") == "measure").min())
+        (pl.col("start_time_unix_s") - pl.col("start_time_unix_s").min())
         .alias("start_offset_s"))
     return frame.select([pl.col(c).cast(t) for c, t in REQUEST_SCHEMA.items()])
