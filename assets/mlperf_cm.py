@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from assets.mlperf_checker import is_checker_record, merge_power_rows
+from assets.mlperf_checker import is_checker_record, is_power_row, merge_power_rows
 from assets.warehouse import Reject
 
 CM_RESULT = "cm4mlperf_result"
@@ -33,6 +33,8 @@ def parse(payload: list[Any], name: str) -> tuple[list[tuple[str, dict[str, Any]
             continue
         row = {k: v for k, v in record.items() if k not in ("Result_Power", "Result_Power_Units", "url")}
         row["Details"] = record.get("url")
+        if is_power_row(record) and row.get("Result") is None:  # v4.x power rows carry it in Result_Power
+            row["Result"] = record.get("Result_Power")
         located.append((location, row, record))
     records, power_rejects, folded = merge_power_rows([(loc, row) for loc, row, _raw in located], name)
     # v3.1 form: power merged into the performance row.

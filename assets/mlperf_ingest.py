@@ -121,6 +121,11 @@ def parse_file(fetched: Fetched, detected: Detected) -> tuple[list[dict[str, Any
         require_nodes = False
     else:
         raise ValueError(f"no parser for {detected.format}")
+    hint = mlperf_tree.round_from_path(Path(fetched.name).parent)
+    if hint is not None:  # tables without version/ID (v0.7 checker CSVs): the round the path names
+        for _location, record in located:
+            if isinstance(record, dict) and not record.get("version") and not record.get("ID"):
+                record["version"] = hint
     rows, bad = records_to_rows(located, origin, require_nodes=require_nodes)
     return rows, rejects + bad, note
 

@@ -164,7 +164,8 @@ def round_of(record: dict[str, Any]) -> str:
     try:
         return canonical.normalise_round(field)
     except ValueError:
-        raise RowProblem(f"cannot tell the round from version/ID {field!r}") from None
+        raise RowProblem(f"cannot tell the round from version/ID {field!r} (expected like 'v5.1' or "
+                         "'5.1-0001', or a folder named like inference_results_v5.1 above the file)") from None
 
 
 # --- the canonical row --------------------------------------------------------------------
