@@ -10,6 +10,7 @@ of `PRECEDENCE`) and every field on which they differ is recorded as a disagreem
 
 from __future__ import annotations
 
+import json
 import math
 from collections import defaultdict
 from collections.abc import Callable
@@ -274,8 +275,6 @@ def _close(a: float, b: float, html: bool) -> bool:
 def compare(kept: dict[str, Any], other: dict[str, Any]) -> list[tuple[str, Any, Any]]:
     """(field, kept value, other value) for each field on which two rows of one result differ.
     A field one source does not state is not a disagreement."""
-    import json
-
     html = mlperf_html.SUMMARY_HTML in (kept["source_format"], other["source_format"])
     out = []
     if not _close(kept["result_value"], other["result_value"], html):
