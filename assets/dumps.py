@@ -22,7 +22,17 @@ import yaml
 
 from assets import canonical
 from assets.dump_formats import (
-    Dump, Measurement, Parsed, aiperf, generic, guidellm, inference_perf, llmperf, sglang, vllm, with_our_tpot,
+    Dump,
+    Measurement,
+    Parsed,
+    aiperf,
+    generic,
+    guidellm,
+    inference_perf,
+    llmperf,
+    sglang,
+    vllm,
+    with_our_tpot,
 )
 from assets.fetch import Fetched, read_local, sha256_bytes, walk_files
 from assets.mlperf_tables import decode_json, looks_like_json

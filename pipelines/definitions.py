@@ -5,7 +5,15 @@ from __future__ import annotations
 import dagster as dg
 
 import assets
-from pipelines.automation import build_warehouse, dump_folder_sensor, nightly_refresh, refresh_observed
+from pipelines.automation import (
+    build_warehouse,
+    dump_folder_sensor,
+    ingest_mlperf_round,
+    mlperf_round_sensor,
+    nightly_refresh,
+    rebuild_after_round_ingest,
+    refresh_observed,
+)
 from pipelines.progress import progress_logger
 from pipelines.resources import Inputs, Warehouse
 from pipelines.settings import inputs_from_env, warehouse_from_env
@@ -16,9 +24,9 @@ def build_definitions(inputs: Inputs | None = None, warehouse: Warehouse | None 
     return dg.Definitions(
         assets=dg.load_assets_from_package_module(assets),
         asset_checks=dg.load_asset_checks_from_package_module(assets),
-        jobs=[build_warehouse, refresh_observed],
+        jobs=[build_warehouse, refresh_observed, ingest_mlperf_round],
         schedules=[nightly_refresh],
-        sensors=[dump_folder_sensor],
+        sensors=[dump_folder_sensor, mlperf_round_sensor, rebuild_after_round_ingest],
         resources={
             "warehouse": warehouse or warehouse_from_env(),
             "inputs": inputs or inputs_from_env(),

@@ -3,7 +3,7 @@
 import pandera.polars as pa
 
 SCENARIOS = ["Offline", "Server", "Interactive", "SingleStream", "MultiStream"]
-UNITS = ["tokens/s", "samples/s", "queries/s", "streams", "ms", "s"]
+UNITS = ["tokens/s", "samples/s", "queries/s", "tasks/s", "streams", "ms", "s"]
 
 
 class MlperfResults(pa.DataFrameModel):
@@ -29,6 +29,7 @@ class MlperfResults(pa.DataFrameModel):
     result_unit_raw: str = pa.Field(nullable=True)
     unit_corrected: bool
     unit_rule: str = pa.Field(nullable=True)
+    result_field: str = pa.Field(nullable=True)
     metric_kind: str = pa.Field(isin=["throughput", "latency"])
     result_per_accelerator: float = pa.Field(nullable=True, gt=0)
     tokens_per_s: float = pa.Field(nullable=True, gt=0)
@@ -38,7 +39,7 @@ class MlperfResults(pa.DataFrameModel):
     accelerator_known: bool
     is_cpu_only: bool
     accelerators_per_node: int = pa.Field(nullable=True, ge=0, le=100000)
-    nodes: int = pa.Field(ge=1, le=100000)
+    nodes: int = pa.Field(nullable=True, ge=1, le=100000)
     total_accelerators: int = pa.Field(nullable=True, ge=0, le=1000000)
     processor: str = pa.Field(nullable=True)
     software: str = pa.Field(nullable=True)
@@ -59,6 +60,7 @@ class MlperfResults(pa.DataFrameModel):
     source_sha256: str = pa.Field(str_length={"min_value": 64, "max_value": 64})
     source_commit: str = pa.Field(nullable=True)
     source_row: int = pa.Field(ge=0)
+    source_location: str
     evidence: str = pa.Field(isin=["benchmark"])
 
     class Config:

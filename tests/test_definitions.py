@@ -13,7 +13,8 @@ from pipelines.resources import Inputs
 from tests.conftest import REPO_ROOT
 
 ASSETS = {
-    "benchmark/mlperf_results", "benchmark/mlperf_reference", "benchmark/accelerator_prices",
+    "benchmark/mlperf_results", "benchmark/mlperf_run_conditions", "benchmark/mlperf_source_disagreements",
+    "benchmark/mlperf_round_over_round", "benchmark/mlperf_reference", "benchmark/accelerator_prices",
     "requirement/profiles", "requirement/slo_bounds", "requirement/traffic_shape",
     "requirement/traffic_rate", "observed/runs", "observed/measurements",
     "observed/tool_metrics", "observed/requests", "observed/load_point_measures", "observed/load_points",
@@ -25,9 +26,9 @@ ASSETS = {
 def test_definitions_name_assets_jobs_schedule_and_sensor():
     graph = defs.resolve_asset_graph()
     assert {k.to_user_string() for k in graph.get_all_asset_keys()} == ASSETS
-    assert {job.name for job in defs.jobs} == {"build_warehouse", "refresh_observed"}
+    assert {job.name for job in defs.jobs} == {"build_warehouse", "refresh_observed", "ingest_mlperf_round"}
     assert [s.name for s in defs.schedules] == ["nightly_refresh"]
-    assert [s.name for s in defs.sensors] == ["dump_folder_sensor"]
+    assert {s.name for s in defs.sensors} == {"dump_folder_sensor", "mlperf_round_sensor", "rebuild_after_round_ingest"}
     assert len(graph.asset_check_keys) >= 8
 
 
@@ -68,6 +69,18 @@ def test_sensor_requests_a_run_when_dumps_change_and_not_otherwise(dumps_tree, t
         assert isinstance(sensor(context), dg.RunRequest)
 
 
-def test_schedule_targets_the_full_build():
+def test_nightly_schedule_refreshes_rounds_and_the_rebuild_follows():
     schedule = defs.resolve_schedule_def("nightly_refresh")
-    assert schedule.job_name == "build_warehouse" and schedule.cron_schedule == "17 3 * * *"
+    assert schedule.job_name == "ingest_mlperf_round" and schedule.cron_schedule == "17 3 * * *"
+    assert defs.resolve_sensor_def("rebuild_after_round_ingest").job_name == "build_warehouse"
+
+
+def test_rounds_are_partitions_of_the_ingestion_job_only():
+    ingest = defs.resolve_job_def("ingest_mlperf_round")
+    build = defs.resolve_job_def("build_warehouse")
+    assert ingest.partitions_def.name == "mlperf_round"
+    keys = {k.to_user_string() for k in ingest.asset_layer.executable_asset_keys}
+    assert keys == {"benchmark/mlperf_results", "benchmark/mlperf_run_conditions",
+                    "benchmark/mlperf_source_disagreements"}
+    assert build.partitions_def is None
+    assert not keys & {k.to_user_string() for k in build.asset_layer.executable_asset_keys}

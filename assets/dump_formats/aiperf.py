@@ -20,7 +20,15 @@ import io
 import polars as pl
 
 from assets.dump_formats import (
-    REQUEST_SCHEMA, Dump, FormatProblem, Measurement, Parsed, count, empty_point, number, stats_metrics,
+    REQUEST_SCHEMA,
+    Dump,
+    FormatProblem,
+    Measurement,
+    Parsed,
+    count,
+    empty_point,
+    number,
+    stats_metrics,
 )
 
 TOOL = "aiperf"

@@ -25,7 +25,7 @@ import io
 
 import polars as pl
 
-from assets.dump_formats import REQUEST_SCHEMA, Dump, FormatProblem, Measurement, Parsed, PHASES, STATUSES, empty_point
+from assets.dump_formats import PHASES, REQUEST_SCHEMA, STATUSES, Dump, FormatProblem, Measurement, Parsed, empty_point
 
 TOOL = "generic"
 MEASUREMENT_CSV = "generic per-request CSV"

@@ -24,7 +24,15 @@ import json
 from typing import Any
 
 from assets.dump_formats import (
-    Dump, FormatProblem, Measurement, Parsed, count, empty_point, number, requests_frame, stats_metrics,
+    Dump,
+    FormatProblem,
+    Measurement,
+    Parsed,
+    count,
+    empty_point,
+    number,
+    requests_frame,
+    stats_metrics,
 )
 
 TOOL = "guidellm"

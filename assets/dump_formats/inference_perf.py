@@ -16,7 +16,16 @@ from pathlib import PurePath
 from typing import Any
 
 from assets.dump_formats import (
-    Dump, FormatProblem, Measurement, Parsed, count, empty_point, fill_ours, number, requests_frame, section,
+    Dump,
+    FormatProblem,
+    Measurement,
+    Parsed,
+    count,
+    empty_point,
+    fill_ours,
+    number,
+    requests_frame,
+    section,
     stats_metrics,
 )
 

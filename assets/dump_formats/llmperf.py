@@ -15,7 +15,14 @@ import re
 from pathlib import PurePath
 
 from assets.dump_formats import (
-    Dump, FormatProblem, Measurement, Parsed, count, empty_point, number, requests_frame,
+    Dump,
+    FormatProblem,
+    Measurement,
+    Parsed,
+    count,
+    empty_point,
+    number,
+    requests_frame,
 )
 
 TOOL = "llmperf"

@@ -20,7 +20,15 @@ import re
 from typing import Any
 
 from assets.dump_formats import (
-    Dump, FormatProblem, Measurement, Parsed, count, empty_point, number, rate_or_inf, requests_frame,
+    Dump,
+    FormatProblem,
+    Measurement,
+    Parsed,
+    count,
+    empty_point,
+    number,
+    rate_or_inf,
+    requests_frame,
 )
 
 TOOL = "vllm"
