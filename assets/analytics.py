@@ -64,7 +64,8 @@ def create_views(conn: duckdb.DuckDBPyConnection) -> dict[str, list[str]]:
     deps=[["marts", "config_shortlist"], ["cost", "cost_per_request"], ["observed", "delivered_at_slo"],
           ["projected", "delivered_at_slo"], ["benchmark", "mlperf_reference"], ["benchmark", "mlperf_results"],
           ["benchmark", "accelerator_prices"], ["observed", "load_points"], ["observed", "runs"],
-          ["requirement", "profiles"], ["requirement", "slo_bounds"]],
+          ["requirement", "profiles"], ["requirement", "slo_bounds"], ["requirement", "traffic_shape"],
+          ["benchmark", "mlperf_round_over_round"]],
     group_name="analytics",
     kinds={"duckdb", "sql"},
 )

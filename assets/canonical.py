@@ -115,28 +115,47 @@ def normalise_round(value: object) -> str:
 
 # --- units --------------------------------------------------------------------------------
 
-THROUGHPUT_UNITS = {"tokens/s", "samples/s", "queries/s", "streams"}
+THROUGHPUT_UNITS = {"tokens/s", "samples/s", "queries/s", "tasks/s", "streams"}
 LATENCY_UNITS = {"ms", "s"}
 
-_RAW_UNIT_KIND = {
-    "tokens/s": "throughput",
-    "samples/s": "throughput",
-    "queries/s": "throughput",
-    "streams": "throughput",
-    "latency (ms)": "latency",
-    "latency (s)": "latency",
+# How MLCommons writes units (`Units`, `Performance_Units`, HTML `Metric`) -> our unit.
+_RAW_UNITS = {
+    "tokens/s": "tokens/s",
+    "samples/s": "samples/s",
+    "queries/s": "queries/s",
+    "tasks/s": "tasks/s",
+    "streams": "streams",
+    "latency (ms)": "ms",
+    "latency (s)": "s",
 }
 
 
-def raw_unit_kind(raw_unit: str | None) -> str | None:
-    """Whether an MLCommons `Units` string names a throughput or a latency (None if unknown)."""
-    if raw_unit is None:
+def raw_unit(raw: str | None) -> str | None:
+    """Our unit for an MLCommons unit label (None when unknown or empty)."""
+    if raw is None:
         return None
-    return _RAW_UNIT_KIND.get(raw_unit.strip().lower())
+    return _RAW_UNITS.get(str(raw).strip().lower())
+
+
+def raw_unit_kind(raw: str | None) -> str | None:
+    """Whether an MLCommons `Units` string names a throughput or a latency (None if unknown)."""
+    unit = raw_unit(raw)
+    return None if unit is None else unit_kind(unit)
 
 
 def unit_kind(unit: str) -> str:
     return "throughput" if unit in THROUGHPUT_UNITS else "latency"
+
+
+@dataclass(frozen=True)
+class ResultRule:
+    """What a (round, model, scenario) result is: its unit, the LoadGen detail-log key the
+    submission checker takes it from, and whether the rule is model-specific or a default."""
+
+    unit: str
+    log_field: str
+    note: str
+    model_specific: bool
 
 
 @functools.cache
@@ -144,9 +163,10 @@ def _unit_rules() -> list[dict[str, str]]:
     return _read_csv("mlperf_units.csv")
 
 
-def mlperf_unit(mlperf_model: str, scenario: str, round_name: str) -> tuple[str, str]:
-    """The unit the number really has for (round, model, scenario), from the rule table, and the
-    rule's note. The `Units` column of the tables is not trusted (mlcommons-formats.md 6)."""
+def mlperf_rule(mlperf_model: str, scenario: str, round_name: str) -> ResultRule:
+    """The rule for (round, model, scenario) from `mlperf_units.csv`: the first matching row,
+    model-specific rows before the `*` defaults. The `Units` column of the tables is not trusted
+    for the models the table names (mlcommons-formats.md 6)."""
     base, _target = split_accuracy_target(mlperf_model)
     order = round_sort_key(round_name)
     for rule in _unit_rules():
@@ -158,8 +178,28 @@ def mlperf_unit(mlperf_model: str, scenario: str, round_name: str) -> tuple[str,
             continue
         if rule["last_round"] and order > round_sort_key(rule["last_round"]):
             continue
-        return rule["unit"], rule["note"]
+        return ResultRule(rule["unit"], rule["log_field"], rule["note"], rule["mlperf_model"] != "*")
     raise ValueError(f"no unit rule for model {mlperf_model!r}, scenario {scenario!r}, round {round_name}")
+
+
+def mlperf_unit(mlperf_model: str, scenario: str, round_name: str) -> tuple[str, str]:
+    """The unit the number really has for (round, model, scenario), and the rule's note."""
+    rule = mlperf_rule(mlperf_model, scenario, round_name)
+    return rule.unit, rule.note
+
+
+@functools.cache
+def _model_folders() -> dict[str, str]:
+    return {row["folder"]: row["mlperf_model"] for row in _read_csv("mlperf_model_folders.csv")}
+
+
+def mlperf_benchmark(folder: str, extra: dict[str, str] | None = None) -> str:
+    """The official benchmark name for a submission folder name (`resnet50` -> `resnet`), using a
+    submitter's own `model_mapping.json` (open division) when given; unmapped names are kept."""
+    name = folder.strip()
+    if extra and name in extra:
+        return str(extra[name])
+    return _model_folders().get(name, name)
 
 
 @functools.cache

@@ -1,7 +1,11 @@
-"""Dump folders: `run.yaml` sidecars, recognising dump files by content, and assembling runs.
+"""Dump folders: `run.yaml` sidecars, the one registry of dump formats, and assembling runs.
 
 A dumps folder is any tree. A `run.yaml` describes the runs below it (keys of deeper files win
-over keys of shallower ones). Each folder holding load-level reports is one run.
+over keys of shallower ones). Everything below one (deepest) run.yaml that one tool wrote is one
+run of one config; files that measure the same load level (same offered rate, or same
+concurrency) are repeats of that level. Files are recognised by content, never by name, by the
+format modules in `assets.dump_formats`, tried in the order of `FORMAT_MODULES`. A file whose
+content was already read (same sha256, e.g. copied twice) is read once.
 """
 
 from __future__ import annotations
@@ -13,9 +17,23 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+import polars as pl
 import yaml
 
-from assets import canonical, inference_perf
+from assets import canonical
+from assets.dump_formats import (
+    Dump,
+    Measurement,
+    Parsed,
+    aiperf,
+    generic,
+    guidellm,
+    inference_perf,
+    llmperf,
+    sglang,
+    vllm,
+    with_our_tpot,
+)
 from assets.fetch import Fetched, read_local, sha256_bytes, walk_files
 from assets.mlperf_tables import decode_json, looks_like_json
 from assets.warehouse import IngestError, Reject, SourceFile
@@ -25,6 +43,12 @@ REQUIRED_KEYS = ("accelerator", "accelerator_count", "model", "precision", "runt
 OPTIONAL_KEYS = ("label", "settings", "tool_version")
 ARRIVALS = ("constant", "poisson", "gamma", "concurrency", "trace")
 
+# The registry: the first module whose `recognise` answers names the file. Specific shapes first;
+# vLLM after SGLang (SGLang lines carry vLLM-like keys), the generic tabular format last.
+FORMAT_MODULES = (inference_perf, guidellm, aiperf, llmperf, sglang, vllm, generic)
+SKIPPED_KINDS = {inference_perf.PROMETHEUS, aiperf.GENAI_PERF_RAW, vllm.SWEEP_SUMMARY, vllm.SWEEP_CSV,
+                 generic.LOG_CSV, generic.LOG_PARQUET}
+
 
 class SidecarProblem(ValueError):
     pass
@@ -32,13 +56,18 @@ class SidecarProblem(ValueError):
 
 @dataclass
 class ObservedBatch:
-    """What the dumps folders yield: rows for observed.runs and observed.load_points, plus rejects
-    and the inventory of every file looked at."""
+    """What the dumps folders yield: rows for observed.runs, observed.measurements and
+    observed.tool_metrics, a request frame for observed.requests, rejects and the file inventory."""
 
     runs: list[dict[str, Any]] = field(default_factory=list)
-    load_points: list[dict[str, Any]] = field(default_factory=list)
+    measurements: list[dict[str, Any]] = field(default_factory=list)
+    tool_metrics: list[dict[str, Any]] = field(default_factory=list)
+    requests: list[pl.DataFrame] = field(default_factory=list)
     rejects: list[Reject] = field(default_factory=list)
     files: list[SourceFile] = field(default_factory=list)
+
+    def request_frame(self) -> pl.DataFrame | None:
+        return pl.concat(self.requests, how="vertical") if self.requests else None
 
 
 def read_sidecar(fetched: Fetched) -> dict[str, Any]:
@@ -97,6 +126,48 @@ def run_config(merged: dict[str, Any], sidecars: list[str]) -> dict[str, Any]:
     }
 
 
+# ---- recognising one file --------------------------------------------------------------------
+
+def decode(fetched: Fetched) -> Dump:
+    """The file with its JSON decoded when it is JSON (or JSON lines); IngestError names a file
+    that looks like JSON and is not."""
+    dump = Dump(fetched.name, fetched.data)
+    if not looks_like_json(fetched.data):
+        return dump
+    try:
+        dump.payload = decode_json(fetched.data, fetched.name)
+    except IngestError as whole_file:  # names the file and the position
+        lines = [line for line in fetched.data.decode("utf-8-sig", errors="replace").splitlines() if line.strip()]
+        try:
+            values = [json.loads(line) for line in lines]
+        except json.JSONDecodeError:
+            raise whole_file from None
+        if len(values) < 2 or not all(isinstance(v, dict) for v in values):
+            raise whole_file from None
+        dump.payload, dump.json_lines = values, True
+    return dump
+
+
+def recognise(dump: Dump) -> tuple[Any, str] | None:
+    """(format module, kind) of the first module that recognises the file, or None."""
+    for module in FORMAT_MODULES:
+        kind = module.recognise(dump)
+        if kind:
+            return module, kind
+    return None
+
+
+def parse_file(fetched: Fetched) -> tuple[Parsed | None, Dump]:
+    dump = decode(fetched)
+    found = recognise(dump)
+    if found is None:
+        return None, dump
+    module, kind = found
+    return module.parse(dump, kind), dump
+
+
+# ---- assembling runs -------------------------------------------------------------------------
+
 def _relative(path: Path, root: Path) -> PurePosixPath:
     return PurePosixPath(path.relative_to(root).as_posix())
 
@@ -107,13 +178,21 @@ def _governing_sidecars(folder: PurePosixPath, sidecars: dict[PurePosixPath, dic
     return [p for p in reversed(chain) if p in sidecars]
 
 
+@dataclass
+class _Read:
+    fetched: Fetched
+    folder: PurePosixPath
+    parsed: Parsed
+
+
 def collect(root: Path) -> ObservedBatch:
     """Every run below one dumps folder."""
     if not root.is_dir():
         raise IngestError(f"{root}: dumps folder does not exist or is not a folder")
     batch = ObservedBatch()
     sidecars: dict[PurePosixPath, dict[str, Any]] = {}
-    reports: dict[PurePosixPath, list[tuple[Fetched, str, Any]]] = defaultdict(list)
+    reads: list[_Read] = []
+    seen: dict[str, str] = {}
     for path in sorted(_all_files(root, batch)):
         fetched = read_local(path)[0]
         rel = _relative(path, root)
@@ -121,42 +200,44 @@ def collect(root: Path) -> ObservedBatch:
             sidecars[rel.parent] = read_sidecar(fetched)
             batch.files.append(SourceFile(fetched.name, fetched.sha256, len(fetched.data), "run.yaml sidecar", "read"))
             continue
-        kind = None
-        payload = None
-        if looks_like_json(fetched.data):
-            payload = decode_json(fetched.data, fetched.name)
-            kind = inference_perf.recognise(payload)
-        if kind == inference_perf.STAGE:
-            reports[rel.parent].append((fetched, kind, payload))
-        elif kind == inference_perf.SUMMARY:
-            batch.files.append(SourceFile(fetched.name, fetched.sha256, len(fetched.data), kind,
-                                          "read", note="whole-run aggregate over all stages; not a load level"))
-        elif kind == inference_perf.PROMETHEUS:
-            batch.files.append(SourceFile(fetched.name, fetched.sha256, len(fetched.data), kind,
-                                          "skipped", note="server-side Prometheus metrics are not used yet"))
-        else:
+        if fetched.sha256 in seen:
+            batch.files.append(SourceFile(fetched.name, fetched.sha256, len(fetched.data), "duplicate", "skipped",
+                                          note=f"same content as {seen[fetched.sha256]}: read once"))
+            continue
+        seen[fetched.sha256] = fetched.name
+        parsed, _dump = parse_file(fetched)
+        if parsed is None:
             batch.files.append(SourceFile(fetched.name, fetched.sha256, len(fetched.data), "unrecognised",
                                           "skipped", note="not a dump format this version reads"))
+        elif parsed.kind in SKIPPED_KINDS or (parsed.note and not parsed.measurements and not parsed.problems):
+            status = "skipped" if parsed.kind in SKIPPED_KINDS else "read"
+            batch.files.append(SourceFile(fetched.name, fetched.sha256, len(fetched.data), parsed.kind, status,
+                                          note=parsed.note or inference_perf.NOT_LOAD_LEVELS.get(parsed.kind, "")))
+        elif parsed.kind == inference_perf.SUMMARY:
+            batch.files.append(SourceFile(fetched.name, fetched.sha256, len(fetched.data), parsed.kind, "read",
+                                          note=inference_perf.NOT_LOAD_LEVELS[parsed.kind]))
+        else:
+            reads.append(_Read(fetched, rel.parent, parsed))
 
-    by_sidecar: dict[PurePosixPath, list[PurePosixPath]] = defaultdict(list)
-    for folder in sorted(reports):
-        chain = _governing_sidecars(folder, sidecars)
+    runs: dict[tuple[PurePosixPath, str], list[_Read]] = defaultdict(list)
+    for read in reads:
+        chain = _governing_sidecars(read.folder, sidecars)
         if not chain:
-            for fetched, kind, _payload in reports[folder]:
-                batch.files.append(SourceFile(fetched.name, fetched.sha256, len(fetched.data), kind, "quarantined"))
-                batch.rejects.append(Reject(fetched.name, "file", f"no {SIDECAR} in {root} above this file "
-                                            "describes its config (accelerator, model, precision, runtime)"))
+            _quarantine_file(batch, read, f"no {SIDECAR} in {root} above this file describes its config "
+                                          "(accelerator, model, precision, runtime)")
             continue
-        by_sidecar[chain[-1]].append(folder)
-
-    for sidecar_folder, folders in sorted(by_sidecar.items()):
-        for folder in folders:
-            chain = _governing_sidecars(folder, sidecars)
-            merged: dict[str, Any] = {}
-            for link in chain:
-                merged.update(sidecars[link])
-            names = [str(root / link / SIDECAR) for link in chain]
-            _add_run(batch, root, sidecar_folder, folder, len(folders) > 1, merged, names, reports[folder])
+        runs[(chain[-1], read.parsed.tool)].append(read)
+    tools_per_sidecar: dict[PurePosixPath, set[str]] = defaultdict(set)
+    for sidecar_folder, tool in runs:
+        tools_per_sidecar[sidecar_folder].add(tool)
+    for (sidecar_folder, tool), run_reads in sorted(runs.items()):
+        chain = _governing_sidecars(sidecar_folder, sidecars)
+        merged: dict[str, Any] = {}
+        for link in chain:
+            merged.update(sidecars[link])
+        names = [str(root / link / SIDECAR) for link in chain]
+        _add_run(batch, root, sidecar_folder, tool, len(tools_per_sidecar[sidecar_folder]) > 1, merged, names,
+                 run_reads)
     return batch
 
 
@@ -171,52 +252,129 @@ def _all_files(root: Path, batch: ObservedBatch) -> list[Path]:
     return files
 
 
-def _add_run(batch: ObservedBatch, root: Path, sidecar_folder: PurePosixPath, folder: PurePosixPath,
-             several: bool, merged: dict[str, Any], sidecar_names: list[str],
-             stage_files: list[tuple[Fetched, str, Any]]) -> None:
+def _quarantine_file(batch: ObservedBatch, read: _Read, reason: str) -> None:
+    f = read.fetched
+    batch.files.append(SourceFile(f.name, f.sha256, len(f.data), read.parsed.kind, "quarantined"))
+    batch.rejects.append(Reject(f.name, "file", reason))
+
+
+@dataclass
+class _Point:
+    """One measurement placed in a run: the file it came from and the merged content."""
+
+    read: _Read
+    measurement: Measurement
+    requests_source: str | None = None
+
+
+def _merge(run_reads: list[_Read]) -> list[_Point]:
+    """Measurements of one folder with the same merge key are one measurement (a stage file and its
+    per-request records, AIPerf's aggregate and records, LLMPerf's summary and responses)."""
+    points: list[_Point] = []
+    keyed: dict[tuple[PurePosixPath, str], _Point] = {}
+    for read in run_reads:
+        for m in read.parsed.measurements:
+            if m.merge_key is None:
+                points.append(_Point(read, m, read.fetched.name if m.requests is not None else None))
+                continue
+            key = (read.folder, m.merge_key)
+            if key not in keyed:
+                keyed[key] = _Point(read, m, read.fetched.name if m.requests is not None else None)
+                points.append(keyed[key])
+                continue
+            point = keyed[key]
+            if m.values and not point.measurement.values:  # the aggregate side carries the load level
+                m.requests, point.read = point.measurement.requests, read
+                point.measurement = m
+            elif m.requests is not None and point.measurement.requests is None:
+                point.measurement.requests = m.requests
+                point.requests_source = read.fetched.name
+                if point.measurement.load_kind is None:
+                    point.measurement.load_kind = m.load_kind
+    return points
+
+
+def _level(point: _Point, run_kind: str) -> tuple[str, float | None]:
+    m = point.measurement
+    kind = m.load_kind or run_kind
+    nominal = m.offered_rate_per_s if kind == "rate" else m.concurrency
+    return kind, None if nominal is None else round(nominal, 6)
+
+
+def _add_run(batch: ObservedBatch, root: Path, sidecar_folder: PurePosixPath, tool: str, several_tools: bool,
+             merged: dict[str, Any], sidecar_names: list[str], run_reads: list[_Read]) -> None:
     try:
         config = run_config(merged, sidecar_names)
     except SidecarProblem as problem:
-        for fetched, kind, _payload in stage_files:
-            batch.files.append(SourceFile(fetched.name, fetched.sha256, len(fetched.data), kind, "quarantined"))
-        batch.rejects.append(Reject(sidecar_names[-1], f"run {root / folder}", str(problem), merged))
+        for read in run_reads:
+            f = read.fetched
+            batch.files.append(SourceFile(f.name, f.sha256, len(f.data), read.parsed.kind, "quarantined"))
+        batch.rejects.append(Reject(sidecar_names[-1], f"run {root / sidecar_folder}", str(problem), merged))
         return
     base_label = config.pop("label") or (sidecar_folder.as_posix() if str(sidecar_folder) != "." else root.name)
-    label = f"{base_label}/{folder.relative_to(sidecar_folder).as_posix()}" if several else base_label
-    ordered = sorted(
-        stage_files,
-        key=lambda item: (
-            item[2].get("load_summary", {}).get("requested_rate") or 0
-            if isinstance(item[2].get("load_summary"), dict) else 0,
-            inference_perf.stage_number(Path(item[0].name).name) or 0,
-            item[0].name,
-        ),
-    )
-    combined = hashlib.sha256("".join(f.sha256 for f, _k, _p in ordered).encode()).hexdigest()
+    label = f"{base_label}/{tool}" if several_tools else base_label
+    ordered_reads = sorted(run_reads, key=lambda r: r.fetched.name)
+    combined = hashlib.sha256("".join(r.fetched.sha256 for r in ordered_reads).encode()).hexdigest()
     run_id = "run-" + sha256_bytes(f"{label}\n{combined}".encode())[:16]
-    points = 0
-    for fetched, kind, payload in ordered:
-        try:
-            row = inference_perf.stage_to_load_point(payload, load_kind=config["load_kind"])
-        except inference_perf.LoadPointProblem as problem:
-            batch.rejects.append(Reject(fetched.name, "stage file", str(problem), None))
-            batch.files.append(SourceFile(fetched.name, fetched.sha256, len(fetched.data), kind, "quarantined"))
-            continue
-        row.update({"run_id": run_id, "load_index": points, "source": fetched.name,
-                    "source_sha256": fetched.sha256, "evidence": "observed",
-                    "_source": fetched.name, "_location": "stage file"})
-        batch.load_points.append(row)
-        batch.files.append(SourceFile(fetched.name, fetched.sha256, len(fetched.data), kind, "read", rows=1))
-        points += 1
+
+    for read in ordered_reads:
+        f = read.fetched
+        for location, reason in read.parsed.problems:
+            batch.rejects.append(Reject(f.name, location, reason))
+        status = "read" if read.parsed.measurements else "quarantined"
+        batch.files.append(SourceFile(f.name, f.sha256, len(f.data), read.parsed.kind, status,
+                                      rows=len(read.parsed.measurements), note=read.parsed.note))
+
+    points = _merge(ordered_reads)
+    levels: dict[tuple[str, float | None, int], list[_Point]] = defaultdict(list)
+    for i, point in enumerate(points):
+        kind, nominal = _level(point, config["load_kind"])
+        levels[(kind, nominal, -1 if nominal is not None else i)].append(point)
+
+    def level_order(item):
+        (kind, nominal, _i), pts = item
+        achieved = pts[0].measurement.values.get("achieved_requests_per_s") or 0.0
+        return (kind != config["load_kind"], nominal if nominal is not None else achieved, pts[0].read.fetched.name)
+
+    max_repeats, request_count, formats = 0, 0, set()
+    for load_index, ((kind, _nominal, _i), pts) in enumerate(sorted(levels.items(), key=level_order)):
+        pts.sort(key=lambda p: (p.read.fetched.name, p.measurement.location))
+        max_repeats = max(max_repeats, len(pts))
+        for repeat_index, point in enumerate(pts):
+            m, read = point.measurement, point.read
+            formats.add(read.parsed.kind)
+            keys = {"run_id": run_id, "load_index": load_index, "repeat_index": repeat_index}
+            row = {**keys, "load_kind": kind, "offered_rate_per_s": m.offered_rate_per_s,
+                   "concurrency": m.concurrency}
+            values = dict(m.values)
+            if m.requests is not None and values.get("achieved_requests_per_s") is None:
+                values.update({k: v for k, v in generic.window_values(m.requests).items() if v is not None})
+            row.update(values or {})
+            row.update({"has_requests": m.requests is not None, "source": read.fetched.name,
+                        "source_sha256": read.fetched.sha256, "location": m.location,
+                        "tool_definitions": read.parsed.definitions, "evidence": "observed",
+                        "_source": read.fetched.name, "_location": m.location})
+            batch.measurements.append(row)
+            batch.tool_metrics += [{**keys, "tool": read.parsed.tool, "metric": metric, "statistic": stat,
+                                    "value": value, "unit": unit, "tool_definitions": read.parsed.definitions}
+                                   for metric, stat, value, unit in m.tool_metrics]
+            if m.requests is not None:
+                request_count += m.requests.height
+                batch.requests.append(with_our_tpot(m.requests).with_columns(
+                    *[pl.lit(v).alias(k) for k, v in keys.items()],
+                    pl.lit(point.requests_source or read.fetched.name).alias("source")))
     batch.runs.append({
         "run_id": run_id,
         "run_label": label,
-        "tool": inference_perf.TOOL,
+        "tool": tool,
         "tool_version": config.pop("tool_version"),
         **config,
-        "load_points": points,
+        "load_points": len(levels),
+        "repeats_max": max_repeats,
+        "requests": request_count,
+        "formats": ", ".join(sorted(formats)),
         "sidecar": " + ".join(sidecar_names),
-        "report_dir": str(root / folder),
+        "report_dir": str(root / sidecar_folder),
         "source_sha256": combined,
         "evidence": "observed",
         "_source": sidecar_names[-1],
@@ -240,7 +398,9 @@ def collect_all(roots: list[str]) -> ObservedBatch:
                 continue
             labels[run["run_label"]] = run["report_dir"]
             total.runs.append(run)
-        total.load_points += [p for p in batch.load_points if p["run_id"] not in dropped]
+        total.measurements += [m for m in batch.measurements if m["run_id"] not in dropped]
+        total.tool_metrics += [m for m in batch.tool_metrics if m["run_id"] not in dropped]
+        total.requests += [r for r in batch.requests if r.get_column("run_id")[0] not in dropped]
         total.rejects += batch.rejects
         total.files += batch.files
     return total

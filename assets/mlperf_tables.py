@@ -1,8 +1,10 @@
-"""Parsing published MLPerf Inference round tables into canonical `benchmark.mlperf_results` rows.
+"""One canonical `benchmark.mlperf_results` row per MLPerf Inference result, whatever the source.
 
-Formats are recognised by content, never by file name. This module knows the final-report
-`summary_results.json` form (a JSON list of records, v4.1, v5.1 and v6.0); anything else is
-reported as unrecognised rather than guessed at.
+Every format parser (`mlperf_checker`, `mlperf_xlsx`, `mlperf_cm`, `mlperf_tree`, `mlperf_html`) turns
+its records into the final-report record form (the keys of `summary_results.json`: Submitter,
+Category, Suite, Platform, UsedModel, Model, Scenario, Performance_Result, ...) and hands them to
+`record_to_row`, the one place that normalises scenario, unit, precision, accuracy, accelerator and
+model. This module also reads the final-report JSON list itself.
 """
 
 from __future__ import annotations
@@ -19,17 +21,8 @@ from assets.warehouse import IngestError, Reject
 
 SUMMARY_RESULTS_JSON = "summary_results_json"
 
-_SUMMARY_REQUIRED = ("Submitter", "Category", "Suite", "Platform", "Model", "Scenario",
-                     "Performance_Result", "Performance_Units")
-
-_RAW_UNITS = {
-    "tokens/s": "tokens/s",
-    "samples/s": "samples/s",
-    "queries/s": "queries/s",
-    "streams": "streams",
-    "latency (ms)": "ms",
-    "latency (s)": "s",
-}
+_REQUIRED = ("Submitter", "Category", "Suite", "Platform", "Model", "Scenario", "Performance_Result")
+POWER_UNITS = {"watts": "W", "millijoules": "mJ", "joules": "J", "joules/stream": "J"}
 
 
 class RowProblem(ValueError):
@@ -41,6 +34,20 @@ class Detected:
     format: str | None
     payload: Any
     note: str = ""
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where records come from: the file or URL, its checksum and commit, and its format."""
+
+    source: str
+    sha256: str
+    commit: str | None
+    source_format: str
+
+    @classmethod
+    def of(cls, fetched: Fetched, source_format: str) -> Origin:
+        return cls(fetched.name, fetched.sha256, fetched.commit, source_format)
 
 
 def decode_json(data: bytes, name: str) -> Any:
@@ -60,35 +67,19 @@ def looks_like_json(data: bytes) -> bool:
     return head[:1] in (b"[", b"{")
 
 
-def detect(fetched: Fetched) -> Detected:
-    """Which round-table format `fetched` holds, by content."""
-    if not looks_like_json(fetched.data):
-        return Detected(None, None, "not JSON")
-    payload = decode_json(fetched.data, fetched.name)
-    if isinstance(payload, list):
-        if not payload:
-            return Detected(None, None, "empty JSON list")
-        first = payload[0]
-        if isinstance(first, dict) and "Performance_Result" in first and "Submitter" in first:
-            return Detected(SUMMARY_RESULTS_JSON, payload)
-        return Detected(None, None, "JSON list whose records are not final-report rows")
-    if isinstance(payload, dict):
-        values = list(payload.values())
-        if values and isinstance(values[0], dict) and "Organization" in values[0]:
-            return Detected(None, None, "index-keyed checker JSON (summary.json) is not read yet")
-        return Detected(None, None, "JSON object that is not a round table")
-    return Detected(None, None, "JSON that is not a round table")
+def is_report_record(record: Any) -> bool:
+    return isinstance(record, dict) and "Performance_Result" in record and "Submitter" in record
 
 
 # --- value coercion -----------------------------------------------------------------------
 
 
-def _blank(value: Any) -> bool:
+def blank(value: Any) -> bool:
     return value is None or (isinstance(value, str) and value.strip() in {"", "N/A", "NA", "-", "n/a"})
 
 
 def positive_number(value: Any, field: str) -> float:
-    if isinstance(value, bool) or _blank(value):
+    if isinstance(value, bool) or blank(value):
         raise RowProblem(f"{field} is missing (got {value!r}; expected a positive number)")
     try:
         number = float(str(value).replace(",", "")) if isinstance(value, str) else float(value)
@@ -101,7 +92,7 @@ def positive_number(value: Any, field: str) -> float:
 
 def loose_int(value: Any, field: str) -> int | None:
     """MLCommons counts come as 8, 8.0, "8", "" or "N/A"; None for blank."""
-    if _blank(value):
+    if blank(value):
         return None
     try:
         number = float(value)
@@ -115,58 +106,110 @@ def loose_int(value: Any, field: str) -> int | None:
 def loose_bool(value: Any) -> bool:
     if isinstance(value, str):
         return value.strip().lower() in {"1", "true", "yes"}
+    if isinstance(value, float) and math.isnan(value):
+        return False
     return bool(value)
 
 
 def text(value: Any) -> str | None:
-    if value is None:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
         return None
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, sort_keys=True)
     out = str(value).strip()
     return out or None
 
 
 def parse_accuracy(raw: Any) -> dict[str, float | str] | None:
-    """`ROUGE1: 44.45  ROUGE2: 22.04` -> {"ROUGE1": 44.45, "ROUGE2": 22.04}."""
-    if _blank(raw):
+    """Accuracy as key/value pairs: `ROUGE1: 44.45  ROUGE2: 22.04` (checker string; the HTML
+    pages separate with commas), an already parsed dict, or a bare number (older checker CSVs
+    and cm4mlperf rows give only the primary metric, kept under the key `value`)."""
+    if isinstance(raw, dict):
+        return {str(k): _number_or_text(v) for k, v in raw.items()} or None
+    if blank(raw):
         return None
-    pairs = re.findall(r"([A-Za-z_][\w\-]*)\s*:\s*([^\s]+)", str(raw))
-    result: dict[str, float | str] = {}
-    for key, value in pairs:
-        try:
-            result[key] = float(value)
-        except ValueError:
-            result[key] = value
-    return result or None
+    if isinstance(raw, (int, float)) and not isinstance(raw, bool):
+        return {"value": float(raw)}
+    as_text = str(raw).strip()
+    try:
+        return {"value": float(as_text)}
+    except ValueError:
+        pass
+    pairs = re.findall(r"([A-Za-z_][\w\-]*)\s*:\s*([^\s,]+)", as_text)
+    return {key: _number_or_text(value) for key, value in pairs} or None
 
 
-def canonical_unit(raw_unit: Any) -> str | None:
-    return _RAW_UNITS.get(str(raw_unit).strip().lower()) if raw_unit is not None else None
+def _number_or_text(value: Any) -> float | str:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def accuracy_text(values: dict[str, float | str]) -> str:
+    """The checker's flat form of an accuracy map: `KEY: value  KEY: value`."""
+    return "  ".join(f"{k}: {v:g}" if isinstance(v, float) else f"{k}: {v}" for k, v in values.items())
 
 
 def result_key(round_name: str, division: str, suite: str, submitter: str, platform: str,
-               used_model: str, scenario: str) -> str:
-    return "/".join([round_name, division, suite, submitter, platform, used_model, scenario])
+               model: str, scenario: str) -> str:
+    """The identity of a result across sources. `model` is the official benchmark in the closed
+    and network divisions (folder names such as `resnet50` vary) and the used model in open."""
+    return "/".join([round_name, division, suite, submitter, platform, model, scenario])
 
 
-# --- summary_results.json -----------------------------------------------------------------
+def round_of(record: dict[str, Any]) -> str:
+    """The round a record belongs to, from `version` or `ID`; RowProblem when neither tells."""
+    field = record.get("version") or record.get("ID")
+    try:
+        return canonical.normalise_round(field)
+    except ValueError:
+        raise RowProblem(f"cannot tell the round from version/ID {field!r} (expected like 'v5.1' or "
+                         "'5.1-0001', or a folder named like inference_results_v5.1 above the file)") from None
 
 
-def summary_record_to_row(record: Any, *, source: str, sha256: str, commit: str | None,
-                          index: int) -> dict[str, Any]:
-    """One final-report record as a canonical row; RowProblem says why it cannot be one."""
+# --- the canonical row --------------------------------------------------------------------
+
+
+def _unit(record: dict[str, Any], mlperf_model: str, scenario: str, round_name: str
+          ) -> tuple[str, str | None, bool, str | None, canonical.ResultRule]:
+    try:
+        rule = canonical.mlperf_rule(mlperf_model, scenario, round_name)
+    except ValueError as exc:
+        raise RowProblem(str(exc)) from None
+    raw = text(record.get("Performance_Units"))
+    if raw is None:
+        return rule.unit, None, False, rule.note or None, rule
+    labelled = canonical.raw_unit(raw)
+    if labelled is None:
+        raise RowProblem(f"Performance_Units {raw!r} is not a unit label this version knows "
+                         f"(expected Tokens/s, Samples/s, Queries/s, Tasks/s, Streams, Latency (ms) or Latency (s))")
+    if canonical.unit_kind(labelled) != canonical.unit_kind(rule.unit):
+        raise RowProblem(f"Performance_Units {raw!r} contradicts the unit rule ({rule.unit}) "
+                         f"for {mlperf_model} {scenario} {round_name}")
+    # A model-specific rule corrects known mislabels; a default rule never overrules the label.
+    unit = rule.unit if rule.model_specific else labelled
+    return unit, raw, labelled != unit, (rule.note or None) if rule.model_specific else None, rule
+
+
+def record_to_row(record: Any, *, origin: Origin, index: int, location: str | None = None,
+                  require_nodes: bool = True) -> dict[str, Any]:
+    """One final-report-form record as a canonical row; RowProblem says why it cannot be one.
+
+    Optional keys beyond the report's: `Total Accelerators` (v6.0), `log_field` (the LoadGen key
+    a tree's value came from), `Accuracy` as a dict or a bare number. Sources that never state
+    the node count (v0.7 checker rows, result pages) pass `require_nodes=False`.
+    """
     if not isinstance(record, dict):
         raise RowProblem(f"record is a {type(record).__name__}, expected an object")
-    missing = [k for k in _SUMMARY_REQUIRED if k not in record]
+    missing = [k for k in _REQUIRED if k not in record]
     if missing:
         raise RowProblem(f"record lacks keys {missing}")
-    round_field = record.get("version") or record.get("ID")
-    try:
-        round_name = canonical.normalise_round(round_field)
-    except ValueError:
-        raise RowProblem(f"cannot tell the round from version/ID {round_field!r}") from None
+    round_name = round_of(record)
     scenario = canonical.normalise_scenario(record["Scenario"])
     if scenario is None:
-        raise RowProblem(f"unknown scenario {record['Scenario']!r}")
+        raise RowProblem(f"unknown scenario {record['Scenario']!r} (expected Offline, Server, Interactive, "
+                         "SingleStream or MultiStream in any spelling)")
     division = str(record["Category"]).strip().lower()
     if division not in ("closed", "open", "network"):
         raise RowProblem(f"unknown division (Category) {record['Category']!r}")
@@ -175,30 +218,22 @@ def summary_record_to_row(record: Any, *, source: str, sha256: str, commit: str 
         raise RowProblem("Model is empty")
     used_model = text(record.get("UsedModel")) or mlperf_model
     value = positive_number(record["Performance_Result"], "Performance_Result")
-    raw_unit = text(record["Performance_Units"])
-    try:
-        unit, rule_note = canonical.mlperf_unit(mlperf_model, scenario, round_name)
-    except ValueError as exc:
-        raise RowProblem(str(exc)) from None
-    raw_kind = canonical.raw_unit_kind(raw_unit)
-    if raw_kind is None:
-        raise RowProblem(f"unknown Performance_Units {raw_unit!r}")
-    if raw_kind != canonical.unit_kind(unit):
-        raise RowProblem(f"Performance_Units {raw_unit!r} contradicts the unit rule ({unit}) "
-                         f"for {mlperf_model} {scenario} {round_name}")
-    unit_corrected = canonical_unit(raw_unit) != unit
+    unit, raw_unit, unit_corrected, rule_note, rule = _unit(record, mlperf_model, scenario, round_name)
     metric_kind = canonical.unit_kind(unit)
 
     accelerator_raw = text(record.get("Accelerator"))
     per_node = loose_int(record.get("a#"), "a#")
     nodes = loose_int(record.get("Nodes"), "Nodes")
-    if nodes is None or nodes < 1:
+    if (nodes is None and require_nodes) or (nodes is not None and nodes < 1):
         raise RowProblem(f"Nodes must be a count of at least 1 (got {record.get('Nodes')!r})")
-    is_cpu_only = (accelerator_raw is None or accelerator_raw in {"N/A", "-"}) and not per_node
+    # CPU-only only when the source describes accelerators at all (v0.7 checker rows do not).
+    describes_accelerators = "Accelerator" in record or "a#" in record
+    is_cpu_only = describes_accelerators and (accelerator_raw is None or accelerator_raw in {"N/A", "-"}) \
+        and not per_node
     stated_total = loose_int(record.get("Total Accelerators"), "Total Accelerators")
     if is_cpu_only:
         total = 0
-    elif per_node is not None:
+    elif per_node is not None and nodes is not None:
         total = nodes * per_node
         if stated_total is not None and stated_total != total:
             raise RowProblem(f"Total Accelerators {stated_total} != Nodes {nodes} x a# {per_node}")
@@ -215,14 +250,22 @@ def summary_record_to_row(record: Any, *, source: str, sha256: str, commit: str 
     software = text(record.get("Software"))
     runtime, runtime_version = canonical.split_runtime(software)
     accuracy = parse_accuracy(record.get("Accuracy"))
+    accuracy_raw = record.get("Accuracy")
+    if isinstance(accuracy_raw, dict):
+        accuracy_raw = accuracy_text(accuracy) if accuracy else None
     base_model, target = canonical.split_accuracy_target(mlperf_model)
     model = canonical.model_id(base_model)
     submitter = str(record["Submitter"]).strip()
     suite = str(record["Suite"]).strip()
     platform = str(record["Platform"]).strip()
     power = record.get("Power_Result")
+    power_unit = text(record.get("Power_Units"))
+    if power_unit is not None and power_unit.lower() not in POWER_UNITS:
+        raise RowProblem(f"Power_Units {power_unit!r} is not a power unit this version knows "
+                         f"(expected Watts, millijoules or Joules)")
+    key_model = used_model if division == "open" else mlperf_model
     return {
-        "result_key": result_key(round_name, division, suite, submitter, platform, used_model, scenario),
+        "result_key": result_key(round_name, division, suite, submitter, platform, key_model, scenario),
         "round": round_name,
         "round_order": canonical.round_sort_key(round_name),
         "mlperf_id": text(record.get("ID")),
@@ -243,7 +286,8 @@ def summary_record_to_row(record: Any, *, source: str, sha256: str, commit: str 
         "result_unit": unit,
         "result_unit_raw": raw_unit,
         "unit_corrected": unit_corrected,
-        "unit_rule": rule_note or None,
+        "unit_rule": rule_note,
+        "result_field": text(record.get("log_field")),
         "metric_kind": metric_kind,
         "result_per_accelerator": per_accel,
         "tokens_per_s": value if unit == "tokens/s" else None,
@@ -262,49 +306,47 @@ def summary_record_to_row(record: Any, *, source: str, sha256: str, commit: str 
         "operating_system": text(record.get("operating_system")),
         "precision_raw": precision_raw,
         "precision": precision,
-        "accuracy_raw": text(record.get("Accuracy")),
+        "accuracy_raw": text(accuracy_raw),
         "accuracy_json": json.dumps(accuracy, sort_keys=True) if accuracy else None,
         "inferred": loose_bool(record.get("inferred", 0)),
-        "has_power": loose_bool(record.get("has_power", False)),
-        "power_value": None if _blank(power) else positive_number(power, "Power_Result"),
-        "power_unit": text(record.get("Power_Units")),
+        "has_power": loose_bool(record.get("has_power", False)) or not blank(power),
+        "power_value": None if blank(power) else positive_number(power, "Power_Result"),
+        "power_unit": power_unit,
         "details_url": text(record.get("Details")),
-        "source_format": SUMMARY_RESULTS_JSON,
-        "source": source,
-        "source_sha256": sha256,
-        "source_commit": commit,
+        "source_format": origin.source_format,
+        "source": origin.source,
+        "source_sha256": origin.sha256,
+        "source_commit": origin.commit,
         "source_row": index,
+        "source_location": location or f"record {index}",
         "evidence": "benchmark",
     }
 
 
-def parse_summary_results(records: list[Any], fetched: Fetched) -> tuple[list[dict[str, Any]], list[Reject]]:
-    """Canonical rows and rejects for every record of a `summary_results.json` list."""
+def records_to_rows(records: list[tuple[str, Any]], origin: Origin, *, require_nodes: bool = True
+                    ) -> tuple[list[dict[str, Any]], list[Reject]]:
+    """Canonical rows and rejects for (location, record) pairs of one source."""
     rows, rejects = [], []
-    for index, record in enumerate(records):
+    for index, (location, record) in enumerate(records):
         try:
-            rows.append(summary_record_to_row(record, source=fetched.name, sha256=fetched.sha256,
-                                              commit=fetched.commit, index=index))
+            rows.append(record_to_row(record, origin=origin, index=index, location=location,
+                                      require_nodes=require_nodes))
         except RowProblem as problem:
-            rejects.append(Reject(source=fetched.name, location=f"record {index}", reason=str(problem),
+            rejects.append(Reject(source=origin.source, location=location, reason=str(problem),
                                   row=record if isinstance(record, dict) else {"value": record}))
     return rows, rejects
 
 
-def drop_duplicates(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[Reject]]:
-    """Keep the first row of each result; later copies are quarantined naming the first."""
-    first: dict[str, dict[str, Any]] = {}
-    kept, rejects = [], []
-    for row in rows:
-        seen = first.get(row["result_key"])
-        if seen is None:
-            first[row["result_key"]] = row
-            kept.append(row)
-        else:
-            rejects.append(Reject(
-                source=row["source"], location=f"record {row['source_row']}",
-                reason=(f"duplicate result {row['result_key']}: already read from {seen['source']} "
-                        f"record {seen['source_row']}"),
-                row=row,
-            ))
-    return kept, rejects
+# --- summary_results.json -----------------------------------------------------------------
+
+
+def summary_record_to_row(record: Any, *, source: str, sha256: str, commit: str | None,
+                          index: int) -> dict[str, Any]:
+    """One `summary_results.json` record as a canonical row (see `record_to_row`)."""
+    return record_to_row(record, origin=Origin(source, sha256, commit, SUMMARY_RESULTS_JSON), index=index)
+
+
+def parse_summary_results(records: list[Any], fetched: Fetched) -> tuple[list[dict[str, Any]], list[Reject]]:
+    """Canonical rows and rejects for every record of a `summary_results.json` list."""
+    return records_to_rows([(f"record {i}", r) for i, r in enumerate(records)],
+                           Origin.of(fetched, SUMMARY_RESULTS_JSON))

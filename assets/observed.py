@@ -8,22 +8,36 @@ from assets.sqlfiles import build_table_from_sql, sql_check
 from assets.warehouse import frame_from_rows, write_table
 from pipelines.resources import Inputs, Warehouse
 from schemas.delivered_at_slo import DeliveredAtSlo
+from schemas.load_point_measures import LoadPointMeasures
 from schemas.load_points import LoadPoints
+from schemas.measurements import Measurements
+from schemas.requests import Requests
 from schemas.runs import Runs
+from schemas.tool_metrics import ToolMetrics
+
+DUMP_TABLES = (["observed", "runs"], ["observed", "measurements"], ["observed", "tool_metrics"],
+               ["observed", "requests"])
 
 
 @dg.multi_asset(
     specs=[
         dg.AssetSpec(["observed", "runs"], group_name="observed", kinds={"duckdb", "polars"},
-                     description="One row per measured run of our stack, with its config (accelerator, "
-                                 "model, precision, runtime, arrival) from the run.yaml above its dump files."),
-        dg.AssetSpec(["observed", "load_points"], group_name="observed", kinds={"duckdb", "polars"},
-                     description="One row per run x load level: offered and achieved rate, p50-p99 TTFT, "
-                                 "TPOT, ITL, E2E in ms, tokens/s and errors, from the dump files."),
+                     description="One row per measured run of our stack (everything one tool wrote below one "
+                                 "run.yaml), with its config (accelerator, model, precision, runtime, arrival)."),
+        dg.AssetSpec(["observed", "measurements"], group_name="observed", kinds={"duckdb", "polars"},
+                     description="One row per run x load level x repeat as the tool reported it: offered and "
+                                 "achieved rate, counts, tokens/s, and the tool's percentiles where its "
+                                 "definition is ours (ms); from the dump files, recognised by content."),
+        dg.AssetSpec(["observed", "tool_metrics"], group_name="observed", kinds={"duckdb", "polars"},
+                     description="Every aggregate each tool reported (e.g. GuideLLM's TTFT-inclusive "
+                                 "time_per_output_token_ms), under the tool's own name and definition."),
+        dg.AssetSpec(["observed", "requests"], group_name="observed", kinds={"duckdb", "polars"},
+                     description="Per-request records where the dump has them: phase, status, start offset, "
+                                 "tokens, TTFT, E2E and TPOT by our definition (ms)."),
     ],
 )
 def observed_runs(context: dg.AssetExecutionContext, warehouse: Warehouse, inputs: Inputs):
-    """Runs and load points from the dump folders (files recognised by content)."""
+    """Runs, measurements, tool aggregates and per-request records from the dump folders."""
     batch = dumps.collect_all(list(inputs.dumps))
     for run in batch.runs:
         flags = []
@@ -33,16 +47,47 @@ def observed_runs(context: dg.AssetExecutionContext, warehouse: Warehouse, input
             flags.append(f"model {run['model_raw']!r}")
         if flags:
             context.log.warning(f"run {run['run_label']}: unknown {', '.join(flags)} (kept raw, flagged)")
+    requests = batch.request_frame()
     with warehouse.connect() as conn:
-        run_report = write_table(conn, "observed.runs", frame_from_rows(batch.runs, Runs), Runs,
-                                 [r for r in batch.rejects if r.location.startswith("run ")], [])
-        point_report = write_table(conn, "observed.load_points", frame_from_rows(batch.load_points, LoadPoints),
-                                   LoadPoints, [r for r in batch.rejects if not r.location.startswith("run ")],
-                                   batch.files)
-    context.log.info(f"observed: {run_report.rows} runs, {point_report.rows} load points, "
-                     f"{run_report.quarantined + point_report.quarantined} quarantined")
-    yield dg.MaterializeResult(asset_key=["observed", "runs"], metadata=run_report.metadata())
-    yield dg.MaterializeResult(asset_key=["observed", "load_points"], metadata=point_report.metadata())
+        reports = [
+            write_table(conn, "observed.runs", frame_from_rows(batch.runs, Runs), Runs,
+                        [r for r in batch.rejects if r.location.startswith("run ")], []),
+            write_table(conn, "observed.measurements", frame_from_rows(batch.measurements, Measurements),
+                        Measurements, [r for r in batch.rejects if not r.location.startswith("run ")], batch.files),
+            write_table(conn, "observed.tool_metrics", frame_from_rows(batch.tool_metrics, ToolMetrics), ToolMetrics),
+            write_table(conn, "observed.requests",
+                        requests if requests is not None else frame_from_rows([], Requests), Requests),
+        ]
+    runs, measurements, _metrics, request_report = reports
+    context.log.info(f"observed: {runs.rows} runs, {measurements.rows} measurements, {request_report.rows} "
+                     f"requests, {sum(r.quarantined for r in reports)} quarantined")
+    for key, report in zip(DUMP_TABLES, reports):
+        yield dg.MaterializeResult(asset_key=key, metadata=report.metadata())
+
+
+@dg.asset(
+    key=["observed", "load_point_measures"],
+    deps=[["observed", "measurements"], ["observed", "requests"]],
+    group_name="observed",
+    kinds={"duckdb", "sql"},
+)
+def load_point_measures(warehouse: Warehouse) -> dg.MaterializeResult:
+    """Per run x load level x measure: the estimate (recomputed from per-request records, else the tool's
+    aggregate where its definition is ours) and a 95% interval from a bootstrap over the records and the
+    range of repeats; built by sql/observed/load_point_measures.sql."""
+    return build_table_from_sql(warehouse, "observed.load_point_measures", LoadPointMeasures)
+
+
+@dg.asset(
+    key=["observed", "load_points"],
+    deps=[["observed", "measurements"], ["observed", "requests"], ["observed", "load_point_measures"]],
+    group_name="observed",
+    kinds={"duckdb", "sql"},
+)
+def load_points(warehouse: Warehouse) -> dg.MaterializeResult:
+    """One row per run x load level over its repeats: offered and achieved rate, p50-p99 TTFT, TPOT, ITL,
+    E2E in ms, tokens/s, errors and excluded requests; built by sql/observed/load_points.sql."""
+    return build_table_from_sql(warehouse, "observed.load_points", LoadPoints)
 
 
 load_points_achieved_vs_offered = sql_check(
@@ -53,15 +98,15 @@ load_points_achieved_vs_offered = sql_check(
 
 @dg.asset(
     key=["observed", "delivered_at_slo"],
-    deps=[["observed", "runs"], ["observed", "load_points"], ["requirement", "profiles"],
-          ["requirement", "slo_bounds"]],
+    deps=[["observed", "runs"], ["observed", "load_points"], ["observed", "load_point_measures"],
+          ["requirement", "profiles"], ["requirement", "slo_bounds"]],
     group_name="observed",
     kinds={"duckdb", "sql"},
 )
 def delivered_at_slo(warehouse: Warehouse) -> dg.MaterializeResult:
-    """Per run x profile (same model), the SLO-feasible request-rate band: low = the highest
-    achieved rate whose percentiles meet every bound, high = the SLO crossing interpolated towards
-    the first failing load point; built by sql/observed/delivered_at_slo.sql."""
+    """Per run x profile (same model), the SLO-feasible request-rate band: low = the highest achieved
+    rate whose percentile intervals surely meet every bound, high = the crossing interpolated towards the
+    first point failing even optimistically; built by sql/observed/delivered_at_slo.sql."""
     return build_table_from_sql(warehouse, "observed.delivered_at_slo", DeliveredAtSlo)
 
 

@@ -18,7 +18,7 @@ from schemas.profiles import Profiles, SloBounds
 SLO_KEY = re.compile(r"^(ttft|tpot|itl|e2e)_(p50|p90|p95|p99)_ms$")
 DEFAULT_ERROR_RATE_MAX = 0.01
 PROFILE_KEYS = {"name", "model", "slo", "delivered_fraction_prior", "workload"}
-WORKLOAD_KEYS = {"input_tokens_mean", "output_tokens_mean"}
+WORKLOAD_KEYS = {"input_tokens_mean", "output_tokens_mean", "traffic_log"}
 
 
 def _positive(value: Any, where: str) -> float:
@@ -29,7 +29,8 @@ def _positive(value: Any, where: str) -> float:
 
 def parse_profiles(content: Any, source: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Profile rows and SLO-bound rows from a profiles YAML document; IngestError names the
-    file, the profile and the key that is wrong."""
+    file, the profile and the key that is wrong. `workload.traffic_log` (a production request log in
+    the generic per-request format) is resolved against the profiles file's folder."""
     if not isinstance(content, dict) or not isinstance(content.get("profiles"), list) or not content["profiles"]:
         raise IngestError(f"{source}: expected `profiles:` with a non-empty list of profiles")
     profiles, bounds, names = [], [], set()
@@ -87,6 +88,8 @@ def parse_profiles(content: Any, source: str) -> tuple[list[dict[str, Any]], lis
             if "input_tokens_mean" in workload else None,
             "output_tokens_mean": _positive(workload["output_tokens_mean"], f"{where}: workload.output_tokens_mean")
             if "output_tokens_mean" in workload else None,
+            "traffic_log": None if not workload.get("traffic_log")
+            else str((Path(source).parent / str(workload["traffic_log"])).resolve()),
             "slo_text": "; ".join(f"{k} <= {v:g}" for k, v in measures) + f"; error_rate <= {error_rate_max:g}",
             "source": source,
             "evidence": "requirement",

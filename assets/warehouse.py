@@ -112,6 +112,8 @@ CREATE TABLE IF NOT EXISTS audit.source_files (
     rows BIGINT NOT NULL,
     note VARCHAR
 );
+ALTER TABLE audit.quarantine ADD COLUMN IF NOT EXISTS scope VARCHAR;
+ALTER TABLE audit.source_files ADD COLUMN IF NOT EXISTS scope VARCHAR;
 """
 
 
@@ -200,6 +202,26 @@ def split_valid(
     return model.validate(good, lazy=True), rejects
 
 
+def _replace_scope(conn: duckdb.DuckDBPyConnection, table: str, column: str, value: str) -> None:
+    """Replace the rows of `table` whose `column` equals `value` with `_benchbill_frame`'s rows.
+    A table from an older model gains the new columns (NULL in other scopes' rows) and loses
+    the dropped ones, so one scope can be re-ingested without rebuilding the others."""
+    target = qualified(table)
+    conn.execute(f"CREATE TABLE IF NOT EXISTS {target} AS SELECT * FROM _benchbill_frame LIMIT 0")
+    schema, name = table.split(".")
+    existing = {r[0] for r in conn.execute(
+        "SELECT column_name FROM duckdb_columns() WHERE schema_name = ? AND table_name = ?", [schema, name]
+    ).fetchall()}
+    wanted = conn.execute("DESCRIBE SELECT * FROM _benchbill_frame").fetchall()
+    for column_name, column_type, *_rest in wanted:
+        if column_name not in existing:
+            conn.execute(f"ALTER TABLE {target} ADD COLUMN {quote_ident(column_name)} {column_type}")
+    for column_name in existing - {w[0] for w in wanted}:
+        conn.execute(f"ALTER TABLE {target} DROP COLUMN {quote_ident(column_name)}")
+    conn.execute(f"DELETE FROM {target} WHERE {quote_ident(column)} = ?", [value])
+    conn.execute(f"INSERT INTO {target} BY NAME SELECT * FROM _benchbill_frame")
+
+
 def write_table(
     conn: duckdb.DuckDBPyConnection,
     table: str,
@@ -207,12 +229,25 @@ def write_table(
     model: type[pa.DataFrameModel],
     rejects: list[Reject] | None = None,
     source_files: list[SourceFile] | None = None,
+    scope: tuple[str, str] | None = None,
 ) -> WriteReport:
     """Validate and replace `table` in the build file; record its quarantine and source files.
+
+    With `scope=(column, value)` (e.g. `("round", "v5.1")`) only the rows of that scope are
+    replaced, and the table's quarantine and source-file rows of that scope likewise: re-ingesting
+    one MLPerf round leaves the others alone. Every row of `frame` must belong to the scope.
 
     The replacement, the table's quarantine rows and its source-file inventory change together
     in one transaction, so a failure leaves the previous state of all three.
     """
+    if scope is not None:
+        column, value = scope
+        if column not in frame.columns:
+            raise SchemaMismatch(f"{table}: scope column {column!r} is not in the frame")
+        outside = frame.filter(pl.col(column) != value).height
+        if outside:
+            raise SchemaMismatch(f"{table}: {outside} rows lie outside the scope {column} = {value!r}")
+    scope_label = None if scope is None else f"{scope[0]}={scope[1]}"
     valid, schema_rejects = split_valid(frame, model, table)
     all_rejects = list(rejects or []) + schema_rejects
     schema = table.split(".")[0]
@@ -220,25 +255,32 @@ def write_table(
     describe_table(conn, "audit.quarantine", Quarantine)
     describe_table(conn, "audit.source_files", SourceFiles)
     conn.execute(f"CREATE SCHEMA IF NOT EXISTS {quote_ident(schema)}")
+    in_scope = "" if scope is None else " AND scope IS NOT DISTINCT FROM ?"
+    scope_params = [] if scope is None else [scope_label]
     conn.execute("BEGIN TRANSACTION")
     try:
         conn.register("_benchbill_frame", valid.to_arrow())
-        conn.execute(f"CREATE OR REPLACE TABLE {qualified(table)} AS SELECT * FROM _benchbill_frame")
+        if scope is None:
+            conn.execute(f"CREATE OR REPLACE TABLE {qualified(table)} AS SELECT * FROM _benchbill_frame")
+        else:
+            _replace_scope(conn, table, scope[0], scope[1])
         conn.unregister("_benchbill_frame")
         describe_table(conn, table, model)
-        conn.execute("DELETE FROM audit.quarantine WHERE table_name = ?", [table])
+        conn.execute(f"DELETE FROM audit.quarantine WHERE table_name = ?{in_scope}", [table, *scope_params])
         if all_rejects:
             conn.executemany(
-                "INSERT INTO audit.quarantine VALUES (?, ?, ?, ?, ?)",
-                [[table, r.source, r.location, r.reason, row_json(r.row)] for r in all_rejects],
+                "INSERT INTO audit.quarantine (table_name, source, location, reason, row_json, scope) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                [[table, r.source, r.location, r.reason, row_json(r.row), scope_label] for r in all_rejects],
             )
         if source_files is not None:
-            conn.execute("DELETE FROM audit.source_files WHERE table_name = ?", [table])
+            conn.execute(f"DELETE FROM audit.source_files WHERE table_name = ?{in_scope}", [table, *scope_params])
             if source_files:
                 conn.executemany(
-                    "INSERT INTO audit.source_files VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    [[table, f.source, f.sha256, f.size_bytes, f.detected_format, f.status, f.rows, f.note]
-                     for f in source_files],
+                    "INSERT INTO audit.source_files (table_name, source, sha256, size_bytes, detected_format, "
+                    "status, rows, note, scope) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [[table, f.source, f.sha256, f.size_bytes, f.detected_format, f.status, f.rows, f.note,
+                      scope_label] for f in source_files],
                 )
         conn.execute("COMMIT")
     except Exception:

@@ -30,7 +30,7 @@ def read_shortlist(serving_path: Path) -> tuple[list[dict], list[tuple]]:
     return rows, quarantine
 
 
-def _check_failures(result: dg.ExecuteInProcessResult) -> tuple[list[str], list[str]]:
+def _failures(result: dg.ExecuteInProcessResult) -> tuple[list[str], list[str]]:
     """(errors, warnings): failed steps and failed ERROR checks; failed WARN checks."""
     errors, warnings = [], []
     for event in result.all_events:
@@ -52,27 +52,58 @@ def _check_failures(result: dg.ExecuteInProcessResult) -> tuple[list[str], list[
     return errors, warnings
 
 
+def _execute(job: dg.JobDefinition, instance: dg.DagsterInstance, warnings: list[str], **kwargs) -> list[str]:
+    """Run a job in-process; the failures it reports (empty when it succeeded). Failed WARN checks
+    are added to `warnings`."""
+    run_config = kwargs.pop("run_config", {})
+    result = job.execute_in_process(instance=instance, run_config={"loggers": {"progress": {}}, **run_config},
+                                    raise_on_error=False, **kwargs)
+    failures, warned = _failures(result)
+    warnings += warned
+    if not result.success and not failures:
+        failures = [f"{job.name}: run did not succeed"]
+    return failures
+
+
+def _report_failure(messages: list[str]) -> int:
+    print("benchbill: run failed; the published serving file (if any) is unchanged.", file=sys.stderr)
+    for message in messages:
+        print(f"  {message}", file=sys.stderr)
+    print("What to do: correct the file, URL or row named above (each message says what was expected), "
+          "then run again.", file=sys.stderr)
+    return 1
+
+
 def run(args: argparse.Namespace) -> int:
+    from assets.mlperf import MLPERF_ROUND_OP, load_sources, plan_rounds, round_run_config
+    from assets.warehouse import IngestError
     from pipelines.definitions import build_definitions
+    from pipelines.partitions import MLPERF_ROUND_PARTITIONS
 
     inputs = Inputs(mlperf=args.mlperf or [], sources_file=args.sources, dumps=args.dumps or [],
                     prices=args.prices, profiles=args.profiles)
     warehouse = Warehouse(dir=args.warehouse)
     print(f"benchbill: building {Path(args.warehouse).resolve()}", file=sys.stderr)
-    job = build_definitions(inputs, warehouse).resolve_job_def("build_warehouse")
-    result = job.execute_in_process(
-        instance=dg.DagsterInstance.ephemeral(),
-        run_config={"loggers": {"progress": {}}},
-        raise_on_error=False,
-    )
-    failures, warnings = _check_failures(result)
-    if not result.success or failures:
-        print("benchbill: run failed; the published serving file (if any) is unchanged.", file=sys.stderr)
-        for message in failures:
-            print(f"  {message}", file=sys.stderr)
-        print("What to do: correct the file, URL or row named above (each message says what was expected), "
-              "then run again.", file=sys.stderr)
-        return 1
+    definitions = build_definitions(inputs, warehouse)
+    # MLPerf rounds are partitions: find the rounds the inputs hold, ingest each, then build the rest.
+    try:
+        plan = plan_rounds(list(inputs.mlperf), load_sources(inputs.sources_file),
+                           log=lambda m: print(f"  {m}", file=sys.stderr))
+    except IngestError as exc:
+        return _report_failure([f"{MLPERF_ROUND_OP}: {exc}"])
+    instance = dg.DagsterInstance.ephemeral()
+    warnings: list[str] = []
+    instance.add_dynamic_partitions(MLPERF_ROUND_PARTITIONS, list(plan))
+    ingest = definitions.resolve_job_def("ingest_mlperf_round")
+    for round_name, locations in plan.items():
+        print(f"benchbill: MLPerf round {round_name}", file=sys.stderr)
+        failures = _execute(ingest, instance, warnings, partition_key=round_name,
+                            run_config=round_run_config(locations))
+        if failures:
+            return _report_failure(failures)
+    failures = _execute(definitions.resolve_job_def("build_warehouse"), instance, warnings)
+    if failures:
+        return _report_failure(failures)
     rows, quarantine = read_shortlist(warehouse.serving_path)
     print(format_shortlist(rows))
     if quarantine:

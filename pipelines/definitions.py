@@ -1,4 +1,4 @@
-"""The Dagster definitions: every asset and check, the jobs, the schedule and the sensor."""
+"""The Dagster definitions: every asset and check, the jobs, the schedule and the sensors."""
 
 from __future__ import annotations
 
@@ -10,7 +10,10 @@ from pipelines.automation import (
     dump_folder_sensor,
     freshness_checks,
     freshness_sensor,
+    ingest_mlperf_round,
+    mlperf_round_sensor,
     nightly_refresh,
+    rebuild_after_round_ingest,
     refresh_observed,
 )
 from pipelines.progress import progress_logger
@@ -23,9 +26,9 @@ def build_definitions(inputs: Inputs | None = None, warehouse: Warehouse | None 
     return dg.Definitions(
         assets=dg.load_assets_from_package_module(assets),
         asset_checks=[*dg.load_asset_checks_from_package_module(assets), *freshness_checks],
-        jobs=[build_warehouse, refresh_observed],
+        jobs=[build_warehouse, refresh_observed, ingest_mlperf_round],
         schedules=[nightly_refresh],
-        sensors=[dump_folder_sensor, freshness_sensor],
+        sensors=[dump_folder_sensor, mlperf_round_sensor, rebuild_after_round_ingest, freshness_sensor],
         resources={
             "warehouse": warehouse or warehouse_from_env(),
             "inputs": inputs or inputs_from_env(),

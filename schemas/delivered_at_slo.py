@@ -30,6 +30,10 @@ class DeliveredAtSlo(pa.DataFrameModel):
         "True when a later load level fails a bound (else the band is a lower bound: high = low)."))
     low_load_index: int = pa.Field(nullable=True, ge=0, description="load_index of the low end's load point.")
     failing_load_index: int = pa.Field(nullable=True, ge=0, description="load_index of the first failing load point.")
+    low_load_value: float = pa.Field(nullable=True, ge=0, description=(
+        "Offered load (rate or concurrency) of the low end's load point."))
+    failing_load_value: float = pa.Field(nullable=True, ge=0, description=(
+        "Offered load (rate or concurrency) of the first failing load point."))
     binding_measure: str = pa.Field(nullable=True, description="Bound crossed first between the two points.")
     delivered_requests_per_s_low: float = _band("low", "Requests/s")
     delivered_requests_per_s_high: float = _band("high", "Requests/s")
@@ -41,6 +45,9 @@ class DeliveredAtSlo(pa.DataFrameModel):
     delivered_total_tokens_per_s_high: float = _band("high", "Total tokens/s")
     mean_input_tokens: float = pa.Field(nullable=True, ge=0, description="Mean input tokens per request at the low point.")
     mean_output_tokens: float = pa.Field(nullable=True, ge=0, description="Mean output tokens per request at the low point.")
+    repeats_max: int = pa.Field(ge=0, description="Most repeats of any load level of the run.")
+    percentile_source: str = pa.Field(nullable=True, isin=["per_request", "tool_aggregate"], description=(
+        "Where the low point's percentiles come from: per_request records or the tool's aggregates."))
     method: str = pa.Field(description="How the band was computed, in words.")
     evidence: str = pa.Field(isin=["observed"], description="Evidence class of the row: observed.")
 

@@ -3,7 +3,7 @@
 import pandera.polars as pa
 
 SCENARIOS = ["Offline", "Server", "Interactive", "SingleStream", "MultiStream"]
-UNITS = ["tokens/s", "samples/s", "queries/s", "streams", "ms", "s"]
+UNITS = ["tokens/s", "samples/s", "queries/s", "tasks/s", "streams", "ms", "s"]
 
 
 class MlperfResults(pa.DataFrameModel):
@@ -43,6 +43,8 @@ class MlperfResults(pa.DataFrameModel):
     result_unit_raw: str = pa.Field(nullable=True, description="Unit as published (Performance_Units).")
     unit_corrected: bool = pa.Field(description="True when the published unit was mislabelled and corrected.")
     unit_rule: str = pa.Field(nullable=True, description="Note of the unit rule that applied, when one did.")
+    result_field: str = pa.Field(nullable=True, description=(
+        "LoadGen log field the result was taken from (e.g. result_tokens_per_second), when known."))
     metric_kind: str = pa.Field(isin=["throughput", "latency"], description=(
         "throughput (higher is better) or latency (lower is better)."))
     result_per_accelerator: float = pa.Field(nullable=True, gt=0, description=(
@@ -59,7 +61,7 @@ class MlperfResults(pa.DataFrameModel):
     is_cpu_only: bool = pa.Field(description="True for systems without accelerators.")
     accelerators_per_node: int = pa.Field(nullable=True, ge=0, le=100000, description=(
         "Accelerators per node as published (a#)."))
-    nodes: int = pa.Field(ge=1, le=100000, description="Number of nodes in the system.")
+    nodes: int = pa.Field(nullable=True, ge=1, le=100000, description="Number of nodes in the system, when published.")
     total_accelerators: int = pa.Field(nullable=True, ge=0, le=1000000, description=(
         "nodes x accelerators_per_node (0 for CPU-only systems)."))
     processor: str = pa.Field(nullable=True, description="Host processor as published.")
@@ -83,6 +85,8 @@ class MlperfResults(pa.DataFrameModel):
         "SHA-256 of the source file's bytes."))
     source_commit: str = pa.Field(nullable=True, description="Git commit named in the source URL, if any.")
     source_row: int = pa.Field(ge=0, description="Position of the record in the source (0-based).")
+    source_location: str = pa.Field(description=(
+        "Where in the source the result is: record N, sheet and row, or the file within a submission tree."))
     evidence: str = pa.Field(isin=["benchmark"], description=(
         "Evidence class of the row: benchmark (published, auditable reference numbers)."))
 

@@ -19,6 +19,8 @@ class Profiles(pa.DataFrameModel):
     input_tokens_mean: float = pa.Field(nullable=True, gt=0, description="Our traffic's mean input tokens per request.")
     output_tokens_mean: float = pa.Field(nullable=True, gt=0, description=(
         "Our traffic's mean output tokens per request (turns projected tokens/s into requests/s)."))
+    traffic_log: str = pa.Field(nullable=True, description=(
+        "Production request log describing our traffic (workload.traffic_log), as an absolute path."))
     slo_text: str = pa.Field(description="The SLO in words, e.g. ttft_p95_ms <= 1000; tpot_p95_ms <= 50.")
     source: str = pa.Field(description="Profiles YAML file the profile was read from.")
     evidence: str = pa.Field(isin=["requirement"], description="Evidence class of the row: requirement.")

@@ -30,6 +30,9 @@ class Runs(pa.DataFrameModel):
     load_kind: str = pa.Field(isin=["rate", "concurrency"], description=(
         "How load levels are set: by request rate, or by concurrency."))
     load_points: int = pa.Field(ge=0, description="Load levels read for the run.")
+    repeats_max: int = pa.Field(ge=0, description="Most repeats of any load level of the run.")
+    requests: int = pa.Field(ge=0, description="Per-request records read for the run (0 when the dump has none).")
+    formats: str = pa.Field(description="Dump formats the run's files were recognised as (comma-separated).")
     sidecar: str = pa.Field(description="run.yaml files that describe the run (shallowest first, joined by +).")
     report_dir: str = pa.Field(description="Folder holding the run's dump files.")
     source_sha256: str = pa.Field(description="SHA-256 over the checksums of the run's load-level files.")

@@ -82,7 +82,7 @@ def test_views_cover_every_evidence_class_the_shortlist_quarantine_and_provenanc
         view_rows = conn.execute("SELECT count(*) FROM analytics.shortlist").fetchone()[0]
     assert {"shortlist", "shortlist_sources", "quarantine", "source_files", "mlperf_results", "mlperf_reference",
             "accelerator_prices", "profiles", "slo_bounds", "runs", "load_points", "delivered_at_slo",
-            "cost_per_request"} <= views
+            "cost_per_request", "mlperf_round_over_round", "traffic_shape"} <= views
     assert evidence == {"mlperf_results": {"benchmark"}, "accelerator_prices": {"benchmark"},
                         "profiles": {"requirement"}, "load_points": {"observed"},
                         "delivered_at_slo": {"observed", "projected"}, "shortlist": {"observed", "projected"}}

@@ -9,12 +9,15 @@ import assets
 import schemas
 from pipelines.automation import dumps_fingerprint
 from pipelines.definitions import build_definitions, defs
-from pipelines.resources import Inputs, Warehouse
+from pipelines.resources import Inputs
 from tests.conftest import REPO_ROOT
 
 ASSETS = {
-    "benchmark/mlperf_results", "benchmark/mlperf_reference", "benchmark/accelerator_prices",
-    "requirement/profiles", "requirement/slo_bounds", "observed/runs", "observed/load_points",
+    "benchmark/mlperf_results", "benchmark/mlperf_run_conditions", "benchmark/mlperf_source_disagreements",
+    "benchmark/mlperf_round_over_round", "benchmark/mlperf_reference", "benchmark/accelerator_prices",
+    "requirement/profiles", "requirement/slo_bounds", "requirement/traffic_shape",
+    "requirement/traffic_rate", "observed/runs", "observed/measurements",
+    "observed/tool_metrics", "observed/requests", "observed/load_point_measures", "observed/load_points",
     "observed/delivered_at_slo", "projected/delivered_at_slo", "cost/cost_per_request",
     "marts/config_shortlist", "analytics/views", "publish/serving_duckdb", "publish/parquet_export",
     "publish/report_html",
@@ -24,9 +27,10 @@ ASSETS = {
 def test_definitions_name_assets_jobs_schedule_and_sensor():
     graph = defs.resolve_asset_graph()
     assert {k.to_user_string() for k in graph.get_all_asset_keys()} == ASSETS
-    assert {job.name for job in defs.jobs} == {"build_warehouse", "refresh_observed"}
+    assert {job.name for job in defs.jobs} == {"build_warehouse", "refresh_observed", "ingest_mlperf_round"}
     assert [s.name for s in defs.schedules] == ["nightly_refresh"]
-    assert [s.name for s in defs.sensors] == ["dump_folder_sensor", "freshness_checks_sensor"]
+    assert {s.name for s in defs.sensors} == {"dump_folder_sensor", "mlperf_round_sensor", "rebuild_after_round_ingest",
+                                              "freshness_checks_sensor"}
     assert len(graph.asset_check_keys) >= 8
 
 
@@ -54,29 +58,34 @@ def test_jobs_run_in_process():
     assert job.executor_def.name == "in_process"
 
 
-def test_sensor_requests_a_run_when_dumps_change_and_not_otherwise(dumps_tree, tmp_path, monkeypatch):
+def test_sensor_requests_a_run_when_dumps_change_and_not_otherwise(dumps_tree, tmp_path):
     inputs = Inputs(dumps=[str(dumps_tree)])
-    warehouse = Warehouse(dir=str(tmp_path / "warehouse"))
-    monkeypatch.setenv("BENCHBILL_WAREHOUSE", warehouse.dir)
-    resources = {"inputs": inputs}
     sensor = build_definitions(inputs=inputs).resolve_sensor_def("dump_folder_sensor")
-    with dg.build_sensor_context(resources=resources) as context:
+    with dg.build_sensor_context(resources={"inputs": inputs}) as context:
         first = sensor(context)
     assert isinstance(first, dg.RunRequest) and first.run_key == dumps_fingerprint([str(dumps_tree)])
-    assert first.job_name == "build_warehouse"  # nothing built yet: the observed refresh needs the rest
-    with dg.build_sensor_context(cursor=first.run_key, resources=resources) as context:
+    with dg.build_sensor_context(cursor=first.run_key, resources={"inputs": inputs}) as context:
         assert isinstance(sensor(context), dg.SkipReason)
     (dumps_tree / "vllm" / "notes.txt").write_text("new file")
-    warehouse.path.mkdir()
-    warehouse.build_path.write_bytes(b"")
-    with dg.build_sensor_context(cursor=first.run_key, resources=resources) as context:
-        second = sensor(context)
-    assert isinstance(second, dg.RunRequest) and second.job_name == "refresh_observed"
+    with dg.build_sensor_context(cursor=first.run_key, resources={"inputs": inputs}) as context:
+        assert isinstance(sensor(context), dg.RunRequest)
 
 
-def test_schedule_targets_the_full_build():
+def test_nightly_schedule_refreshes_rounds_and_the_rebuild_follows():
     schedule = defs.resolve_schedule_def("nightly_refresh")
-    assert schedule.job_name == "build_warehouse" and schedule.cron_schedule == "17 3 * * *"
+    assert schedule.job_name == "ingest_mlperf_round" and schedule.cron_schedule == "17 3 * * *"
+    assert defs.resolve_sensor_def("rebuild_after_round_ingest").job_name == "build_warehouse"
+
+
+def test_rounds_are_partitions_of_the_ingestion_job_only():
+    ingest = defs.resolve_job_def("ingest_mlperf_round")
+    build = defs.resolve_job_def("build_warehouse")
+    assert ingest.partitions_def.name == "mlperf_round"
+    keys = {k.to_user_string() for k in ingest.asset_layer.executable_asset_keys}
+    assert keys == {"benchmark/mlperf_results", "benchmark/mlperf_run_conditions",
+                    "benchmark/mlperf_source_disagreements"}
+    assert build.partitions_def is None
+    assert not keys & {k.to_user_string() for k in build.asset_layer.executable_asset_keys}
 
 
 def test_schedule_and_sensors_run_by_default_once_the_daemon_loads_them():
@@ -87,5 +96,4 @@ def test_schedule_and_sensors_run_by_default_once_the_daemon_loads_them():
 
 def test_freshness_and_row_count_checks_watch_the_published_rounds():
     checks = {key.to_user_string() for key in defs.resolve_asset_graph().asset_check_keys}
-    assert "benchmark/mlperf_results:row_count_per_round" in checks
-    assert {"publish/serving_duckdb:freshness_check", "benchmark/mlperf_results:freshness_check"} <= checks
+    assert {"benchmark/mlperf_results:row_count_per_round", "publish/serving_duckdb:freshness_check"} <= checks

@@ -4,7 +4,8 @@ import json
 
 import pytest
 
-from assets import dumps, inference_perf
+from assets import dumps
+from assets.dump_formats import inference_perf
 from assets.warehouse import IngestError
 from tests.conftest import INFERENCE_PERF, WORKED_RUN_YAML, make_dumps
 
@@ -16,12 +17,12 @@ def batch(dumps_tree):
 
 def points_of(batch, label):
     run = next(r for r in batch.runs if r["run_label"] == label)
-    return run, [p for p in batch.load_points if p["run_id"] == run["run_id"]]
+    return run, [p for p in batch.measurements if p["run_id"] == run["run_id"]]
 
 
 def test_two_runs_of_seven_load_points(batch):
     assert sorted(r["run_label"] for r in batch.runs) == ["vllm", "vllm+batch_size"]
-    assert len(batch.load_points) == 14 and not batch.rejects
+    assert len(batch.measurements) == 14 and not batch.rejects
 
 
 def test_run_config_from_run_yaml_is_canonical(batch):
@@ -45,7 +46,7 @@ def test_the_knee_in_ms_and_requests_per_second(batch):
     assert stage3["output_tokens_per_s"] == pytest.approx(5693.9, abs=0.05)
     assert stage3["tpot_p95_ms"] == pytest.approx(9.4, abs=0.1)
     assert stage3["mean_input_tokens"] == pytest.approx(204.1, abs=0.01)
-    assert all(p["error_rate"] == 0 and p["percentile_source"] == "tool_aggregate" for p in points)
+    assert all(p["requests_failed"] == 0 and not p["has_requests"] for p in points)
 
 
 def test_every_file_is_accounted_for(batch):
@@ -73,7 +74,7 @@ def test_files_without_run_yaml_are_quarantined(tmp_path):
 def test_run_yaml_missing_keys_quarantines_the_run(tmp_path):
     root = make_dumps(tmp_path / "dumps", variants=["vllm"], run_yaml="accelerator: NVIDIA H100 80GB HBM3\n")
     batch = dumps.collect_all([str(root)])
-    assert not batch.runs and not batch.load_points
+    assert not batch.runs and not batch.measurements
     assert "missing required keys ['accelerator_count', 'model', 'precision'" in batch.rejects[0].reason
     assert batch.rejects[0].source.endswith("vllm/run.yaml")
 
@@ -138,7 +139,7 @@ def test_bad_values_in_a_stage_quarantine_that_load_point(tmp_path, copied_repor
     (tmp_path / "dumps" / "run.yaml").write_text(WORKED_RUN_YAML)
     copied_report.rename(tmp_path / "dumps" / "results")
     batch = dumps.collect_all([str(tmp_path / "dumps")])
-    assert len(batch.load_points) == 6 and batch.runs[0]["load_points"] == 6
+    assert len(batch.measurements) == 6 and batch.runs[0]["load_points"] == 6
     assert problem in batch.rejects[0].reason and batch.rejects[0].source.endswith("stage_2_lifecycle_metrics.json")
 
 
@@ -151,5 +152,5 @@ def test_duplicate_labels_across_folders(tmp_path):
     first = make_dumps(tmp_path / "a", variants=["vllm"])
     second = make_dumps(tmp_path / "b", variants=["vllm"])
     batch = dumps.collect_all([str(first), str(second)])
-    assert len(batch.runs) == 1 and len(batch.load_points) == 7
+    assert len(batch.runs) == 1 and len(batch.measurements) == 7
     assert "duplicate run label 'vllm'" in batch.rejects[0].reason

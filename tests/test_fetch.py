@@ -3,7 +3,7 @@
 import pytest
 
 from assets.fetch import fetch_url
-from assets.mlperf import read_round_tables
+from assets.mlperf_ingest import read_locations
 from assets.warehouse import IngestError
 from tests.conftest import V51_TABLE
 from tests.httpserver import ScriptedServer
@@ -19,8 +19,9 @@ def test_round_table_read_from_a_url_keeps_url_and_checksum():
     body = V51_TABLE.read_bytes()
     with ScriptedServer() as server:
         server.respond("/summary_results.json", (200, {}, body))
-        rows, rejects, files = read_round_tables([server.url("/summary_results.json")], LOOPBACK)
-    assert len(rows) == 1448 and not rejects
+        batch = read_locations([server.url("/summary_results.json")], LOOPBACK)
+    rows, files = batch.rows, batch.files
+    assert len(rows) == 1448 and not batch.rejects
     assert rows[0]["source"].startswith("http://127.0.0.1:") and files[0].sha256 == rows[0]["source_sha256"]
 
 

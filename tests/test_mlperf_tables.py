@@ -6,14 +6,14 @@ import pytest
 
 from assets import mlperf_tables
 from assets.fetch import Fetched, read_local, sha256_bytes
-from assets.mlperf import read_round_tables
+from assets.mlperf_ingest import detect, read_locations
 from assets.warehouse import IngestError
 from tests.conftest import V41_TABLE, V51_TABLE
 
 
 def parse(path):
     fetched = read_local(path)[0]
-    detected = mlperf_tables.detect(fetched)
+    detected = detect(fetched)
     assert detected.format == mlperf_tables.SUMMARY_RESULTS_JSON
     return mlperf_tables.parse_summary_results(detected.payload, fetched)
 
@@ -123,30 +123,41 @@ def test_bad_records_are_quarantined_with_a_reason(changes, reason):
     assert "expected an object" in rejects[1].reason
 
 
-def test_duplicates_across_sources_keep_the_first():
-    rows, rejects, files = read_round_tables([str(V51_TABLE), str(V51_TABLE)], [])
-    assert len(rows) == 1448 and len(rejects) == 1448
-    assert "duplicate result" in rejects[0].reason and "already read from" in rejects[0].reason
-    assert [f.status for f in files] == ["read", "read"]
+def test_the_same_content_read_twice_is_listed_once_and_skipped_once():
+    batch = read_locations([str(V51_TABLE), str(V51_TABLE)], [])
+    assert len(batch.rows) == 1448 and batch.rejects == [] and batch.disagreements == []
+    assert [f.status for f in batch.files] == ["read", "skipped"]
+    assert batch.files[1].note == f"same content as {V51_TABLE}"
+
+
+def test_a_result_twice_in_one_file_is_quarantined_naming_the_first(tmp_path):
+    records = json.loads(V51_TABLE.read_text())
+    table = tmp_path / "summary_results.json"
+    table.write_text(json.dumps(records + [records[5]]))
+    batch = read_locations([str(table)], [])
+    assert len(batch.rows) == 1448 and len(batch.rejects) == 1
+    assert "in the same file (first at record 5)" in batch.rejects[0].reason
+    assert batch.rejects[0].location == "record 1448"
 
 
 def test_truncated_table_fails_naming_the_file(tmp_path):
     broken = tmp_path / "summary_results.json"
     broken.write_bytes(V51_TABLE.read_bytes()[:5000])
     with pytest.raises(IngestError, match=r"summary_results.json: invalid JSON at line"):
-        read_round_tables([str(broken)], [])
+        read_locations([str(broken)], [])
 
 
 def test_explicit_file_in_another_format_is_an_error(tmp_path):
     other = tmp_path / "table.json"
-    other.write_text('{"0": {"Organization": "x"}}')
-    with pytest.raises(IngestError, match="not an MLPerf round table this version reads"):
-        read_round_tables([str(other)], [])
+    other.write_text('{"0": {"Something": "x"}}')
+    with pytest.raises(IngestError, match="not an MLPerf result file this version reads"):
+        read_locations([str(other)], [])
 
 
 def test_folder_lists_files_it_does_not_read(tmp_path):
     (tmp_path / "README.md").write_text("# notes")
     (tmp_path / "round.json").write_bytes(V51_TABLE.read_bytes())
-    rows, _rejects, files = read_round_tables([str(tmp_path)], [])
-    assert len(rows) == 1448
-    assert {(f.source.split("/")[-1], f.status) for f in files} == {("README.md", "skipped"), ("round.json", "read")}
+    batch = read_locations([str(tmp_path)], [])
+    assert len(batch.rows) == 1448
+    assert {(f.source.split("/")[-1], f.status, f.note) for f in batch.files} == {
+        ("README.md", "skipped", "not an MLPerf result file"), ("round.json", "read", "")}

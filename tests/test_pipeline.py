@@ -142,5 +142,5 @@ def test_quarantine_and_provenance_are_published(first_run):
         files = conn.execute("SELECT table_name, status, count(*) FROM audit.source_files GROUP BY ALL").fetchall()
         sha = conn.execute("SELECT DISTINCT source_sha256 FROM benchmark.mlperf_results").fetchall()
     assert ("benchmark.mlperf_results", "read", 1) in files
-    assert ("observed.load_points", "skipped", 16) in files  # the Prometheus files, listed, not dropped
+    assert ("observed.measurements", "skipped", 16) in files  # the Prometheus files, listed, not dropped
     assert sha == [(hashlib.sha256(V51_TABLE.read_bytes()).hexdigest(),)]

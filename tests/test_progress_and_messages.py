@@ -1,7 +1,10 @@
 """Long downloads show progress; failures name the file or URL and say what to do."""
 
+import pytest
+
 from assets.charts import linear_ticks, log_ticks
-from assets.fetch import fetch_url
+from assets.fetch import fetch_url, read_local
+from assets.warehouse import IngestError
 from pipelines.cli import main
 from tests.httpserver import ScriptedServer
 
@@ -33,8 +36,12 @@ def test_a_failed_run_names_the_file_and_what_to_do(tmp_path, capsys):
     missing = tmp_path / "nowhere" / "summary_results.json"
     assert main(["run", "--mlperf", str(missing), "--warehouse", str(tmp_path / "warehouse")]) == 1
     err = capsys.readouterr().err
-    assert f"{missing}: no such file or folder" in err and "check the path" in err
-    assert "What to do:" in err
+    assert f"{missing}: no such file or folder" in err and "What to do:" in err
+
+
+def test_a_missing_input_file_says_where_relative_paths_start(tmp_path):
+    with pytest.raises(IngestError, match=r"nowhere.csv: no such file or folder \(relative paths start from .*check"):
+        read_local(tmp_path / "nowhere.csv")
 
 
 def test_chart_ticks_are_round_numbers_covering_the_range():

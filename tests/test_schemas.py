@@ -70,9 +70,10 @@ def test_load_point_latency_bounds():
     columns = LoadPoints.to_schema().columns
     assert "ttft_p95_ms" in columns and "achieved_requests_per_s" in columns
     row = {name: None for name in columns}
-    row.update(run_id="r", load_index=0, load_kind="rate", achieved_requests_per_s=1.0, requests_sent=1,
-               requests_ok=1, requests_failed=0, error_rate=0.0, percentile_source="tool_aggregate",
-               tool_definitions="d", source="s", source_sha256="x", evidence="observed")
+    row.update(run_id="r", load_index=0, load_kind="rate", achieved_requests_per_s=1.0, achieved_requests_per_s_min=1.0,
+               achieved_requests_per_s_max=1.0, requests_sent=1, requests_ok=1, requests_failed=0, error_rate=0.0,
+               percentile_source="tool_aggregate", percentile_estimator="e", repeats=1, tool_definitions="d",
+               source="s", source_sha256="x", evidence="observed")
     bad = dict(row, load_index=1, ttft_p95_ms=-5.0)
     frame = pl.DataFrame([row, bad], schema_overrides={c: pl.Float64 for c in columns if c.endswith("_ms")})
     valid, rejects = split_valid(frame, LoadPoints, "observed.load_points")

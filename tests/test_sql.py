@@ -10,9 +10,12 @@ from assets.warehouse import frame_from_rows, run_sql_file, write_table
 from schemas.accelerator_prices import AcceleratorPrices
 from schemas.cost_per_request import CostPerRequest
 from schemas.delivered_at_slo import DeliveredAtSlo, ProjectedDeliveredAtSlo
+from schemas.load_point_measures import LoadPointMeasures
 from schemas.load_points import LoadPoints
+from schemas.measurements import Measurements
 from schemas.mlperf_reference import MlperfReference
 from schemas.profiles import Profiles, SloBounds
+from schemas.requests import Requests
 from schemas.runs import Runs
 
 H100 = "nvidia-h100-sxm-80gb"
@@ -24,18 +27,20 @@ def run_row(run_id, model=LLAMA, accelerator=H100, count=1):
             "accelerator_id": accelerator, "accelerator_known": accelerator is not None, "accelerator_count": count,
             "model_raw": "m", "model_id": model, "model_known": True, "precision_raw": "bf16", "precision": "bf16",
             "runtime": "vLLM", "runtime_version": "0.11.0", "runtime_settings": None, "arrival": "constant",
-            "load_kind": "rate", "load_points": 0, "sidecar": "s", "report_dir": "d", "source_sha256": "x",
-            "evidence": "observed"}
+            "load_kind": "rate", "load_points": 0, "repeats_max": 1, "requests": 0, "formats": "f", "sidecar": "s",
+            "report_dir": "d", "source_sha256": "x", "evidence": "observed"}
 
 
-def point(run_id, index, rate, ttft, tpot=10.0, error_rate=0.0):
-    row = {c: None for c in LoadPoints.to_schema().columns}
-    row.update(run_id=run_id, load_index=index, load_kind="rate", offered_rate_per_s=rate,
-               achieved_requests_per_s=rate, requests_sent=100, requests_ok=100, requests_failed=0,
-               error_rate=error_rate, ttft_p95_ms=ttft, tpot_p95_ms=tpot, output_tokens_per_s=rate * 50,
+def point(run_id, index, rate, ttft, tpot=10.0, error_rate=0.0, repeat=0):
+    """A measurement (one repeat of one load level) as a tool would report it."""
+    row = {c: None for c in Measurements.to_schema().columns}
+    failed = round(100 * error_rate)
+    row.update(run_id=run_id, load_index=index, repeat_index=repeat, load_kind="rate", offered_rate_per_s=rate,
+               achieved_requests_per_s=rate, requests_sent=100, requests_ok=100 - failed, requests_failed=failed,
+               ttft_p95_ms=ttft, tpot_p95_ms=tpot, output_tokens_per_s=rate * 50,
                input_tokens_per_s=rate * 200, total_tokens_per_s=rate * 250, mean_input_tokens=200.0,
-               mean_output_tokens=50.0, percentile_source="tool_aggregate", tool_definitions="d", source="s",
-               source_sha256="x", evidence="observed")
+               mean_output_tokens=50.0, has_requests=False, tool_definitions="d", source="s", source_sha256="x",
+               location="l", evidence="observed")
     return row
 
 
@@ -43,7 +48,7 @@ def profile_rows(name="p", model=LLAMA, ttft=1000.0, tpot=50.0, error_rate=0.01,
     profile = {"profile": name, "model_raw": model, "model_id": model, "model_known": True,
                "delivered_fraction_prior_lo": prior[0], "delivered_fraction_prior_hi": prior[1],
                "error_rate_max": error_rate, "input_tokens_mean": None, "output_tokens_mean": 50.0,
-               "slo_text": "t", "source": "s", "evidence": "requirement"}
+               "traffic_log": None, "slo_text": "t", "source": "s", "evidence": "requirement"}
     bounds = [{"profile": name, "measure": "ttft_p95_ms", "bound": ttft},
               {"profile": name, "measure": "tpot_p95_ms", "bound": tpot},
               {"profile": name, "measure": "error_rate", "bound": error_rate}]
@@ -57,14 +62,20 @@ def conn(tmp_path):
     connection.close()
 
 
-def load(conn, runs, points, profiles=None, bounds=None):
+def load(conn, runs, points, profiles=None, bounds=None, requests=None):
+    """Write runs, measurements (and per-request records) and profiles, then build the SQL tables in order."""
     profiles, bounds = (profiles, bounds) if profiles else profile_rows()
     write_table(conn, "observed.runs", frame_from_rows(runs, Runs), Runs)
-    write_table(conn, "observed.load_points", pl.DataFrame(points, schema_overrides={
-        c: pl.Float64 for c in LoadPoints.to_schema().columns if c.endswith(("_ms", "_per_s", "_tokens"))}),
-        LoadPoints)
+    write_table(conn, "observed.measurements", pl.DataFrame(points, schema_overrides={
+        c: pl.Float64 for c in Measurements.to_schema().columns if c.endswith(("_ms", "_per_s", "_tokens"))}),
+        Measurements)
+    write_table(conn, "observed.requests", requests if requests is not None else frame_from_rows([], Requests),
+                Requests)
     write_table(conn, "requirement.profiles", pl.DataFrame(profiles), Profiles)
     write_table(conn, "requirement.slo_bounds", pl.DataFrame(bounds), SloBounds)
+    write_table(conn, "observed.load_point_measures", run_sql_file(conn, "observed/load_point_measures.sql"),
+                LoadPointMeasures)
+    write_table(conn, "observed.load_points", run_sql_file(conn, "observed/load_points.sql"), LoadPoints)
 
 
 def delivered(conn):

@@ -2,7 +2,27 @@
 -- reference (benchmark) and what we delivered at the profile's SLO (observed or projected) sit in
 -- separate columns, and every difference between the two is spelled out in `caveats`.
 -- Observed configs appear even without a price (cost empty); projected ones only with a price.
-WITH observed_rows AS (
+-- Where the profile names a production request log (requirement.traffic_shape), the arrival pattern and token
+-- mix each measurement was taken under are compared with it: open-loop runs by the inter-arrival CV of their
+-- measured requests (else the nominal CV of run.yaml `arrival`: constant 0, poisson 1), closed-loop runs as such.
+WITH measured_arrivals AS (
+    SELECT run_id, avg(cv) AS measured_cv
+    FROM (
+        SELECT run_id, load_index, repeat_index, stddev_samp(gap) / nullif(avg(gap), 0) AS cv
+        FROM (
+            SELECT run_id, load_index, repeat_index,
+                   start_offset_s - lag(start_offset_s) OVER (PARTITION BY run_id, load_index, repeat_index
+                                                              ORDER BY start_offset_s) AS gap
+            FROM observed.requests
+            WHERE phase = 'measure' AND start_offset_s IS NOT NULL
+        )
+        WHERE gap IS NOT NULL
+        GROUP BY ALL
+        HAVING count(*) >= 2
+    )
+    GROUP BY run_id
+),
+observed_rows AS (
     SELECT d.profile, d.model_id, d.accelerator_id, d.accelerator_count, d.precision, d.runtime,
            d.runtime_version, d.run_label, 'observed' AS evidence, d.run_id AS config_key,
            d.delivered_requests_per_s_low, d.delivered_requests_per_s_high,
@@ -35,6 +55,11 @@ priced AS (
 ),
 compared AS (
     SELECT pr.*,
+           t.traffic_log, t.interarrival_cv AS traffic_cv, t.gamma_shape AS traffic_gamma_shape,
+           t.peak_to_mean AS traffic_peak_to_mean, t.window_s AS traffic_window_s,
+           t.input_tokens_mean AS traffic_input_tokens, t.output_tokens_mean AS traffic_output_tokens,
+           coalesce(ma.measured_cv, CASE pr.arrival WHEN 'constant' THEN 0.0 WHEN 'poisson' THEN 1.0 END)
+               AS measured_cv,
            r.round AS mlperf_round, r.submitter AS mlperf_submitter, r.system_name AS mlperf_system,
            r.platform AS mlperf_platform, r.mlperf_model, r.dataset AS mlperf_dataset,
            r.precision AS mlperf_precision, r.runtime AS mlperf_runtime,
@@ -51,6 +76,8 @@ compared AS (
     FROM priced AS pr
     LEFT JOIN benchmark.mlperf_reference AS r
         ON r.accelerator_id = pr.accelerator_id AND r.model_id = pr.model_id
+    LEFT JOIN requirement.traffic_shape AS t ON t.profile = pr.profile
+    LEFT JOIN measured_arrivals AS ma ON ma.run_id = pr.config_key AND pr.evidence = 'observed'
 )
 SELECT
     profile,
@@ -112,6 +139,23 @@ SELECT
                 || ': compared per accelerator' END,
         CASE WHEN evidence = 'observed' AND delivered_fraction_high > 1
             THEN 'delivered above the MLPerf Server reference (fraction > 1): the workloads are not comparable' END,
+        CASE WHEN evidence = 'observed' AND traffic_cv IS NOT NULL
+                  AND (arrival IN ('concurrency', 'trace') OR measured_cv IS NULL OR abs(measured_cv - traffic_cv) > 0.25)
+            THEN 'arrival pattern differs: our traffic has inter-arrival CV ' || round(traffic_cv, 2)
+                || coalesce(' (gamma shape ' || round(traffic_gamma_shape, 2) || ')', '')
+                || ', peak/mean ' || coalesce(round(traffic_peak_to_mean, 1)::VARCHAR, '?') || ' over '
+                || traffic_window_s::BIGINT || ' s windows; measured '
+                || CASE WHEN arrival = 'concurrency' THEN 'closed loop (fixed concurrency, no arrival process)'
+                        ELSE 'under ' || arrival || ' arrivals (CV ' || coalesce(round(measured_cv, 2)::VARCHAR, 'unknown')
+                             || ')' END END,
+        CASE WHEN evidence = 'observed' AND traffic_input_tokens IS NOT NULL
+                  AND (abs(mean_input_tokens / nullif(traffic_input_tokens, 0) - 1) > 0.25
+                       OR abs(mean_output_tokens / nullif(traffic_output_tokens, 0) - 1) > 0.25
+                       OR mean_input_tokens IS NULL)
+            THEN 'token mix differs: our traffic about ' || round(traffic_input_tokens)::BIGINT || ' input / '
+                || round(traffic_output_tokens)::BIGINT || ' output tokens per request, measured about '
+                || coalesce(round(mean_input_tokens)::BIGINT::VARCHAR, '?') || ' / '
+                || coalesce(round(mean_output_tokens)::BIGINT::VARCHAR, '?') END,
         CASE WHEN evidence = 'observed' AND price_class IS NULL AND accelerator_id IS NOT NULL
             THEN 'no price for this accelerator: cost empty' END,
         CASE WHEN evidence = 'projected' AND delivered_requests_per_s_low IS NULL

@@ -1,46 +1,56 @@
--- observed.delivered_at_slo: per run x profile of the same model, the SLO-feasible request-rate band.
---   low  = the highest achieved request rate among the load points before the first failing one
---          (in load order) whose measures all meet the profile's bounds;
---   high = the first bound crossing, interpolated linearly in achieved rate between the low point and
---          the first failing point (never above that point). No failing point: high = low.
--- A measure a point lacks (NULL) fails its bound: a number we cannot see is not a met SLO.
+-- observed.delivered_at_slo: per run x profile of the same model, the SLO-feasible request-rate band, honest
+-- about what was measured. Only the run's own sweep counts (its load_kind: open-loop rate or closed-loop
+-- concurrency, from run.yaml `arrival`); points are taken in load order.
+-- Each bounded measure of a point has an estimate and a 95% interval [ci_low, ci_high]
+-- (observed.load_point_measures: bootstrap over per-request records and/or the range of repeats; a single
+-- tool aggregate has ci_low = ci_high = the estimate).
+--   a point surely meets the profile when every ci_high <= its bound; it plausibly meets when every ci_low does;
+--   low  = the lowest achieved rate among the repeats of the highest point that surely meets, among the points
+--          before the first one that does not surely meet;
+--   high = towards the first point that fails even optimistically (some ci_low > bound): the first bound
+--          crossing, interpolated linearly between the last plausible point and it, on ci_low values and the
+--          highest achieved rate of their repeats; never above the failing point, never below low. No such
+--          point: high = the highest achieved rate of the last plausible point (a lower bound).
+-- With one run and tool aggregates this is exactly the single-sweep rule. A measure a point lacks fails.
 WITH pairs AS (
     SELECT p.profile, r.*
     FROM observed.runs AS r
     JOIN requirement.profiles AS p ON p.model_id = r.model_id
 ),
-measures AS (
-    SELECT run_id, load_index, measure, value
-    FROM observed.load_points
-    UNPIVOT INCLUDE NULLS (value FOR measure IN (
-        ttft_p50_ms, ttft_p90_ms, ttft_p95_ms, ttft_p99_ms,
-        tpot_p50_ms, tpot_p90_ms, tpot_p95_ms, tpot_p99_ms,
-        itl_p50_ms, itl_p90_ms, itl_p95_ms, itl_p99_ms,
-        e2e_p50_ms, e2e_p90_ms, e2e_p95_ms, e2e_p99_ms,
-        error_rate
-    ))
+sweep AS (
+    SELECT lp.*
+    FROM observed.load_points AS lp
+    JOIN observed.runs AS r ON r.run_id = lp.run_id AND r.load_kind = lp.load_kind
 ),
 checks AS (
-    SELECT pr.profile, pr.run_id, m.load_index, b.measure, b.bound, m.value,
-           coalesce(m.value <= b.bound, false) AS meets
+    SELECT pr.profile, pr.run_id, s.load_index, b.measure, b.bound, m.value, m.ci_low, m.ci_high,
+           m.interval_method, m.source,
+           coalesce(m.ci_high <= b.bound, false) AS surely,
+           coalesce(m.ci_low <= b.bound, false) AS plausibly
     FROM pairs AS pr
     JOIN requirement.slo_bounds AS b ON b.profile = pr.profile
-    JOIN measures AS m ON m.run_id = pr.run_id AND m.measure = b.measure
+    JOIN sweep AS s ON s.run_id = pr.run_id
+    LEFT JOIN observed.load_point_measures AS m
+        ON m.run_id = s.run_id AND m.load_index = s.load_index AND m.measure = b.measure
 ),
 points AS (
-    SELECT c.profile, c.run_id, c.load_index, bool_and(c.meets) AS meets_all,
-           any_value(lp.achieved_requests_per_s) AS requests_per_s,
-           any_value(lp.output_tokens_per_s) AS output_tokens_per_s,
-           any_value(lp.input_tokens_per_s) AS input_tokens_per_s,
-           any_value(lp.total_tokens_per_s) AS total_tokens_per_s,
-           any_value(lp.mean_input_tokens) AS mean_input_tokens,
-           any_value(lp.mean_output_tokens) AS mean_output_tokens
+    SELECT c.profile, c.run_id, c.load_index, bool_and(c.surely) AS surely, bool_and(c.plausibly) AS plausibly,
+           any_value(s.achieved_requests_per_s) AS rps, any_value(s.achieved_requests_per_s_min) AS rps_min,
+           any_value(s.achieved_requests_per_s_max) AS rps_max,
+           any_value(coalesce(s.offered_rate_per_s, s.concurrency)) AS load_value,
+           any_value(s.output_tokens_per_s) AS out_tps, any_value(s.input_tokens_per_s) AS in_tps,
+           any_value(s.total_tokens_per_s) AS tot_tps,
+           any_value(s.mean_input_tokens) AS mean_input_tokens, any_value(s.mean_output_tokens) AS mean_output_tokens,
+           any_value(s.percentile_source) AS percentile_source,
+           string_agg(DISTINCT c.interval_method, '; ' ORDER BY c.interval_method) AS interval_methods
     FROM checks AS c
-    JOIN observed.load_points AS lp ON lp.run_id = c.run_id AND lp.load_index = c.load_index
+    JOIN sweep AS s ON s.run_id = c.run_id AND s.load_index = c.load_index
     GROUP BY c.profile, c.run_id, c.load_index
 ),
-first_failure AS (
-    SELECT profile, run_id, min(load_index) FILTER (WHERE NOT meets_all) AS failing_load_index
+edges AS (
+    SELECT profile, run_id,
+           min(load_index) FILTER (WHERE NOT surely) AS first_unsure,
+           min(load_index) FILTER (WHERE NOT plausibly) AS first_fail
     FROM points
     GROUP BY profile, run_id
 ),
@@ -48,48 +58,72 @@ low_point AS (
     SELECT profile, run_id, load_index AS low_load_index
     FROM (
         SELECT p.profile, p.run_id, p.load_index,
-               row_number() OVER (PARTITION BY p.profile, p.run_id
-                                  ORDER BY p.requests_per_s DESC, p.load_index DESC) AS pick
+               row_number() OVER (PARTITION BY p.profile, p.run_id ORDER BY p.rps DESC, p.load_index DESC) AS pick
         FROM points AS p
-        JOIN first_failure AS f USING (profile, run_id)
-        WHERE p.meets_all AND (f.failing_load_index IS NULL OR p.load_index < f.failing_load_index)
+        JOIN edges AS e USING (profile, run_id)
+        WHERE p.surely AND (e.first_unsure IS NULL OR p.load_index < e.first_unsure)
+    )
+    WHERE pick = 1
+),
+plausible_point AS (
+    SELECT profile, run_id, load_index AS plausible_load_index
+    FROM (
+        SELECT p.profile, p.run_id, p.load_index,
+               row_number() OVER (PARTITION BY p.profile, p.run_id ORDER BY p.load_index DESC) AS pick
+        FROM points AS p
+        JOIN edges AS e USING (profile, run_id)
+        WHERE p.plausibly AND (e.first_fail IS NULL OR p.load_index < e.first_fail)
     )
     WHERE pick = 1
 ),
 crossings AS (
-    -- for each bound the failing point breaks: how far from the low point towards it the bound is met
-    SELECT l.profile, l.run_id, fail.measure,
-           CASE WHEN fail.value IS NULL OR low.value IS NULL OR fail.value <= low.value THEN 0.0
-                ELSE (fail.bound - low.value) / (fail.value - low.value) END AS fraction
-    FROM low_point AS l
-    JOIN first_failure AS f USING (profile, run_id)
+    -- for each bound the failing point breaks even optimistically: how far from the last plausible point
+    -- towards it the bound is still met (on the lower interval ends)
+    SELECT a.profile, a.run_id, fail.measure,
+           CASE WHEN fail.ci_low IS NULL OR last.ci_low IS NULL OR fail.ci_low <= last.ci_low THEN 0.0
+                ELSE (fail.bound - last.ci_low) / (fail.ci_low - last.ci_low) END AS fraction
+    FROM plausible_point AS a
+    JOIN edges AS e USING (profile, run_id)
     JOIN checks AS fail
-        ON fail.profile = l.profile AND fail.run_id = l.run_id AND fail.load_index = f.failing_load_index
-    JOIN checks AS low
-        ON low.profile = l.profile AND low.run_id = l.run_id AND low.load_index = l.low_load_index
-       AND low.measure = fail.measure
-    WHERE NOT fail.meets
+        ON fail.profile = a.profile AND fail.run_id = a.run_id AND fail.load_index = e.first_fail
+    JOIN checks AS last
+        ON last.profile = a.profile AND last.run_id = a.run_id AND last.load_index = a.plausible_load_index
+       AND last.measure = fail.measure
+    WHERE NOT fail.plausibly
 ),
 binding AS (
-    SELECT profile, run_id,
-           greatest(least(min(fraction), 1.0), 0.0) AS fraction,
+    SELECT profile, run_id, greatest(least(min(fraction), 1.0), 0.0) AS fraction,
            arg_min(measure, fraction) AS binding_measure
     FROM crossings
     GROUP BY profile, run_id
 ),
 bands AS (
-    SELECT l.profile, l.run_id, l.low_load_index, f.failing_load_index, b.binding_measure,
+    SELECT l.profile, l.run_id, l.low_load_index, e.first_fail AS failing_load_index, b.binding_measure,
            coalesce(b.fraction, 0.0) AS fraction,
-           lo.requests_per_s AS rps_lo, hi.requests_per_s AS rps_fail,
-           lo.output_tokens_per_s AS out_lo, hi.output_tokens_per_s AS out_fail,
-           lo.input_tokens_per_s AS in_lo, hi.input_tokens_per_s AS in_fail,
-           lo.total_tokens_per_s AS tot_lo, hi.total_tokens_per_s AS tot_fail,
-           lo.mean_input_tokens, lo.mean_output_tokens
+           lo.rps_min AS rps_low, lo.load_value AS low_load_value, fl.load_value AS failing_load_value,
+           pa.rps_max AS rps_a, fl.rps_max AS rps_b,
+           lo.out_tps * lo.rps_min / nullif(lo.rps, 0) AS out_low,
+           pa.out_tps * pa.rps_max / nullif(pa.rps, 0) AS out_a, fl.out_tps * fl.rps_max / nullif(fl.rps, 0) AS out_b,
+           lo.in_tps * lo.rps_min / nullif(lo.rps, 0) AS in_low,
+           pa.in_tps * pa.rps_max / nullif(pa.rps, 0) AS in_a, fl.in_tps * fl.rps_max / nullif(fl.rps, 0) AS in_b,
+           lo.tot_tps * lo.rps_min / nullif(lo.rps, 0) AS tot_low,
+           pa.tot_tps * pa.rps_max / nullif(pa.rps, 0) AS tot_a, fl.tot_tps * fl.rps_max / nullif(fl.rps, 0) AS tot_b,
+           lo.mean_input_tokens, lo.mean_output_tokens, lo.percentile_source, lo.interval_methods
     FROM low_point AS l
-    JOIN first_failure AS f USING (profile, run_id)
+    JOIN edges AS e USING (profile, run_id)
+    JOIN plausible_point AS p USING (profile, run_id)
     LEFT JOIN binding AS b USING (profile, run_id)
     JOIN points AS lo ON lo.profile = l.profile AND lo.run_id = l.run_id AND lo.load_index = l.low_load_index
-    LEFT JOIN points AS hi ON hi.profile = l.profile AND hi.run_id = l.run_id AND hi.load_index = f.failing_load_index
+    JOIN points AS pa ON pa.profile = p.profile AND pa.run_id = p.run_id AND pa.load_index = p.plausible_load_index
+    LEFT JOIN points AS fl ON fl.profile = l.profile AND fl.run_id = l.run_id AND fl.load_index = e.first_fail
+),
+interpolated AS (
+    SELECT *,
+           greatest(rps_low, CASE WHEN rps_b > rps_a THEN rps_a + fraction * (rps_b - rps_a) ELSE rps_a END) AS rps_high,
+           greatest(out_low, CASE WHEN out_b > out_a THEN out_a + fraction * (out_b - out_a) ELSE out_a END) AS out_high,
+           greatest(in_low, CASE WHEN in_b > in_a THEN in_a + fraction * (in_b - in_a) ELSE in_a END) AS in_high,
+           greatest(tot_low, CASE WHEN tot_b > tot_a THEN tot_a + fraction * (tot_b - tot_a) ELSE tot_a END) AS tot_high
+    FROM bands
 )
 SELECT
     pr.profile,
@@ -104,29 +138,31 @@ SELECT
     pr.arrival,
     pr.load_kind,
     pr.load_points,
-    b.run_id IS NOT NULL AS feasible,
-    b.failing_load_index IS NOT NULL AS slo_crossed,
-    b.low_load_index,
-    b.failing_load_index,
-    b.binding_measure,
-    b.rps_lo AS delivered_requests_per_s_low,
-    CASE WHEN b.rps_fail > b.rps_lo THEN b.rps_lo + b.fraction * (b.rps_fail - b.rps_lo) ELSE b.rps_lo END
-        AS delivered_requests_per_s_high,
-    b.out_lo AS delivered_output_tokens_per_s_low,
-    CASE WHEN b.out_fail > b.out_lo THEN b.out_lo + b.fraction * (b.out_fail - b.out_lo) ELSE b.out_lo END
-        AS delivered_output_tokens_per_s_high,
-    b.in_lo AS delivered_input_tokens_per_s_low,
-    CASE WHEN b.in_fail > b.in_lo THEN b.in_lo + b.fraction * (b.in_fail - b.in_lo) ELSE b.in_lo END
-        AS delivered_input_tokens_per_s_high,
-    b.tot_lo AS delivered_total_tokens_per_s_low,
-    CASE WHEN b.tot_fail > b.tot_lo THEN b.tot_lo + b.fraction * (b.tot_fail - b.tot_lo) ELSE b.tot_lo END
-        AS delivered_total_tokens_per_s_high,
-    b.mean_input_tokens,
-    b.mean_output_tokens,
-    'low: highest load point meeting every bound (' || pr.load_kind || ' sweep, tool-aggregate percentiles); '
-        || 'high: bound crossing interpolated linearly in achieved rate towards the first failing point; '
-        || 'one run, no repeats or bootstrap' AS method,
+    i.run_id IS NOT NULL AS feasible,
+    i.failing_load_index IS NOT NULL AS slo_crossed,
+    i.low_load_index,
+    i.failing_load_index,
+    i.low_load_value,
+    i.failing_load_value,
+    i.binding_measure,
+    i.rps_low AS delivered_requests_per_s_low,
+    i.rps_high AS delivered_requests_per_s_high,
+    i.out_low AS delivered_output_tokens_per_s_low,
+    i.out_high AS delivered_output_tokens_per_s_high,
+    i.in_low AS delivered_input_tokens_per_s_low,
+    i.in_high AS delivered_input_tokens_per_s_high,
+    i.tot_low AS delivered_total_tokens_per_s_low,
+    i.tot_high AS delivered_total_tokens_per_s_high,
+    i.mean_input_tokens,
+    i.mean_output_tokens,
+    pr.repeats_max,
+    i.percentile_source,
+    'low: highest load point whose interval upper ends meet every bound (' || pr.load_kind
+        || CASE pr.load_kind WHEN 'rate' THEN ' sweep, open loop' ELSE ' sweep, closed loop' END
+        || ', percentiles: ' || coalesce(i.percentile_source, 'none') || '); '
+        || 'high: bound crossing interpolated on interval lower ends towards the first point failing even '
+        || 'optimistically; intervals: ' || coalesce(i.interval_methods, 'none') AS method,
     'observed' AS evidence
 FROM pairs AS pr
-LEFT JOIN bands AS b ON b.profile = pr.profile AND b.run_id = pr.run_id
+LEFT JOIN interpolated AS i ON i.profile = pr.profile AND i.run_id = pr.run_id
 ORDER BY pr.profile, pr.run_label

@@ -1,0 +1,103 @@
+-- observed.load_points: one row per run x load level, over the level's repeats. Rates and token rates are the
+-- mean over repeats (with the lowest and highest achieved rate); latency percentiles and the error rate come
+-- from observed.load_point_measures (recomputed from per-request records where the dump has them, else the
+-- tool's aggregates where its definition is ours). Requests left out of the percentiles are counted:
+-- warm-up, cool-down, and failed (error, incomplete, cancelled) measured requests.
+WITH levels AS (
+    SELECT run_id, load_index,
+           any_value(load_kind) AS load_kind,
+           avg(offered_rate_per_s) AS offered_rate_per_s,
+           avg(concurrency) AS concurrency,
+           avg(sent_rate_per_s) AS sent_rate_per_s,
+           avg(achieved_requests_per_s) AS achieved_requests_per_s,
+           min(achieved_requests_per_s) AS achieved_requests_per_s_min,
+           max(achieved_requests_per_s) AS achieved_requests_per_s_max,
+           sum(requests_sent)::BIGINT AS tool_requests_sent,
+           sum(requests_ok)::BIGINT AS tool_requests_ok,
+           sum(requests_failed)::BIGINT AS tool_requests_failed,
+           sum(duration_s) AS duration_s,
+           avg(input_tokens_per_s) AS input_tokens_per_s,
+           avg(output_tokens_per_s) AS output_tokens_per_s,
+           avg(total_tokens_per_s) AS total_tokens_per_s,
+           avg(mean_input_tokens) AS mean_input_tokens,
+           avg(mean_output_tokens) AS mean_output_tokens,
+           count(*) AS repeats,
+           string_agg(DISTINCT tool_definitions, ' | ' ORDER BY tool_definitions) AS tool_definitions,
+           string_agg(DISTINCT source, ', ' ORDER BY source) AS source,
+           sha256(string_agg(source_sha256, '' ORDER BY repeat_index)) AS source_sha256
+    FROM observed.measurements
+    GROUP BY run_id, load_index
+),
+request_counts AS (
+    SELECT run_id, load_index,
+           count(*) FILTER (WHERE phase = 'measure') AS requests_sent,
+           count(*) FILTER (WHERE phase = 'measure' AND status = 'ok') AS requests_ok,
+           count(*) FILTER (WHERE phase = 'measure' AND status <> 'ok') AS requests_failed,
+           count(*) FILTER (WHERE phase = 'warmup') AS requests_warmup_excluded,
+           count(*) FILTER (WHERE phase = 'cooldown') AS requests_cooldown_excluded,
+           avg(input_tokens) FILTER (WHERE phase = 'measure' AND status = 'ok') AS mean_input_tokens,
+           avg(output_tokens) FILTER (WHERE phase = 'measure' AND status = 'ok') AS mean_output_tokens
+    FROM observed.requests
+    GROUP BY run_id, load_index
+),
+wide AS (
+    PIVOT (SELECT run_id, load_index, measure, value FROM observed.load_point_measures)
+    ON measure IN (
+        'ttft_p50_ms', 'ttft_p90_ms', 'ttft_p95_ms', 'ttft_p99_ms',
+        'tpot_p50_ms', 'tpot_p90_ms', 'tpot_p95_ms', 'tpot_p99_ms',
+        'itl_p50_ms', 'itl_p90_ms', 'itl_p95_ms', 'itl_p99_ms',
+        'e2e_p50_ms', 'e2e_p90_ms', 'e2e_p95_ms', 'e2e_p99_ms', 'error_rate'
+    )
+    USING any_value(value)
+    GROUP BY run_id, load_index
+),
+sources AS (
+    SELECT run_id, load_index,
+           bool_or(source = 'per_request' AND measure <> 'error_rate') AS any_per_request,
+           bool_and(source = 'per_request' OR measure = 'error_rate' OR measure LIKE 'itl%') AS all_per_request,
+           max(requests_used) AS requests_used
+    FROM observed.load_point_measures
+    GROUP BY run_id, load_index
+)
+SELECT
+    l.run_id,
+    l.load_index,
+    l.load_kind,
+    l.offered_rate_per_s,
+    l.concurrency,
+    l.sent_rate_per_s,
+    coalesce(l.achieved_requests_per_s, 0.0) AS achieved_requests_per_s,
+    coalesce(l.achieved_requests_per_s_min, 0.0) AS achieved_requests_per_s_min,
+    coalesce(l.achieved_requests_per_s_max, 0.0) AS achieved_requests_per_s_max,
+    coalesce(c.requests_sent, l.tool_requests_sent, l.tool_requests_ok + l.tool_requests_failed, l.tool_requests_ok, 0)
+        AS requests_sent,
+    coalesce(c.requests_ok, l.tool_requests_ok, 0) AS requests_ok,
+    coalesce(c.requests_failed, l.tool_requests_failed, 0) AS requests_failed,
+    c.requests_warmup_excluded,
+    c.requests_cooldown_excluded,
+    coalesce(w.error_rate, 0.0) AS error_rate,
+    l.duration_s,
+    w.ttft_p50_ms, w.ttft_p90_ms, w.ttft_p95_ms, w.ttft_p99_ms,
+    w.tpot_p50_ms, w.tpot_p90_ms, w.tpot_p95_ms, w.tpot_p99_ms,
+    w.itl_p50_ms, w.itl_p90_ms, w.itl_p95_ms, w.itl_p99_ms,
+    w.e2e_p50_ms, w.e2e_p90_ms, w.e2e_p95_ms, w.e2e_p99_ms,
+    l.input_tokens_per_s,
+    l.output_tokens_per_s,
+    l.total_tokens_per_s,
+    coalesce(l.mean_input_tokens, c.mean_input_tokens) AS mean_input_tokens,
+    coalesce(l.mean_output_tokens, c.mean_output_tokens) AS mean_output_tokens,
+    CASE WHEN s.any_per_request THEN 'per_request' ELSE 'tool_aggregate' END AS percentile_source,
+    CASE WHEN s.any_per_request
+         THEN 'quantile_cont (linear interpolation, type 7) over ' || s.requests_used || ' measured requests'
+              || CASE WHEN s.all_per_request THEN '' ELSE '; ITL from the tool' END
+         ELSE 'the tool''s own (see tool_definitions)' END AS percentile_estimator,
+    l.repeats,
+    l.tool_definitions,
+    l.source,
+    l.source_sha256,
+    'observed' AS evidence
+FROM levels AS l
+LEFT JOIN request_counts AS c USING (run_id, load_index)
+LEFT JOIN wide AS w USING (run_id, load_index)
+LEFT JOIN sources AS s USING (run_id, load_index)
+ORDER BY l.run_id, l.load_index

@@ -1,0 +1,326 @@
+"""Every dump format on real or recorded files, its quirks, bad inputs, and one definition per metric."""
+
+import json
+import shutil
+from pathlib import Path
+
+import duckdb
+import polars as pl
+import pytest
+
+from assets import dumps
+from assets.dump_formats import aiperf, generic, guidellm, inference_perf, llmperf, sglang, vllm
+from assets.fetch import read_local
+from assets.warehouse import IngestError, frame_from_rows, run_sql_file, write_table
+from schemas.load_point_measures import LoadPointMeasures
+from schemas.load_points import LoadPoints
+from schemas.measurements import Measurements
+from schemas.requests import Requests
+from schemas.runs import Runs
+from tests import synthetic
+from tests.conftest import DATA, REPO_ROOT, WORKED_RUN_YAML
+
+FIXTURES = REPO_ROOT / "tests" / "fixtures"
+DUMPS = DATA / "dumps"
+SLA_TREE = FIXTURES / "vllm" / "serve_sla" / "20260901_120000" / "SERVE--max_num_seqs=128-BENCH--"
+
+RECOGNISED = [
+    (DUMPS / "inference-perf/kubecon-na-2025/vllm/results/stage_3_lifecycle_metrics.json", inference_perf.STAGE),
+    (DUMPS / "inference-perf/kubecon-na-2025/vllm/results/summary_lifecycle_metrics.json", inference_perf.SUMMARY),
+    (DUMPS / "inference-perf/kubecon-na-2025/vllm/results/stage_3_prometheus_metrics.json", inference_perf.PROMETHEUS),
+    (FIXTURES / "inference-perf/per_request/per_request_lifecycle_metrics.json", inference_perf.PER_REQUEST),
+    (DUMPS / "llmperf/summary_together_70b.json", llmperf.SUMMARY),
+    (DUMPS / "llmperf/individual_fireworks_70b.json", llmperf.INDIVIDUAL),
+    (DUMPS / "inferencex-vllm-bench/qwen35_vllm_tp8_isl1024_osl128_conc4.json", vllm.RESULT_SECONDS),
+    (DUMPS / "guidellm/guidellm_report_v2_mock_server.json", guidellm.REPORT_JSON),
+    (FIXTURES / "guidellm/benchmarks.json", guidellm.REPORT_JSON),
+    (FIXTURES / "guidellm/benchmarks.csv", guidellm.REPORT_CSV),
+    (FIXTURES / "aiperf/rate8/profile_export.jsonl", aiperf.RECORDS),
+    (FIXTURES / "aiperf/rate8/profile_export_aiperf.json", aiperf.AGGREGATE),
+    (FIXTURES / "genai-perf/profile_export_genai_perf.json", aiperf.GENAI_PERF),
+    (FIXTURES / "vllm/openai-4.0qps-Llama-3.1-8B-Instruct-20260901-120000.json", vllm.RESULT),
+    (FIXTURES / "vllm/appended.jsonl", vllm.RESULT_LINES),
+    (SLA_TREE / "request_rate=4/summary.json", vllm.SWEEP_SUMMARY),
+    (SLA_TREE.parent / "summary.csv", vllm.SWEEP_CSV),
+    (FIXTURES / "sglang/sglang_0901_10_256_64.jsonl", sglang.RESULT_LINES),
+    (FIXTURES / "sglang/old_keys.jsonl", sglang.RESULT_LINES),
+    (FIXTURES / "generic/requests.csv", generic.MEASUREMENT_CSV),
+    (FIXTURES / "generic/production_log.csv", generic.LOG_CSV),
+]
+
+
+def parse(path):
+    parsed, _dump = dumps.parse_file(read_local(path)[0])
+    assert parsed is not None, path
+    return parsed
+
+
+@pytest.mark.parametrize("path,kind", RECOGNISED, ids=lambda v: v if isinstance(v, str) else Path(v).name)
+def test_each_file_is_recognised_by_exactly_one_format(path, kind):
+    dump = dumps.decode(read_local(path)[0])
+    answers = {m.__name__.rsplit(".", 1)[-1]: m.recognise(dump) for m in dumps.FORMAT_MODULES}
+    assert [k for k in answers.values() if k] == [kind], answers
+
+
+def test_not_a_dump_is_listed_unrecognised():
+    assert parse_or_none(DUMPS / "llm-d-benchmark/br_v0_2_1_json_schema.json") is None
+    assert parse_or_none(FIXTURES / "aiperf/prompts.jsonl") is None
+
+
+def parse_or_none(path):
+    return dumps.parse_file(read_local(path)[0])[0]
+
+
+# ---- per format, with its quirks ---------------------------------------------------------------
+
+def test_vllm_detailed_result_gives_requests_and_metadata_strings_do_no_harm():
+    (m,) = parse(RECOGNISED[13][0]).measurements
+    assert (m.load_kind, m.offered_rate_per_s) == ("rate", 4.0)
+    assert m.requests.height == 12 and m.requests.filter(pl.col("status") == "error").height == 1
+    failed = m.requests.filter(pl.col("status") == "error").row(0, named=True)
+    assert failed["ttft_ms"] is None and failed["error"].startswith("HTTP 500")
+    assert m.values["requests_failed"] == 1 and m.values["requests_ok"] == 11
+
+
+def test_vllm_appended_lines_old_goodput_key_and_inf_rate():
+    parsed = parse(FIXTURES / "vllm/appended.jsonl")
+    assert [(m.load_kind, m.offered_rate_per_s, m.concurrency) for m in parsed.measurements] == [
+        ("rate", 2.0, None), ("concurrency", None, 8.0), ("concurrency", None, 16.0)]
+    first = parsed.measurements[0]
+    assert ("request_goodput", "value", 1.5, "requests/s") in first.tool_metrics
+    assert first.values["requests_failed"] is None and first.requests is None
+    assert first.values["ttft_p95_ms"] == pytest.approx(64.0) and first.values["e2e_p99_ms"] == pytest.approx(660.0)
+
+
+def test_inferencex_seconds_are_converted_to_ms():
+    (m,) = parse(DUMPS / "inferencex-vllm-bench/qwen35_vllm_tp8_isl1024_osl128_conc4.json").measurements
+    assert (m.load_kind, m.concurrency) == ("concurrency", 4.0)
+    assert m.values["ttft_p99_ms"] == pytest.approx(7589.123, abs=0.001)
+    assert m.values["tpot_p50_ms"] == pytest.approx(32.305, abs=0.001)
+    assert m.values["input_tokens_per_s"] == pytest.approx(541.11, abs=0.01)
+
+
+def test_sglang_new_and_old_keys_and_measured_concurrency_is_not_the_load():
+    new = parse(FIXTURES / "sglang/sglang_0901_10_256_64.jsonl").measurements
+    assert [(m.offered_rate_per_s, m.requests is not None) for m in new] == [(2.0, False), (4.0, True)]
+    assert new[0].values["mean_input_tokens"] is not None and new[0].values["itl_p95_ms"] == pytest.approx(12.8)
+    assert ("concurrency", "mean in flight (measured)", 0.37, "requests") in new[0].tool_metrics
+    assert new[1].requests.filter(pl.col("status") == "ok").get_column("e2e_ms").min() > 0  # TTFT + gaps
+    (old,) = parse(FIXTURES / "sglang/old_keys.jsonl").measurements
+    assert (old.load_kind, old.concurrency) == ("concurrency", 4.0)
+    assert old.values["mean_output_tokens"] == new[0].values["mean_output_tokens"]
+
+
+def test_guidellm_json_and_csv_agree_and_tpot_is_not_guidellms_time_per_output_token():
+    from_json = parse(FIXTURES / "guidellm/benchmarks.json").measurements
+    from_csv = parse(FIXTURES / "guidellm/benchmarks.csv").measurements
+    for j, c in zip(from_json, from_csv):
+        assert (j.load_kind, j.offered_rate_per_s) == (c.load_kind, c.offered_rate_per_s)
+        for column in ("ttft_p50_ms", "ttft_p95_ms", "tpot_p95_ms", "e2e_p99_ms", "achieved_requests_per_s"):
+            assert j.values[column] == pytest.approx(c.values[column]), column
+    tpot_tool = {(s, v) for name, s, v, _u in from_json[0].tool_metrics if name == "time_per_output_token_ms"}
+    assert ("p95", from_json[0].values["tpot_p95_ms"]) not in tpot_tool  # that one includes the TTFT
+    assert from_json[0].requests.height == 8 and from_json[0].values["itl_p95_ms"] is None
+
+
+def test_guidellm_real_report_with_empty_request_lists_uses_the_aggregates():
+    parsed = parse(DUMPS / "guidellm/guidellm_report_v2_mock_server.json")
+    assert [m.offered_rate_per_s for m in parsed.measurements] == [2.0, 4.0]
+    assert all(m.requests is None and m.values["ttft_p95_ms"] is not None for m in parsed.measurements)
+
+
+def test_llmperf_strings_as_numbers_and_its_itl_is_not_our_tpot():
+    (m,) = parse(DUMPS / "llmperf/summary_together_70b.json").measurements
+    assert (m.load_kind, m.concurrency) == ("concurrency", 5.0)
+    assert m.values["ttft_p95_ms"] == pytest.approx(770.108, abs=0.001) and m.values["tpot_p95_ms"] is None
+    assert ("number_input_tokens", "min", 550.0, "tokens") in m.tool_metrics  # "550" in the file
+    assert m.merge_key == llmperf.merge_key("individual_together_70b.json")
+
+
+def test_aiperf_records_mark_warmup_errors_and_epoch_times():
+    (m,) = parse(FIXTURES / "aiperf/rate8/profile_export.jsonl").measurements
+    assert m.requests.height == 19
+    assert m.requests.filter(pl.col("phase") == "warmup").height == 3
+    assert m.requests.filter(pl.col("status") == "error").height == 1
+    assert m.requests.get_column("start_time_unix_s").min() > 1.7e9
+    assert m.requests.get_column("start_offset_s").min() == 0.0  # from the first request, warm-up included
+
+
+def test_inference_perf_per_request_groups_by_stage():
+    parsed = parse(FIXTURES / "inference-perf/per_request/per_request_lifecycle_metrics.json")
+    assert [m.merge_key for m in parsed.measurements] == ["stage 0", "stage 1"]
+    requests = parsed.measurements[0].requests
+    assert requests.height == 12 and requests.filter(pl.col("status") == "error").height == 1
+    ok = requests.filter(pl.col("status") == "ok").row(0, named=True)
+    assert ok["ttft_ms"] > 0 and ok["e2e_ms"] > ok["ttft_ms"]
+
+
+# ---- runs, repeats, SQL over per-request records ---------------------------------------------
+
+def build(conn, batch):
+    """The observed tables of a batch, built like the assets do."""
+    write_table(conn, "observed.runs", frame_from_rows(batch.runs, Runs), Runs)
+    write_table(conn, "observed.measurements", frame_from_rows(batch.measurements, Measurements), Measurements)
+    frame = batch.request_frame()
+    write_table(conn, "observed.requests", frame if frame is not None else frame_from_rows([], Requests), Requests)
+    write_table(conn, "observed.load_point_measures", run_sql_file(conn, "observed/load_point_measures.sql"),
+                LoadPointMeasures)
+    write_table(conn, "observed.load_points", run_sql_file(conn, "observed/load_points.sql"), LoadPoints)
+    return conn
+
+
+def dumps_tree(root: Path, sources: dict[str, Path], run_yaml: str = WORKED_RUN_YAML) -> Path:
+    """A dumps folder: one subfolder per name, each a run.yaml and a link to the source files."""
+    for name, source in sources.items():
+        (root / name).mkdir(parents=True)
+        (root / name / "run.yaml").write_text(run_yaml)
+        (root / name / "data").symlink_to(source, target_is_directory=source.is_dir())
+    return root
+
+
+@pytest.fixture
+def conn(tmp_path):
+    connection = duckdb.connect(str(tmp_path / "build.duckdb"))
+    yield connection
+    connection.close()
+
+
+def points(conn, label=None):
+    sql = ("SELECT lp.* FROM observed.load_points lp JOIN observed.runs r USING (run_id)"
+           + (" WHERE r.run_label = ?" if label else "") + " ORDER BY load_index")
+    cursor = conn.execute(sql, [label] if label else [])
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, row)) for row in cursor.fetchall()]
+
+
+def test_the_same_requests_in_four_formats_give_the_same_percentiles(tmp_path, conn):
+    reqs = synthetic.requests(n=60, seed=7, rate=5.0, failures=2, warmup=4)
+    src = tmp_path / "src"
+    (src / "vllm").mkdir(parents=True)
+    (src / "vllm" / "result.json").write_text(json.dumps(synthetic.vllm_result(reqs, 5.0)))
+    synthetic.write_aiperf(src / "aiperf", reqs, 5.0)
+    (src / "generic").mkdir()
+    synthetic.write_generic_csv(src / "generic" / "requests.csv", reqs, rate=5.0)
+    (src / "inference-perf").mkdir()
+    (src / "inference-perf" / "per_request_lifecycle_metrics.json").write_text(
+        json.dumps(synthetic.inference_perf_requests([r for r in reqs if r.phase == "measure"])))
+    root = dumps_tree(tmp_path / "dumps", {name: src / name for name in ("vllm", "aiperf", "generic",
+                                                                        "inference-perf")})
+    build(conn, dumps.collect_all([str(root)]))
+    rows = {label: points(conn, label)[0] for label in ("vllm", "aiperf", "generic", "inference-perf")}
+    ok = [r for r in reqs if r.phase == "measure" and r.ok]
+    assert all(r["percentile_source"] == "per_request" for r in rows.values())
+    for column in ("ttft_p95_ms", "tpot_p95_ms", "e2e_p95_ms", "ttft_p50_ms", "tpot_p99_ms"):
+        values = [r[column] for r in rows.values()]
+        assert values == pytest.approx([values[0]] * 4, rel=1e-9), column
+    tpots = sorted((r.e2e_ms - r.ttft_ms) / (r.output_tokens - 1) for r in ok)
+    rank = 0.95 * (len(tpots) - 1)  # linear interpolation between closest ranks (type 7)
+    low = int(rank)
+    assert rows["vllm"]["tpot_p95_ms"] == pytest.approx(tpots[low] + (rank - low) * (tpots[low + 1] - tpots[low]))
+    assert rows["aiperf"]["requests_warmup_excluded"] == 4 and rows["vllm"]["requests_warmup_excluded"] == 0
+    assert {r["requests_failed"] for r in rows.values()} == {2} and {r["requests_ok"] for r in rows.values()} == {58}
+
+
+def test_bootstrap_interval_brackets_the_estimate_and_repeats_widen_it(tmp_path, conn):
+    root = dumps_tree(tmp_path / "dumps", {"sweep": SLA_TREE.parent.parent})
+    build(conn, dumps.collect_all([str(root)]))
+    rows = points(conn)
+    assert [(r["offered_rate_per_s"], r["repeats"]) for r in rows] == [(4.0, 2), (8.0, 2), (12.0, 2)]
+    measures = conn.execute("SELECT load_index, value, ci_low, ci_high, interval_method FROM "
+                            "observed.load_point_measures WHERE measure = 'ttft_p95_ms' ORDER BY 1").fetchall()
+    for _i, value, low, high, method in measures:
+        assert low < value < high and "bootstrap: 200 resamples of 58 requests" in method and "2 repeats" in method
+    again = conn.execute("SELECT ci_low, ci_high FROM observed.load_point_measures WHERE measure = 'ttft_p95_ms' "
+                         "ORDER BY load_index").fetchall()
+    assert again == [(m[2], m[3]) for m in measures]  # reproducible draws
+
+
+def test_sweep_tree_summaries_are_listed_not_read_twice(tmp_path):
+    root = dumps_tree(tmp_path / "dumps", {"sweep": SLA_TREE.parent.parent})
+    batch = dumps.collect_all([str(root)])
+    statuses = {(f.detected_format, f.status): 0 for f in batch.files}
+    for f in batch.files:
+        statuses[(f.detected_format, f.status)] += 1
+    assert statuses[(vllm.RESULT, "read")] == 6 and statuses[(vllm.SWEEP_SUMMARY, "skipped")] == 4
+    assert statuses[(vllm.SWEEP_CSV, "skipped")] == 1
+    assert len(batch.runs) == 1 and batch.runs[0]["repeats_max"] == 2 and batch.runs[0]["requests"] == 180
+
+
+def test_a_copied_file_is_read_once(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    shutil.copy(FIXTURES / "vllm/openai-4.0qps-Llama-3.1-8B-Instruct-20260901-120000.json", src / "a.json")
+    shutil.copy(src / "a.json", src / "copy of a.json")
+    batch = dumps.collect_all([str(dumps_tree(tmp_path / "dumps", {"r": src}))])
+    assert len(batch.measurements) == 1
+    assert [f.note for f in batch.files if f.detected_format == "duplicate"] == [f"same content as {src}/a.json: "
+                                                                                  "read once".replace(str(src), str(tmp_path / 'dumps/r/data'))]
+
+
+def test_merged_files_of_one_folder(tmp_path, conn):
+    root = dumps_tree(tmp_path / "dumps", {"aiperf": FIXTURES / "aiperf/rate8", "llmperf": DUMPS / "llmperf",
+                                           "ip": FIXTURES / "inference-perf/per_request"})
+    (root / "llmperf" / "run.yaml").write_text(WORKED_RUN_YAML.replace("constant", "concurrency"))
+    batch = dumps.collect_all([str(root)])
+    build(conn, batch)
+    (aiperf_point,) = points(conn, "aiperf")
+    assert aiperf_point["offered_rate_per_s"] == 8.0 and aiperf_point["percentile_source"] == "per_request"
+    assert (aiperf_point["requests_warmup_excluded"], aiperf_point["requests_failed"]) == (3, 1)
+    # two summaries at the same concurrency below one run.yaml are two repeats of one load level
+    (llm,) = points(conn, "llmperf")
+    assert (llm["concurrency"], llm["repeats"], llm["requests_ok"], llm["load_kind"]) == (5.0, 2, 300, "concurrency")
+    assert llm["percentile_source"] == "per_request" and llm["tpot_p95_ms"] < llm["e2e_p95_ms"] / 100
+    ip = points(conn, "ip")
+    assert {(p["offered_rate_per_s"], p["requests_ok"]) for p in ip} == {(2.0, 11), (None, 11)}  # stage 1: no stage file
+
+
+def test_generic_levels_exclude_warmup_and_errors(tmp_path, conn):
+    build(conn, dumps.collect_all([str(dumps_tree(tmp_path / "dumps", {"g": FIXTURES / "generic"}))]))
+    rows = points(conn)
+    assert [(r["offered_rate_per_s"], r["requests_ok"], r["requests_failed"], r["requests_warmup_excluded"])
+            for r in rows] == [(2.0, 19, 1, 3), (6.0, 19, 1, 3)]
+    assert rows[0]["achieved_requests_per_s"] > 0 and rows[1]["ttft_p95_ms"] > rows[0]["ttft_p95_ms"]
+
+
+# ---- bad inputs ------------------------------------------------------------------------------
+
+def write_run(tmp_path, name, text):
+    src = tmp_path / "src"
+    src.mkdir(exist_ok=True)
+    (src / name).write_text(text)
+    return dumps.collect_all([str(dumps_tree(tmp_path / "dumps", {"r": src}))])
+
+
+def test_vllm_arrays_of_different_lengths_are_quarantined(tmp_path):
+    result = json.loads((FIXTURES / "vllm/openai-4.0qps-Llama-3.1-8B-Instruct-20260901-120000.json").read_text())
+    result["ttfts"] = result["ttfts"][:-1]
+    batch = write_run(tmp_path, "r.json", json.dumps(result))
+    assert not batch.measurements and "per-request arrays of different lengths" in batch.rejects[0].reason
+    assert batch.rejects[0].source.endswith("r.json")
+
+
+def test_guidellm_csv_with_a_short_percentile_list_quarantines_that_row(tmp_path):
+    text = (FIXTURES / "guidellm/benchmarks.csv").read_text().splitlines(True)
+    text[3] = text[3].replace("[21.66008949279785, ", "[", 1)
+    batch = write_run(tmp_path, "benchmarks.csv", "".join(text))
+    assert len(batch.measurements) == 1 and "holds 10 values, expected 11" in batch.rejects[0].reason
+    assert batch.rejects[0].location == "row 4"
+
+
+def test_generic_csv_with_unknown_status_is_quarantined(tmp_path):
+    text = (FIXTURES / "generic/requests.csv").read_text().replace(",ok,measure,", ",fine,measure,", 1)
+    batch = write_run(tmp_path, "requests.csv", text)
+    assert not batch.measurements and "status outside" in batch.rejects[0].reason
+
+
+def test_truncated_json_lines_fail_naming_the_file(tmp_path):
+    text = (FIXTURES / "aiperf/rate8/profile_export.jsonl").read_text()
+    with pytest.raises(IngestError, match=r"profile_export.jsonl: invalid JSON"):
+        write_run(tmp_path, "profile_export.jsonl", text[: len(text) // 2])
+
+
+def test_guidellm_other_report_version_is_quarantined(tmp_path):
+    report = json.loads((FIXTURES / "guidellm/benchmarks.json").read_text())
+    report["metadata"]["version"] = 3
+    batch = write_run(tmp_path, "benchmarks.json", json.dumps(report))
+    assert not batch.measurements and "report version 3" in batch.rejects[0].reason
