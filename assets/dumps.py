@@ -30,6 +30,7 @@ from assets.dump_formats import (
     guidellm,
     inference_perf,
     llmperf,
+    loadgen_run,
     sglang,
     vllm,
     with_our_tpot,
@@ -45,7 +46,7 @@ ARRIVALS = ("constant", "poisson", "gamma", "concurrency", "trace")
 
 # The registry: the first module whose `recognise` answers names the file. Specific shapes first;
 # vLLM after SGLang (SGLang lines carry vLLM-like keys), the generic tabular format last.
-FORMAT_MODULES = (inference_perf, guidellm, aiperf, llmperf, sglang, vllm, generic)
+FORMAT_MODULES = (inference_perf, guidellm, aiperf, llmperf, sglang, vllm, loadgen_run, generic)
 SKIPPED_KINDS = {inference_perf.PROMETHEUS, aiperf.GENAI_PERF_RAW, vllm.SWEEP_SUMMARY, vllm.SWEEP_CSV,
                  generic.LOG_CSV, generic.LOG_PARQUET}
 
