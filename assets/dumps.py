@@ -18,12 +18,12 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 import polars as pl
-import yaml
 
 from assets import canonical
 from assets.dump_formats import (
     Dump,
     Measurement,
+    TEXT_COLUMNS,
     Parsed,
     aiperf,
     generic,
@@ -35,8 +35,9 @@ from assets.dump_formats import (
     vllm,
     with_our_tpot,
 )
+from assets.dump_formats import empty_point
 from assets.fetch import Fetched, read_local, sha256_bytes, walk_files
-from assets.mlperf_tables import decode_json, looks_like_json
+from assets.textinput import decode_json, decode_json_lines, encoding_problem, looks_like_json, parse_yaml
 from assets.warehouse import IngestError, Reject, SourceFile
 
 SIDECAR = "run.yaml"
@@ -66,6 +67,8 @@ class ObservedBatch:
     requests: list[pl.DataFrame] = field(default_factory=list)
     rejects: list[Reject] = field(default_factory=list)
     files: list[SourceFile] = field(default_factory=list)
+    request_texts: list[pl.DataFrame] = field(default_factory=list)
+    store_texts: bool = False  # keep prompt/response texts (observed.request_texts); off: never held
 
     def request_frame(self) -> pl.DataFrame | None:
         return pl.concat(self.requests, how="vertical") if self.requests else None
@@ -73,10 +76,7 @@ class ObservedBatch:
 
 def read_sidecar(fetched: Fetched) -> dict[str, Any]:
     """The mapping in a run.yaml; IngestError when it is not YAML or not a mapping."""
-    try:
-        content = yaml.safe_load(fetched.data.decode("utf-8-sig"))
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise IngestError(f"{fetched.name}: not a readable YAML file ({exc})") from exc
+    content = parse_yaml(fetched.data, fetched.name)
     if not isinstance(content, dict):
         raise IngestError(f"{fetched.name}: expected a mapping of run settings, got {type(content).__name__}")
     return content
@@ -131,18 +131,20 @@ def run_config(merged: dict[str, Any], sidecars: list[str]) -> dict[str, Any]:
 
 def decode(fetched: Fetched) -> Dump:
     """The file with its JSON decoded when it is JSON (or JSON lines); IngestError names a file
-    that looks like JSON and is not."""
+    that looks like JSON and is not (the line, for JSON lines)."""
     dump = Dump(fetched.name, fetched.data)
     if not looks_like_json(fetched.data):
         return dump
     try:
         dump.payload = decode_json(fetched.data, fetched.name)
     except IngestError as whole_file:  # names the file and the position
-        lines = [line for line in fetched.data.decode("utf-8-sig", errors="replace").splitlines() if line.strip()]
+        first = fetched.data.lstrip(b"\xef\xbb\xbf \t\r\n").split(b"\n", 1)[0]
         try:
-            values = [json.loads(line) for line in lines]
-        except json.JSONDecodeError:
+            if not isinstance(json.loads(first), dict):
+                raise whole_file from None
+        except (ValueError, RecursionError):
             raise whole_file from None
+        values = decode_json_lines(fetched.data, fetched.name)  # names the line that is not JSON
         if len(values) < 2 or not all(isinstance(v, dict) for v in values):
             raise whole_file from None
         dump.payload, dump.json_lines = values, True
@@ -186,11 +188,11 @@ class _Read:
     parsed: Parsed
 
 
-def collect(root: Path) -> ObservedBatch:
-    """Every run below one dumps folder."""
+def collect(root: Path, store_texts: bool = False) -> ObservedBatch:
+    """Every run below one dumps folder (prompt and response texts only with `store_texts`)."""
     if not root.is_dir():
         raise IngestError(f"{root}: dumps folder does not exist or is not a folder")
-    batch = ObservedBatch()
+    batch = ObservedBatch(store_texts=store_texts)
     sidecars: dict[PurePosixPath, dict[str, Any]] = {}
     reads: list[_Read] = []
     seen: dict[str, str] = {}
@@ -208,8 +210,13 @@ def collect(root: Path) -> ObservedBatch:
         seen[fetched.sha256] = fetched.name
         parsed, _dump = parse_file(fetched)
         if parsed is None:
+            wide = fetched.data.startswith((b"\xff\xfe", b"\xfe\xff"))  # UTF-16/32: a dump saved in the wrong encoding
+            note = ("empty file (0 bytes)" if not fetched.data else encoding_problem(fetched.data) if wide
+                    else "not a dump format this version reads")
             batch.files.append(SourceFile(fetched.name, fetched.sha256, len(fetched.data), "unrecognised",
-                                          "skipped", note="not a dump format this version reads"))
+                                          "quarantined" if wide else "skipped", note=note))
+            if wide:
+                batch.rejects.append(Reject(fetched.name, "file", note))
         elif parsed.kind in SKIPPED_KINDS or (parsed.note and not parsed.measurements and not parsed.problems):
             status = "skipped" if parsed.kind in SKIPPED_KINDS else "read"
             batch.files.append(SourceFile(fetched.name, fetched.sha256, len(fetched.data), parsed.kind, status,
@@ -347,7 +354,7 @@ def _add_run(batch: ObservedBatch, root: Path, sidecar_folder: PurePosixPath, to
             keys = {"run_id": run_id, "load_index": load_index, "repeat_index": repeat_index}
             row = {**keys, "load_kind": kind, "offered_rate_per_s": m.offered_rate_per_s,
                    "concurrency": m.concurrency}
-            values = dict(m.values)
+            values = {**empty_point(), **m.values}  # every load-point column, even from requests alone
             if m.requests is not None and values.get("achieved_requests_per_s") is None:
                 values.update({k: v for k, v in generic.window_values(m.requests).items() if v is not None})
             row.update(values or {})
@@ -361,9 +368,13 @@ def _add_run(batch: ObservedBatch, root: Path, sidecar_folder: PurePosixPath, to
                                    for metric, stat, value, unit in m.tool_metrics]
             if m.requests is not None:
                 request_count += m.requests.height
-                batch.requests.append(with_our_tpot(m.requests).with_columns(
+                frame = with_our_tpot(m.requests).with_columns(
                     *[pl.lit(v).alias(k) for k, v in keys.items()],
-                    pl.lit(point.requests_source or read.fetched.name).alias("source")))
+                    pl.lit(point.requests_source or read.fetched.name).alias("source"))
+                texts = [c for c in TEXT_COLUMNS if c in frame.columns]
+                if texts and batch.store_texts:
+                    batch.request_texts.append(frame.select(*keys, "request_index", *texts, "source"))
+                batch.requests.append(frame.drop(texts))
     batch.runs.append({
         "run_id": run_id,
         "run_label": label,
@@ -383,12 +394,12 @@ def _add_run(batch: ObservedBatch, root: Path, sidecar_folder: PurePosixPath, to
     })
 
 
-def collect_all(roots: list[str]) -> ObservedBatch:
+def collect_all(roots: list[str], store_texts: bool = False) -> ObservedBatch:
     """Runs below every dumps folder; a label used twice is quarantined the second time."""
-    total = ObservedBatch()
+    total = ObservedBatch(store_texts=store_texts)
     labels: dict[str, str] = {}
     for root in roots:
-        batch = collect(Path(root))
+        batch = collect(Path(root), store_texts)
         dropped = set()
         for run in batch.runs:
             if run["run_label"] in labels:
@@ -402,6 +413,7 @@ def collect_all(roots: list[str]) -> ObservedBatch:
         total.measurements += [m for m in batch.measurements if m["run_id"] not in dropped]
         total.tool_metrics += [m for m in batch.tool_metrics if m["run_id"] not in dropped]
         total.requests += [r for r in batch.requests if r.get_column("run_id")[0] not in dropped]
+        total.request_texts += [r for r in batch.request_texts if r.get_column("run_id")[0] not in dropped]
         total.rejects += batch.rejects
         total.files += batch.files
     return total

@@ -16,6 +16,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from assets.textinput import CUT_LINE_REASON, cut_last_line
+
 MLLOG_PREFIX = ":::MLLOG"
 _V05_LINE = re.compile(r'^"pid":\s*\d+,\s*"tid":\s*\d+,\s*"ts":\s*\d+\s*ns\s*:\s*([\w.]+)\s*:\s*(.*)$')
 PERCENTILES = ("50.00", "90.00", "95.00", "97.00", "99.00", "99.90")
@@ -67,7 +69,7 @@ def parse_detail(text: str) -> LoadgenLog:
         if line.startswith(MLLOG_PREFIX):
             try:
                 event = json.loads(line[len(MLLOG_PREFIX):])
-            except json.JSONDecodeError:
+            except (json.JSONDecodeError, RecursionError):
                 continue
             if not isinstance(event, dict) or "key" not in event:
                 continue
@@ -166,6 +168,9 @@ def parse_summary(text: str) -> LoadgenLog:
     log = LoadgenLog(form="summary")
     if "MLPerf Results Summary" not in text:
         raise LoadgenError("not a LoadGen summary (expected a 'MLPerf Results Summary' header)")
+    text, cut = cut_last_line(text)
+    if cut is not None:  # `Samples per second: 12` may have been `12345.6`
+        log.warnings.append(f"summary: {CUT_LINE_REASON}")
     per_query = False
     headline_done = False
     for line in text.splitlines():
@@ -274,8 +279,9 @@ class PowerSample:
 
 
 def parse_power_samples(text: str) -> Iterator[PowerSample]:
-    """`Time,<MM-DD-YYYY HH:MM:SS.fff>,Watts,<W>,...` lines; other lines are skipped."""
-    for line in text.splitlines():
+    """`Time,<MM-DD-YYYY HH:MM:SS.fff>,Watts,<W>,...` lines; other lines, and a last line without its
+    newline (perhaps cut mid-number), are skipped."""
+    for line in cut_last_line(text)[0].splitlines():
         parts = line.split(",")
         if len(parts) < 4 or parts[0] != "Time" or parts[2] != "Watts":
             continue

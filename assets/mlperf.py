@@ -12,10 +12,10 @@ from typing import Any
 import dagster as dg
 import duckdb
 import polars as pl
-import yaml
 
 from assets import mlperf_ingest
 from assets.sqlfiles import build_table_from_sql, sql_check
+from assets.textinput import parse_yaml
 from assets.warehouse import IngestError, frame_from_rows, write_table
 from pipelines.partitions import mlperf_rounds
 from pipelines.resources import Inputs, Warehouse
@@ -58,9 +58,10 @@ def load_sources(path: str | Path) -> Sources:
     """The sources file, checked; IngestError naming the file and the key at fault."""
     path = Path(path)
     try:
-        content = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
+        data = path.read_bytes()
+    except OSError as exc:
         raise IngestError(f"{path}: cannot read the MLPerf sources file ({exc})") from exc
+    content = parse_yaml(data, f"{path} (the MLPerf sources file)")
     if not isinstance(content, dict) or not isinstance(content.get("rounds"), list):
         raise IngestError(f"{path}: expected `rounds:` (a list of {{round, url}}) and `allowed_hosts:`")
     rounds = []

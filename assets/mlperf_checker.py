@@ -16,6 +16,7 @@ import io
 from typing import Any
 
 from assets.mlperf_tables import POWER_UNITS, blank, text
+from assets.textinput import CUT_LINE_REASON, cut_last_line, decode_text
 from assets.warehouse import IngestError, Reject
 
 CHECKER_CSV = "checker_csv"
@@ -53,10 +54,7 @@ def looks_like_checker_csv(data: bytes) -> bool:
 def read_csv_rows(data: bytes, name: str) -> tuple[list[dict[str, str]], str]:
     """Rows of a checker CSV with normalised column names, and a note naming its header generation.
     IngestError naming the file and the missing columns when the header is not a checker header."""
-    try:
-        content = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise IngestError(f"{name}: not UTF-8 text ({exc})") from exc
+    content, cut = cut_last_line(decode_text(data, name))
     reader = csv.reader(io.StringIO(content))
     try:
         header = normalise_header(next(reader))
@@ -77,6 +75,8 @@ def read_csv_rows(data: bytes, name: str) -> tuple[list[dict[str, str]], str]:
         row = dict(zip(header, values))
         row["__line__"] = str(line_no)
         rows.append(row)
+    if cut is not None:
+        rows.append({"__problem__": CUT_LINE_REASON, "__line__": str(reader.line_num + 1)})
     generation = GENERATIONS.get(len(header), "unknown header generation")
     return rows, f"{len(header)} columns ({generation})"
 

@@ -19,6 +19,7 @@ from bs4 import BeautifulSoup
 
 from assets import canonical
 from assets.mlperf_tables import text
+from assets.textinput import decode_text
 from assets.warehouse import IngestError, Reject
 
 SUMMARY_HTML = "summary_html"
@@ -45,7 +46,7 @@ def _span(cell) -> int:
 
 def parse(data: bytes, name: str) -> tuple[list[tuple[str, dict[str, Any]]], list[Reject], str]:
     """Final-report-form records (one per model x scenario cell pair), rejects and a note."""
-    soup = BeautifulSoup(data.decode("utf-8", errors="replace"), "html.parser")
+    soup = BeautifulSoup(decode_text(data, name), "html.parser")
     title = soup.title.get_text(strip=True) if soup.title else ""
     round_match = _ROUND.search(title) or _ROUND.search(soup.get_text(" ", strip=True)[:2000])
     if not round_match:
@@ -121,4 +122,8 @@ def parse(data: bytes, name: str) -> tuple[list[tuple[str, dict[str, Any]]], lis
                                      Performance_Result=perf, Performance_Units=unit)))
                 position += 2
             scenario_index += 1
+    if not records and not rejects and len(rows) > 2:
+        rejects.append(Reject(name, "results table", f"the results table has {len(rows) - 2} body rows but none "
+                              "could be read (expected a `model` cell, then metric/performance cell pairs per "
+                              "scenario): has the page layout changed?"))
     return records, rejects, f"{len(records)} results on the page"

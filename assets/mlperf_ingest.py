@@ -75,21 +75,25 @@ def detect(fetched: Fetched) -> Detected:
         if isinstance(payload, list):
             if not payload:
                 return Detected(None, None, "empty JSON list")
-            if is_report_record(payload[0]):
+            # A damaged first record must not hide the format of the rest (it is quarantined instead).
+            sample = payload[:50]
+            if any(is_report_record(r) for r in sample):
                 return Detected(SUMMARY_RESULTS_JSON, payload)
-            if mlperf_cm.is_cm_records(payload):
+            checker = next((r for r in sample if mlperf_checker.is_checker_record(r)), None)
+            if checker is not None and mlperf_cm.is_cm_records([checker]):
                 return Detected(mlperf_cm.CM_RESULT, payload)
-            if mlperf_checker.is_checker_record(payload[0]):
+            if checker is not None:
                 return Detected(mlperf_checker.CHECKER_JSON_INDEX, {str(i): r for i, r in enumerate(payload)})
-            return Detected(None, None, "JSON list whose records are not MLPerf result rows "
-                                        "(expected final-report, checker or cm4mlperf records)")
+            return Detected(None, None, "JSON list whose records are not MLPerf result rows (expected final-report, "
+                                        "checker or cm4mlperf records" + _missing_keys(sample) + ")")
         if isinstance(payload, dict):
-            values = list(payload.values())
-            if values and mlperf_checker.is_checker_record(values[0]):
+            values = list(payload.values())[:50]
+            if any(mlperf_checker.is_checker_record(v) for v in values):
                 return Detected(mlperf_checker.CHECKER_JSON_INDEX, payload)
-            if values and is_report_record(values[0]):
-                return Detected(SUMMARY_RESULTS_JSON, values)
-            return Detected(None, None, "JSON object that is not an index-keyed MLPerf result table")
+            if any(is_report_record(v) for v in values):
+                return Detected(SUMMARY_RESULTS_JSON, list(payload.values()))
+            return Detected(None, None, "JSON object that is not an index-keyed MLPerf result table"
+                            + _missing_keys(values))
         return Detected(None, None, "JSON that is not an MLPerf result table")
     if mlperf_checker.looks_like_checker_csv(data):
         return Detected(mlperf_checker.CHECKER_CSV, None)
@@ -100,6 +104,15 @@ def detect(fetched: Fetched) -> Detected:
         return Detected(None, None, "a LoadGen log outside a submission tree "
                                     "(<division>/<submitter>/results/<system>/<benchmark>/<scenario>)")
     return Detected(None, None, "not an MLPerf result file")
+
+
+def _missing_keys(records: list[Any]) -> str:
+    """What the first record lacks of the final-report keys, when it looks like a result record."""
+    first = next((r for r in records if isinstance(r, dict)), None)
+    if not first or not {"Submitter", "Model", "Scenario"} & first.keys():
+        return ""
+    wanted = ("Submitter", "Model", "Scenario", "Performance_Result")
+    return f"; the records lack {[k for k in wanted if k not in first]} (a renamed or missing column?)"
 
 
 def parse_file(fetched: Fetched, detected: Detected) -> tuple[list[dict[str, Any]], list[Reject], str]:
@@ -167,7 +180,17 @@ class _Reader:
             self.batch.files.append(SourceFile(fetched.name, fetched.sha256, len(fetched.data), "unrecognised",
                                                "skipped", note=detected.note))
             return
-        rows, rejects, note = parse_file(fetched, detected)
+        try:
+            rows, rejects, note = parse_file(fetched, detected)
+        except IngestError as exc:
+            if explicit or detected.format not in CROSS_CHECK_ONLY:
+                raise
+            # A result page only cross-checks the other sources: one whose layout changed is set aside
+            # (quarantined, with the reason) rather than stopping the round.
+            self.batch.files.append(SourceFile(fetched.name, fetched.sha256, len(fetched.data), detected.format,
+                                               "quarantined", note=str(exc)))
+            self.batch.rejects.append(Reject(fetched.name, "file", f"result page not read: {exc}"))
+            return
         self._keep(fetched, detected.format, rows, rejects, note)
 
     def _keep(self, fetched: Fetched, fmt: str, rows: list[dict[str, Any]], rejects: list[Reject], note: str) -> None:

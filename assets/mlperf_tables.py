@@ -17,11 +17,13 @@ from typing import Any
 
 from assets import canonical
 from assets.fetch import Fetched
+from assets.textinput import decode_json, looks_like_json  # noqa: F401 - re-exported: the readers import them here
 from assets.warehouse import IngestError, Reject
 
 SUMMARY_RESULTS_JSON = "summary_results_json"
 
 _REQUIRED = ("Submitter", "Category", "Suite", "Platform", "Model", "Scenario", "Performance_Result")
+MAX_COUNT = 10_000_000  # nodes or accelerators of one system; more is a broken value, not a system
 POWER_UNITS = {"watts": "W", "millijoules": "mJ", "joules": "J", "joules/stream": "J"}
 
 
@@ -48,23 +50,6 @@ class Origin:
     @classmethod
     def of(cls, fetched: Fetched, source_format: str) -> Origin:
         return cls(fetched.name, fetched.sha256, fetched.commit, source_format)
-
-
-def decode_json(data: bytes, name: str) -> Any:
-    """JSON from bytes (UTF-8, with or without BOM); IngestError naming the file otherwise."""
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise IngestError(f"{name}: not UTF-8 text ({exc})") from exc
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise IngestError(f"{name}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from exc
-
-
-def looks_like_json(data: bytes) -> bool:
-    head = data[:64].lstrip(b"\xef\xbb\xbf \t\r\n")
-    return head[:1] in (b"[", b"{")
 
 
 def is_report_record(record: Any) -> bool:
@@ -100,6 +85,9 @@ def loose_int(value: Any, field: str) -> int | None:
         raise RowProblem(f"{field} is not a count (got {value!r})") from None
     if math.isnan(number) or number < 0 or number != int(number):
         raise RowProblem(f"{field} is not a whole non-negative count (got {value!r})")
+    if number > MAX_COUNT:
+        raise RowProblem(f"{field} {value!r} is absurdly large for a count of nodes or accelerators "
+                         f"(more than {MAX_COUNT:,})")
     return int(number)
 
 
@@ -149,6 +137,13 @@ def _number_or_text(value: Any) -> float | str:
 def accuracy_text(values: dict[str, float | str]) -> str:
     """The checker's flat form of an accuracy map: `KEY: value  KEY: value`."""
     return "  ".join(f"{k}: {v:g}" if isinstance(v, float) else f"{k}: {v}" for k, v in values.items())
+
+
+def _required_text(record: dict[str, Any], key: str) -> str:
+    value = text(record.get(key))
+    if value is None or blank(value):
+        raise RowProblem(f"{key} is empty (got {record.get(key)!r}); every result names it")
+    return value
 
 
 def result_key(round_name: str, division: str, suite: str, submitter: str, platform: str,
@@ -210,7 +205,7 @@ def record_to_row(record: Any, *, origin: Origin, index: int, location: str | No
     if scenario is None:
         raise RowProblem(f"unknown scenario {record['Scenario']!r} (expected Offline, Server, Interactive, "
                          "SingleStream or MultiStream in any spelling)")
-    division = str(record["Category"]).strip().lower()
+    division = _required_text(record, "Category").lower()
     if division not in ("closed", "open", "network"):
         raise RowProblem(f"unknown division (Category) {record['Category']!r}")
     mlperf_model = text(record["Model"])
@@ -255,9 +250,7 @@ def record_to_row(record: Any, *, origin: Origin, index: int, location: str | No
         accuracy_raw = accuracy_text(accuracy) if accuracy else None
     base_model, target = canonical.split_accuracy_target(mlperf_model)
     model = canonical.model_id(base_model)
-    submitter = str(record["Submitter"]).strip()
-    suite = str(record["Suite"]).strip()
-    platform = str(record["Platform"]).strip()
+    submitter, suite, platform = (_required_text(record, k) for k in ("Submitter", "Suite", "Platform"))
     power = record.get("Power_Result")
     power_unit = text(record.get("Power_Units"))
     if power_unit is not None and power_unit.lower() not in POWER_UNITS:

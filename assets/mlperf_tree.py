@@ -16,7 +16,6 @@ from __future__ import annotations
 import ast
 import datetime as dt
 import hashlib
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +24,7 @@ from typing import Any
 from assets import canonical, loadgen
 from assets.fetch import sha256_bytes, walk_files
 from assets.mlperf_tables import RowProblem, blank, text
+from assets.textinput import decode_json
 from assets.warehouse import IngestError, Reject, SourceFile
 
 SUBMISSION_TREE = "submission_tree"
@@ -100,9 +100,11 @@ def tree_round(root: Path) -> str:
 
 def read_json_file(path: Path) -> Any:
     try:
-        return json.loads(path.read_text(encoding="utf-8-sig"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        return decode_json(path.read_bytes(), str(path))
+    except OSError as exc:
         raise RowProblem(f"{path}: not readable JSON ({exc})") from None
+    except IngestError as exc:  # names the file and what is wrong with it
+        raise RowProblem(str(exc)) from None
 
 
 _ACCURACY_DICT_KEYS = {

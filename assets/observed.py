@@ -2,21 +2,42 @@
 
 
 import dagster as dg
+import duckdb
+import polars as pl
 
 from assets import dumps
 from assets.sqlfiles import build_table_from_sql, sql_check
-from assets.warehouse import frame_from_rows, write_table
+from assets.warehouse import Reject, frame_from_rows, qualified, quote_ident, write_table
 from pipelines.resources import Inputs, Warehouse
 from schemas.delivered_at_slo import DeliveredAtSlo
 from schemas.load_point_measures import LoadPointMeasures
 from schemas.load_points import LoadPoints
 from schemas.measurements import Measurements
+from schemas.request_texts import RequestTexts
 from schemas.requests import Requests
 from schemas.runs import Runs
 from schemas.tool_metrics import ToolMetrics
 
 DUMP_TABLES = (["observed", "runs"], ["observed", "measurements"], ["observed", "tool_metrics"],
-               ["observed", "requests"])
+               ["observed", "requests"], ["observed", "request_texts"])
+REPEAT_KEY = ["run_id", "load_index", "repeat_index"]
+
+
+def keep_children(conn: duckdb.DuckDBPyConnection, frame: pl.DataFrame | None, parent: str, keys: list[str],
+                  what: str) -> tuple[pl.DataFrame | None, list[Reject]]:
+    """The rows of `frame` whose parent row (same `keys`) was kept in table `parent`; the others are
+    quarantined, one reject per parent: numbers of a quarantined repeat must not reach a percentile."""
+    if frame is None or frame.is_empty():
+        return frame, []
+    kept = conn.execute(f"SELECT DISTINCT {', '.join(quote_ident(k) for k in keys)} FROM {qualified(parent)}").pl()
+    orphans = frame.join(kept, on=keys, how="anti")
+    if orphans.is_empty():
+        return frame, []
+    rejects = [Reject(str(row.get("source") or parent), ", ".join(f"{k} {row[k]}" for k in keys),
+                      f"{what}: its row in {parent} was quarantined, so these are not used either", None)
+               for row in orphans.select(*keys, *(["source"] if "source" in orphans.columns else []))
+               .unique(keys, maintain_order=True).iter_rows(named=True)]
+    return frame.join(kept, on=keys, how="semi"), rejects
 
 
 @dg.multi_asset(
@@ -34,11 +55,15 @@ DUMP_TABLES = (["observed", "runs"], ["observed", "measurements"], ["observed", 
         dg.AssetSpec(["observed", "requests"], group_name="observed", kinds={"duckdb", "polars"},
                      description="Per-request records where the dump has them: phase, status, start offset, "
                                  "tokens, TTFT, E2E and TPOT by our definition (ms)."),
+        dg.AssetSpec(["observed", "request_texts"], group_name="observed", kinds={"duckdb", "polars"},
+                     description="Prompt and response texts of the requests, only when the run was started with "
+                                 "--store-texts (BENCHBILL_STORE_TEXTS=1); empty otherwise, and no dump text "
+                                 "reaches any other table."),
     ],
 )
 def observed_runs(context: dg.AssetExecutionContext, warehouse: Warehouse, inputs: Inputs):
     """Runs, measurements, tool aggregates and per-request records from the dump folders."""
-    batch = dumps.collect_all(list(inputs.dumps))
+    batch = dumps.collect_all(list(inputs.dumps), store_texts=inputs.store_texts)
     for run in batch.runs:
         flags = []
         if not run["accelerator_known"]:
@@ -48,17 +73,29 @@ def observed_runs(context: dg.AssetExecutionContext, warehouse: Warehouse, input
         if flags:
             context.log.warning(f"run {run['run_label']}: unknown {', '.join(flags)} (kept raw, flagged)")
     requests = batch.request_frame()
+    texts = pl.concat(batch.request_texts, how="vertical") if batch.request_texts else None
     with warehouse.connect() as conn:
+        runs = write_table(conn, "observed.runs", frame_from_rows(batch.runs, Runs), Runs,
+                           [r for r in batch.rejects if r.location.startswith("run ")], [])
+        measurements, orphans = keep_children(conn, frame_from_rows(batch.measurements, Measurements),
+                                              "observed.runs", ["run_id"], "measurements of a run")
+        measurements_report = write_table(
+            conn, "observed.measurements", measurements, Measurements,
+            [r for r in batch.rejects if not r.location.startswith("run ")] + orphans, batch.files)
+        metrics, _ = keep_children(conn, frame_from_rows(batch.tool_metrics, ToolMetrics), "observed.measurements",
+                                   REPEAT_KEY, "tool aggregates of a repeat")
+        requests, orphans = keep_children(conn, requests, "observed.measurements", REPEAT_KEY,
+                                          "requests of a repeat")
+        texts, _ = keep_children(conn, texts, "observed.measurements", REPEAT_KEY, "texts of a repeat")
         reports = [
-            write_table(conn, "observed.runs", frame_from_rows(batch.runs, Runs), Runs,
-                        [r for r in batch.rejects if r.location.startswith("run ")], []),
-            write_table(conn, "observed.measurements", frame_from_rows(batch.measurements, Measurements),
-                        Measurements, [r for r in batch.rejects if not r.location.startswith("run ")], batch.files),
-            write_table(conn, "observed.tool_metrics", frame_from_rows(batch.tool_metrics, ToolMetrics), ToolMetrics),
-            write_table(conn, "observed.requests",
-                        requests if requests is not None else frame_from_rows([], Requests), Requests),
+            runs, measurements_report,
+            write_table(conn, "observed.tool_metrics", metrics, ToolMetrics),
+            write_table(conn, "observed.requests", requests if requests is not None else frame_from_rows([], Requests),
+                        Requests, orphans),
+            write_table(conn, "observed.request_texts", texts if texts is not None else frame_from_rows([], RequestTexts),
+                        RequestTexts),
         ]
-    runs, measurements, _metrics, request_report = reports
+    runs, measurements, _metrics, request_report, _texts = reports
     context.log.info(f"observed: {runs.rows} runs, {measurements.rows} measurements, {request_report.rows} "
                      f"requests, {sum(r.quarantined for r in reports)} quarantined")
     for key, report in zip(DUMP_TABLES, reports):

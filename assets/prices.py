@@ -12,6 +12,7 @@ import polars as pl
 
 from assets import canonical
 from assets.fetch import read_local
+from assets.textinput import CUT_LINE_REASON, cut_last_line, decode_text
 from assets.sqlfiles import sql_check
 from assets.warehouse import IngestError, Reject, SourceFile, write_table
 from pipelines.resources import Inputs, Warehouse
@@ -62,13 +63,31 @@ def price_row(raw: dict[str, str], *, source: str, index: int) -> dict[str, Any]
     }
 
 
+def _one_price_per_key(rows: list[dict[str, Any]], source: str) -> tuple[list[dict[str, Any]], list[Reject]]:
+    """One row per accelerator, class, provider and date: a repeated row is read once; rows that
+    give the same key different prices are all quarantined (which one is right is not ours to guess)."""
+    by_key: dict[tuple, list[dict[str, Any]]] = {}
+    for row in rows:
+        key = (row["accelerator_raw"].lower(), row["price_class"], row["provider"].lower(), row["as_of"])
+        by_key.setdefault(key, []).append(row)
+    kept, rejects = [], []
+    for same in by_key.values():
+        first = same[0]
+        if len({r["usd_per_accelerator_hour"] for r in same}) > 1:
+            prices = ", ".join(f"line {r['source_row'] + 2}: {r['usd_per_accelerator_hour']:g}" for r in same)
+            rejects += [Reject(source, f"line {r['source_row'] + 2}", "contradicting prices for one accelerator, "
+                               f"class, provider and date ({prices}); keep one", r) for r in same]
+            continue
+        kept.append(first)
+        rejects += [Reject(source, f"line {r['source_row'] + 2}", f"repeats line {first['source_row'] + 2} (same "
+                           "accelerator, class, provider, date and price): read once", r) for r in same[1:]]
+    return sorted(kept, key=lambda r: r["source_row"]), rejects
+
+
 def read_prices(path: str | Path) -> tuple[list[dict[str, Any]], list[Reject], SourceFile]:
     """Price rows and rejects from a prices CSV (columns as in the contract)."""
     fetched = read_local(path)[0]
-    try:
-        text = fetched.data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise IngestError(f"{path}: not UTF-8 text ({exc})") from exc
+    text, cut = cut_last_line(decode_text(fetched.data, str(path)))
     reader = csv.DictReader(io.StringIO(text))
     header = [h.strip() for h in reader.fieldnames or []]
     missing = [c for c in PRICE_COLUMNS if c not in header]
@@ -81,6 +100,10 @@ def read_prices(path: str | Path) -> tuple[list[dict[str, Any]], list[Reject], S
             rows.append(price_row(raw, source=fetched.name, index=index))
         except PriceProblem as problem:
             rejects.append(Reject(fetched.name, f"line {index + 2}", str(problem), raw))
+    if cut is not None:
+        rejects.append(Reject(fetched.name, f"line {reader.line_num + 1}", CUT_LINE_REASON, {"line": cut}))
+    rows, duplicates = _one_price_per_key(rows, fetched.name)
+    rejects += duplicates
     file = SourceFile(fetched.name, fetched.sha256, len(fetched.data), "prices csv", "read", rows=len(rows))
     return rows, rejects, file
 

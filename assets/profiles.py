@@ -7,10 +7,10 @@ from typing import Any
 
 import dagster as dg
 import polars as pl
-import yaml
 
 from assets import canonical
 from assets.fetch import read_local
+from assets.textinput import parse_yaml
 from assets.warehouse import IngestError, SourceFile, write_table
 from pipelines.resources import Inputs, Warehouse
 from schemas.profiles import Profiles, SloBounds
@@ -21,9 +21,10 @@ PROFILE_KEYS = {"name", "model", "slo", "delivered_fraction_prior", "workload"}
 WORKLOAD_KEYS = {"input_tokens_mean", "output_tokens_mean", "traffic_log"}
 
 
-def _positive(value: Any, where: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-        raise IngestError(f"{where} must be a positive number (got {value!r})")
+def _positive(value: Any, where: str, below: float = 1e8) -> float:
+    """A positive finite number below `below` (1e8 ms is ~28 hours, 1e8 tokens a very long prompt)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < below:
+        raise IngestError(f"{where} must be a positive number below {below:g} (got {value!r})")
     return float(value)
 
 
@@ -101,10 +102,7 @@ def parse_profiles(content: Any, source: str) -> tuple[list[dict[str, Any]], lis
 
 def read_profiles(path: str | Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]], SourceFile]:
     fetched = read_local(path)[0]
-    try:
-        content = yaml.safe_load(fetched.data.decode("utf-8-sig"))
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise IngestError(f"{path}: not a readable YAML file ({exc})") from exc
+    content = parse_yaml(fetched.data, fetched.name)
     profiles, bounds = parse_profiles(content, fetched.name)
     return profiles, bounds, SourceFile(fetched.name, fetched.sha256, len(fetched.data), "profiles yaml", "read",
                                         rows=len(profiles))

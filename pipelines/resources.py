@@ -100,10 +100,12 @@ class Warehouse(dg.ConfigurableResource):
 
 class Inputs(dg.ConfigurableResource):
     """What a run reads: MLPerf round tables (paths or URLs; empty means the sources file),
-    dump folders, the price table and the profiles."""
+    dump folders, the price table and the profiles; `store_texts` keeps the prompt and response
+    texts of dumps (observed.request_texts), which are otherwise never stored."""
 
     mlperf: list[str] = []
     sources_file: str = str(DEFAULT_SOURCES)
     dumps: list[str] = []
     prices: str = str(DEFAULT_PRICES)
     profiles: str = str(DEFAULT_PROFILES)
+    store_texts: bool = False

@@ -6,6 +6,8 @@ BENCHBILL_SOURCES    the MLPerf sources file (default assets/defaults/mlperf_sou
 BENCHBILL_DUMPS      comma-separated dump folders (default: none)
 BENCHBILL_PRICES     prices CSV (default: the bundled price table)
 BENCHBILL_PROFILES   profiles YAML (default: the bundled example profiles)
+BENCHBILL_STORE_TEXTS  1 to keep prompt and response texts of dumps (observed.request_texts); default: never stored
+BENCHBILL_LOCK_TIMEOUT_S  seconds a run waits for another run's writer lock before refusing (default 30)
 """
 
 from __future__ import annotations
@@ -19,8 +21,16 @@ def _list(name: str) -> list[str]:
     return [part.strip() for part in os.environ.get(name, "").split(",") if part.strip()]
 
 
+def lock_timeout_s() -> float:
+    return float(os.environ.get("BENCHBILL_LOCK_TIMEOUT_S", "30"))
+
+
+def store_texts() -> bool:
+    return os.environ.get("BENCHBILL_STORE_TEXTS", "").strip().lower() in ("1", "true", "yes")
+
+
 def warehouse_from_env() -> Warehouse:
-    return Warehouse(dir=os.environ.get("BENCHBILL_WAREHOUSE", "warehouse"))
+    return Warehouse(dir=os.environ.get("BENCHBILL_WAREHOUSE", "warehouse"), lock_timeout_s=lock_timeout_s())
 
 
 def inputs_from_env() -> Inputs:
@@ -30,4 +40,5 @@ def inputs_from_env() -> Inputs:
         dumps=_list("BENCHBILL_DUMPS"),
         prices=os.environ.get("BENCHBILL_PRICES", str(DEFAULT_PRICES)),
         profiles=os.environ.get("BENCHBILL_PROFILES", str(DEFAULT_PROFILES)),
+        store_texts=store_texts(),
     )

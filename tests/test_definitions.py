@@ -17,7 +17,7 @@ ASSETS = {
     "benchmark/mlperf_round_over_round", "benchmark/mlperf_reference", "benchmark/accelerator_prices",
     "requirement/profiles", "requirement/slo_bounds", "requirement/traffic_shape",
     "requirement/traffic_rate", "observed/runs", "observed/measurements",
-    "observed/tool_metrics", "observed/requests", "observed/load_point_measures", "observed/load_points",
+    "observed/tool_metrics", "observed/requests", "observed/request_texts", "observed/load_point_measures", "observed/load_points",
     "observed/delivered_at_slo", "projected/delivered_at_slo", "cost/cost_per_request",
     "marts/config_shortlist", "analytics/views", "publish/serving_duckdb", "publish/parquet_export",
     "publish/report_html",

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,6 +43,23 @@ REQUEST_SCHEMA: dict[str, pl.DataType] = {
     "error": pl.String,
 }
 REQUEST_COLUMNS = list(REQUEST_SCHEMA)
+# Prompt and response texts, where a dump has them: kept apart from the request columns and stored
+# (observed.request_texts) only when the run asks for it (`--store-texts`).
+TEXT_COLUMNS = ("prompt_text", "response_text")
+
+# Plausible per-request values: outside these a value is broken or written in another unit (a start
+# time in ms or ns, a latency in us), never a measurement. Upper ends are exclusive.
+REQUEST_RANGES: dict[str, tuple[float, float]] = {
+    "start_offset_s": (0.0, 1e7),        # within ~116 days of the first request
+    "start_time_unix_s": (0.0, 1e10),    # Unix seconds (1e12 would be ms, 1e18 ns)
+    "input_tokens": (0, 1e8),
+    "output_tokens": (0, 1e8),
+    "ttft_ms": (0.0, 1e8),               # under ~28 hours
+    "e2e_ms": (0.0, 1e8),
+    "offered_rate_per_s": (0.0, 1e7),   # the load level a generic row was measured at
+    "concurrency": (0.0, 1e7),
+}
+MAX_COUNT = 1e12  # a count of requests or tokens above this is a broken value
 
 
 class FormatProblem(ValueError):
@@ -109,6 +127,8 @@ def count(value: Any, where: str, *, allow_string: bool = False) -> int:
     got = number(0 if value is None else value, where, allow_string=allow_string)
     if got is None or got < 0 or got != int(got):
         raise FormatProblem(f"{where} is not a whole non-negative count (got {value!r})")
+    if got > MAX_COUNT:
+        raise FormatProblem(f"{where} is absurdly large for a count (got {value!r})")
     return int(got)
 
 
@@ -164,16 +184,66 @@ def fill_ours(row: dict[str, Any], measure: str, stats: dict, keys: dict[str, tu
         row[f"{measure}_{pct}_ms"] = None if value is None else value * scale
 
 
-def requests_frame(columns: dict[str, Any]) -> pl.DataFrame:
-    """A per-request frame with exactly REQUEST_COLUMNS (missing ones NULL), typed."""
+def _request(i: int) -> str:
+    return f"request {i}"
+
+
+def checked_column(name: str, values: Any, dtype: pl.DataType, row: Callable[[int], str] = _request, *,
+                   plausible: bool = True) -> pl.Series:
+    """`values` (a list or a polars Series) as a numeric column of `dtype`. FormatProblem names the first
+    request whose value is not a number (strings of numbers are numbers), not finite, not whole where
+    a count is wanted, or outside `REQUEST_RANGES[name]`: a broken value never turns silently into NULL,
+    into another number, or into a percentile."""
+    if isinstance(values, pl.Series):
+        raw = values.alias(name)
+    else:
+        try:
+            raw = pl.Series(name, values, strict=True)
+        except (TypeError, ValueError, OverflowError, pl.exceptions.PolarsError):
+            # Mixed types: check each value, naming the first that is not a number.
+            raw = pl.Series(name, [number(v, f"{name} of {row(i)}", allow_string=True) for i, v in enumerate(values)],
+                            dtype=pl.Float64)
+    if raw.dtype == pl.Boolean or not (raw.dtype.is_numeric() or raw.dtype in (pl.String, pl.Null)):
+        bad = raw.drop_nulls()
+        raise FormatProblem(f"{name} holds {raw.dtype} values (e.g. {bad[0] if bad.len() else None!r}), expected "
+                            "numbers")
+    numbers = (raw.str.strip_chars() if raw.dtype == pl.String else raw).cast(pl.Float64, strict=False)
+    problems = [
+        (raw.is_not_null() & numbers.is_null(), "is not a number"),
+        (numbers.is_nan() | numbers.is_infinite(), "is not finite"),
+    ]
+    if dtype.is_integer():
+        problems.append((numbers.is_finite() & (numbers != numbers.floor()), "is not a whole number"))
+    low, high = REQUEST_RANGES.get(name, (None, None)) if plausible else (None, None)
+    if low is not None:
+        problems.append((numbers.is_finite() & ((numbers < low) | (numbers >= high)),
+                         f"is outside the plausible range [{low:g}, {high:g}) (broken, or in another unit)"))
+    for mask, what in problems:
+        hits = mask.fill_null(False)
+        if hits.any():
+            i = int(hits.arg_true()[0])
+            raise FormatProblem(f"{name} of {row(i)} {what} (got {raw[i]!r})")
+    return numbers.cast(dtype)
+
+
+def requests_frame(columns: dict[str, Any], row: Callable[[int], str] = _request) -> pl.DataFrame:
+    """A per-request frame with exactly REQUEST_COLUMNS (missing ones NULL), typed and checked
+    (`checked_column`), plus the TEXT_COLUMNS given."""
     height = max((len(v) for v in columns.values() if isinstance(v, (list, pl.Series))), default=0)
     data = {}
-    for name, dtype in REQUEST_SCHEMA.items():
+    for name, dtype in [*REQUEST_SCHEMA.items(), *[(t, pl.String) for t in TEXT_COLUMNS if t in columns]]:
         value = columns.get(name)
         if value is None:
             data[name] = pl.Series(name, [None] * height, dtype=dtype)
         elif isinstance(value, (list, pl.Series)):
-            data[name] = pl.Series(name, value, dtype=dtype, strict=False)
+            if len(value) != height:
+                raise FormatProblem(f"{name} holds {len(value)} values for {height} requests")
+            if dtype.is_numeric():
+                data[name] = checked_column(name, value, dtype, row)
+            elif isinstance(value, pl.Series):
+                data[name] = value.cast(dtype).alias(name)
+            else:
+                data[name] = pl.Series(name, [None if v is None else str(v) for v in value], dtype=dtype)
         else:
             data[name] = pl.Series(name, [value] * height, dtype=dtype, strict=False)
     return pl.DataFrame(data)

@@ -20,7 +20,6 @@ import io
 import polars as pl
 
 from assets.dump_formats import (
-    REQUEST_SCHEMA,
     Dump,
     FormatProblem,
     Measurement,
@@ -28,8 +27,10 @@ from assets.dump_formats import (
     count,
     empty_point,
     number,
+    requests_frame,
     stats_metrics,
 )
+from assets.textinput import UTF8_BOM
 
 TOOL = "aiperf"
 AGGREGATE = "aiperf profile_export_aiperf.json"
@@ -145,7 +146,7 @@ def aggregate_measurement(payload: dict) -> Measurement:
 
 def records_frame(data: bytes) -> pl.DataFrame:
     """The request lines as a request frame, read column-wise by polars (no per-line Python objects)."""
-    raw = pl.read_ndjson(io.BytesIO(data), infer_schema_length=None)
+    raw = pl.read_ndjson(io.BytesIO(data.removeprefix(UTF8_BOM)), infer_schema_length=None)
     meta = raw.get_column("metadata").struct
     metrics = raw.get_column("metrics") if "metrics" in raw.columns else None
 
@@ -160,23 +161,20 @@ def records_frame(data: bytes) -> pl.DataFrame:
                   else pl.Series([None] * raw.height, dtype=pl.String))
     cancelled = (meta.field("was_cancelled").fill_null(False) if "was_cancelled" in meta.fields
                  else pl.Series([False] * raw.height))
-    start_ns = meta.field("request_start_ns").cast(pl.Int64)
+    start_s = meta.field("request_start_ns").cast(pl.Float64) / 1e9
     phase = meta.field("benchmark_phase").cast(pl.String)
     flags = pl.DataFrame({"cancelled": cancelled.cast(pl.Boolean), "failed": has_error.cast(pl.Boolean)})
     status = flags.select(pl.when(pl.col("cancelled")).then(pl.lit("cancelled"))
                           .when(pl.col("failed")).then(pl.lit("error")).otherwise(pl.lit("ok"))).to_series()
-    frame = pl.DataFrame({
-        "request_index": pl.int_range(0, raw.height, eager=True),
+    return requests_frame({
+        "request_index": list(range(raw.height)),
         "phase": phase.replace_strict({"warmup": "warmup", "profiling": "measure"}, default="measure"),
         "status": status,
-        "start_time_unix_s": start_ns.cast(pl.Float64) / 1e9,
-        "input_tokens": metric("input_sequence_length").cast(pl.Int64),
-        "output_tokens": metric("output_sequence_length").cast(pl.Int64),
+        "start_time_unix_s": start_s,
+        "start_offset_s": start_s - start_s.min(),
+        "input_tokens": metric("input_sequence_length"),
+        "output_tokens": metric("output_sequence_length"),
         "ttft_ms": metric("time_to_first_token"),
         "e2e_ms": metric("request_latency"),
         "error": error_text,
-    })
-    frame = frame.with_columns(
-        (pl.col("start_time_unix_s") - pl.col("start_time_unix_s").min())
-        .alias("start_offset_s"))
-    return frame.select([pl.col(c).cast(t) for c, t in REQUEST_SCHEMA.items()])
+    }, row=lambda i: f"line {i + 1}")

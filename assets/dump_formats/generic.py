@@ -22,10 +22,22 @@ Python objects); TPOT is computed by our one definition, never read from the fil
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 
 import polars as pl
 
-from assets.dump_formats import PHASES, REQUEST_SCHEMA, STATUSES, Dump, FormatProblem, Measurement, Parsed, empty_point
+from assets.dump_formats import (
+    PHASES,
+    REQUEST_SCHEMA,
+    STATUSES,
+    Dump,
+    FormatProblem,
+    Measurement,
+    Parsed,
+    checked_column,
+    empty_point,
+)
+from assets.textinput import CUT_LINE_REASON, encoding_problem
 
 TOOL = "generic"
 MEASUREMENT_CSV = "generic per-request CSV"
@@ -68,31 +80,48 @@ def recognise(dump: Dump) -> str | None:
     return LOG_PARQUET if parquet else LOG_CSV
 
 
+def cut_csv_line(data: bytes) -> bool:
+    """True when a CSV does not end with a newline: its last line may be cut short (not read)."""
+    return data[:4] != b"PAR1" and bool(data) and data[-1:] not in (b"\n", b"\r")
+
+
 def read_frame(data: bytes, name: str) -> pl.DataFrame:
-    """The file as a polars frame (CSV or Parquet by content); FormatProblem names what is wrong."""
+    """The file as a polars frame (CSV or Parquet by content), a CSV without a last line that may be
+    cut short (`cut_csv_line`); FormatProblem names what is wrong."""
     try:
         if data[:4] == b"PAR1":
             return pl.read_parquet(io.BytesIO(data))
+        problem = encoding_problem(data)
+        if problem:
+            raise FormatProblem(problem)
+        if cut_csv_line(data):
+            data = data[: data.rfind(b"\n") + 1]
         return pl.read_csv(io.BytesIO(data), infer_schema_length=10000)
     except pl.exceptions.PolarsError as exc:
         raise FormatProblem(f"cannot read as CSV/Parquet: {exc}") from None
 
 
-def request_frame(raw: pl.DataFrame) -> pl.DataFrame:
-    """Canonical request columns from a generic frame, checked column-wise."""
+def request_frame(raw: pl.DataFrame, row: Callable[[int], str] = lambda i: f"row {i}") -> pl.DataFrame:
+    """Canonical request columns from a generic frame, checked column-wise (`checked_column`: a value
+    that is not a number, not finite or not plausible names its row)."""
     start = "start_time_unix_s" if "start_time_unix_s" in raw.columns else "start_offset_s"
-    frame = raw.with_columns(
+    starts = checked_column(start, raw.get_column(start), pl.Float64, row, plausible=start == "start_time_unix_s")
+    checked = [checked_column(c, raw.get_column(c), REQUEST_SCHEMA[c], row).alias(c)
+               for c in ("input_tokens", "output_tokens", "ttft_ms", "e2e_ms") if c in raw.columns]
+    checked += [checked_column(c, raw.get_column(c), pl.Float64, row).alias(c) for c in LEVEL_COLUMNS
+                if c in raw.columns]
+    frame = raw.with_columns(*checked).with_columns(
         pl.int_range(0, raw.height).alias("request_index"),
         (pl.col("phase") if "phase" in raw.columns else pl.lit("measure")).cast(pl.String).str.to_lowercase()
         .alias("phase"),
         (pl.col("status") if "status" in raw.columns else pl.lit("ok")).cast(pl.String).str.to_lowercase()
         .alias("status"),
-        (pl.col(start).cast(pl.Float64) - pl.col(start).cast(pl.Float64).min()).alias("start_offset_s"),
-        (pl.col("start_time_unix_s").cast(pl.Float64) if start == "start_time_unix_s"
-         else pl.lit(None, pl.Float64)).alias("start_time_unix_s"),
+        (starts - starts.min()).alias("start_offset_s"),
+        (starts if start == "start_time_unix_s" else pl.lit(None, pl.Float64)).alias("start_time_unix_s"),
         *[(pl.col(c) if c in raw.columns else pl.lit(None)).cast(REQUEST_SCHEMA[c], strict=False).alias(c)
           for c in ("input_tokens", "output_tokens", "ttft_ms", "e2e_ms", "error")],
     )
+    checked_column("start_offset_s", frame.get_column("start_offset_s"), pl.Float64, row)
     bad_phase = frame.filter(~pl.col("phase").is_in(list(PHASES))).height
     bad_status = frame.filter(~pl.col("status").is_in(list(STATUSES))).height
     if bad_phase or bad_status:
@@ -106,11 +135,20 @@ def parse(dump: Dump, kind: str) -> Parsed:
     if kind in NOT_LOAD_LEVELS:
         parsed.note = NOT_LOAD_LEVELS[kind]
         return parsed
+    csv = dump.data[:4] != b"PAR1"
+    row = (lambda i: f"line {i + 2}") if csv else (lambda i: f"row {i}")
     try:
-        frame = request_frame(read_frame(dump.data, dump.name))
+        frame = request_frame(read_frame(dump.data, dump.name), row)
     except FormatProblem as problem:
         parsed.problems.append(("file", str(problem)))
         return parsed
+    if cut_csv_line(dump.data):
+        parsed.problems.append((f"line {frame.height + 2}", CUT_LINE_REASON))
+    # A request written twice (every column equal) is kept once; the copies are quarantined.
+    copies = ~frame.drop("request_index").select(pl.struct(pl.all()).is_first_distinct()).to_series()
+    for i in copies.arg_true().to_list():
+        parsed.problems.append((row(i), "the same request as an earlier line (every column equal): read once"))
+    frame = frame.filter(~copies)
     levels = [c for c in LEVEL_COLUMNS if c in frame.columns]
     groups = frame.partition_by(levels, maintain_order=True, as_dict=True) if levels else {(): frame}
     for key, group in groups.items():

@@ -23,6 +23,8 @@ import io
 import json
 from typing import Any
 
+from assets.textinput import CUT_LINE_REASON, cut_last_line, encoding_problem
+
 from assets.dump_formats import (
     Dump,
     FormatProblem,
@@ -146,17 +148,25 @@ def json_requests(bench: dict, ok: int, failed: int, incomplete: int):
     if not groups[0][1] or (len(groups[0][1]), len(groups[1][1]), len(groups[2][1])) != (ok, failed, incomplete):
         return None
     cols: dict[str, list[Any]] = {k: [] for k in ("status", "start", "input_tokens", "output_tokens", "ttft_ms",
-                                                   "e2e_ms", "error")}
+                                                   "e2e_ms", "error", "prompt_text", "response_text")}
     for status, items in groups:
         for item in items:
+            where = f"requests.{'successful' if status == 'ok' else status}[{len(cols['status'])}]"
+            if not isinstance(item, dict):
+                raise FormatProblem(f"{where} is a {type(item).__name__}, expected an object")
             cols["status"].append(status)
-            cols["start"].append(item.get("request_start_time"))
+            cols["start"].append(number(item.get("request_start_time"), f"{where}.request_start_time",
+                                        allow_string=True))
             cols["input_tokens"].append(item.get("prompt_tokens"))
             cols["output_tokens"].append(item.get("output_tokens"))
-            latency = item.get("request_latency")
-            cols["ttft_ms"].append(item.get("time_to_first_token_ms") if status == "ok" else None)
+            latency = number(item.get("request_latency"), f"{where}.request_latency", allow_string=True)
+            ttft = number(item.get("time_to_first_token_ms"), f"{where}.time_to_first_token_ms", allow_string=True)
+            cols["ttft_ms"].append(ttft if status == "ok" else None)
             cols["e2e_ms"].append(latency * 1000.0 if status == "ok" and latency is not None else None)
-            cols["error"].append(None if status == "ok" else str((item.get("info") or {}).get("error") or status))
+            info = item.get("info") if isinstance(item.get("info"), dict) else {}
+            cols["error"].append(None if status == "ok" else str(info.get("error") or status))
+            cols["prompt_text"].append(item.get("request_args"))
+            cols["response_text"].append(item.get("output"))
     starts = [s for s in cols["start"] if s is not None]
     first = min(starts) if starts else None
     return requests_frame({
@@ -165,6 +175,7 @@ def json_requests(bench: dict, ok: int, failed: int, incomplete: int):
         "start_offset_s": [None if s is None else s - first for s in cols["start"]],
         "input_tokens": cols["input_tokens"], "output_tokens": cols["output_tokens"],
         "ttft_ms": cols["ttft_ms"], "e2e_ms": cols["e2e_ms"], "error": cols["error"],
+        "prompt_text": cols["prompt_text"], "response_text": cols["response_text"],
     })
 
 
@@ -181,7 +192,14 @@ def _strategy_from_text(text: str, where: str) -> tuple[str, float | None, float
 
 
 def csv_measurements(dump: Dump, parsed: Parsed) -> None:
-    rows = list(csv.reader(io.StringIO(dump.data.decode("utf-8-sig"))))
+    problem = encoding_problem(dump.data)
+    if problem:
+        parsed.problems.append(("file", problem))
+        return
+    text, cut = cut_last_line(dump.data.decode("utf-8-sig"))
+    rows = list(csv.reader(io.StringIO(text)))
+    if cut is not None:
+        parsed.problems.append((f"row {len(rows) + 1}", CUT_LINE_REASON))
     if len(rows) < 4:
         parsed.problems.append(("header", "expected three header rows and at least one benchmark row"))
         return
@@ -221,6 +239,8 @@ def csv_measurements(dump: Dump, parsed: Parsed) -> None:
                 values[f"{measure}_p50_ms"] = None if median is None else median * scale
                 listed = cell(row, group, unit, "Percentiles")
                 percentiles = json.loads(listed) if listed else []
+                if listed and not isinstance(percentiles, list):
+                    raise FormatProblem(f"{where} {group} Percentiles holds {listed[:40]!r}, expected a list")
                 if listed and len(percentiles) != 11:
                     raise FormatProblem(f"{where} {group} Percentiles holds {len(percentiles)} values, expected 11 "
                                         "[min, p001, p01, p05, p10, p25, p75, p90, p95, p99, max]")
@@ -232,5 +252,5 @@ def csv_measurements(dump: Dump, parsed: Parsed) -> None:
             parsed.measurements.append(Measurement(location=where, load_kind=load_kind, offered_rate_per_s=rate,
                                                    concurrency=concurrency, values=values,
                                                    tool_metrics=tool_metrics))
-        except (FormatProblem, ValueError) as problem:
-            parsed.problems.append((where, str(problem)))
+        except (FormatProblem, ValueError, RecursionError) as problem:
+            parsed.problems.append((where, str(problem) or type(problem).__name__))

@@ -144,9 +144,12 @@ def per_request_measurements(entries: list[dict], parsed: Parsed) -> None:
     for i, entry in enumerate(entries):
         where = f"request {i}"
         try:
+            if not isinstance(entry, dict):
+                raise FormatProblem(f"is a {type(entry).__name__}, expected an object")
             stage = entry.get("stage_id")
             if stage is None:
                 raise FormatProblem("no stage_id (written by inference-perf >= 0.3); cannot tell its load level")
+            stage = count(stage, f"{where}.stage_id")
             start = number(entry.get("start_time"), f"{where}.start_time", allow_none=False)
             end = number(entry.get("end_time"), f"{where}.end_time", allow_none=False)
             info = entry.get("info") or {}
@@ -156,26 +159,35 @@ def per_request_measurements(entries: list[dict], parsed: Parsed) -> None:
             output_tokens = _first(response.get("output_tokens"), info.get("output_tokens"))
             input_tokens = _first((request_metrics.get("text") or {}).get("input_tokens"), info.get("input_tokens"))
             error = entry.get("error")
-        except (FormatProblem, AttributeError) as problem:
+            first_token = number(token_times[0], f"{where} first output_token_times") if token_times else None
+        except (FormatProblem, AttributeError, TypeError) as problem:
             parsed.problems.append((where, str(problem)))
             continue
-        cols = by_stage.setdefault(int(stage), {k: [] for k in ("request_index", "status", "start", "input_tokens",
-                                                                 "output_tokens", "ttft_ms", "e2e_ms", "error")})
+        cols = by_stage.setdefault(stage, {k: [] for k in ("request_index", "status", "start", "input_tokens",
+                                                            "output_tokens", "ttft_ms", "e2e_ms", "error",
+                                                            "prompt_text", "response_text")})
         cols["request_index"].append(i)
         cols["status"].append("error" if error else "ok")
         cols["start"].append(start)
         cols["input_tokens"].append(input_tokens)
         cols["output_tokens"].append(output_tokens)
-        cols["ttft_ms"].append((token_times[0] - start) * 1000.0 if token_times and not error else None)
+        cols["ttft_ms"].append((first_token - start) * 1000.0 if first_token is not None and not error else None)
         cols["e2e_ms"].append((end - start) * 1000.0)
-        cols["error"].append(None if not error else f"{error.get('error_type')}: {error.get('error_msg')}")
+        cols["error"].append(None if not error else (f"{error.get('error_type')}: {error.get('error_msg')}"
+                                                     if isinstance(error, dict) else str(error)))
+        cols["prompt_text"].append(entry.get("request_data"))
+        cols["response_text"].append(entry.get("response_data"))
     for stage, cols in sorted(by_stage.items()):
         first = min(cols["start"])
-        frame = requests_frame({
-            "request_index": cols["request_index"], "phase": "measure", "status": cols["status"],
-            "start_offset_s": [s - first for s in cols["start"]], "input_tokens": cols["input_tokens"],
-            "output_tokens": cols["output_tokens"], "ttft_ms": cols["ttft_ms"], "e2e_ms": cols["e2e_ms"],
-            "error": cols["error"],
-        })
+        try:
+            frame = requests_frame({
+                "request_index": cols["request_index"], "phase": "measure", "status": cols["status"],
+                "start_offset_s": [s - first for s in cols["start"]], "input_tokens": cols["input_tokens"],
+                "output_tokens": cols["output_tokens"], "ttft_ms": cols["ttft_ms"], "e2e_ms": cols["e2e_ms"],
+                "error": cols["error"], "prompt_text": cols["prompt_text"], "response_text": cols["response_text"],
+            }, row=lambda k, ids=cols["request_index"]: f"request {ids[k]}")
+        except FormatProblem as problem:
+            parsed.problems.append((f"stage_id {stage}", str(problem)))
+            continue
         parsed.measurements.append(Measurement(location=f"stage_id {stage}", requests=frame,
                                                merge_key=f"stage {stage}"))

@@ -123,6 +123,8 @@ def summary_measurement(payload: dict, key: str) -> Measurement:
 def individual_frame(items: list[dict]):
     status, ttft, e2e, tokens_in, tokens_out, error = [], [], [], [], [], []
     for i, item in enumerate(items):
+        if not isinstance(item, dict):
+            raise FormatProblem(f"response {i} is a {type(item).__name__}, expected an object")
         failed = item.get("error_code") not in (None, "", 200) or bool(item.get("error_msg"))
         status.append("error" if failed else "ok")
         ttft.append(None if failed else number(item.get("ttft_s"), f"response {i}.ttft_s", allow_string=True))
@@ -133,8 +135,7 @@ def individual_frame(items: list[dict]):
         error.append(f"{item.get('error_code')}: {item.get('error_msg')}" if failed else None)
     return requests_frame({
         "request_index": list(range(len(items))), "phase": "measure", "status": status,
-        "input_tokens": [None if t is None else int(float(t)) for t in tokens_in],
-        "output_tokens": [None if t is None else int(float(t)) for t in tokens_out],
+        "input_tokens": tokens_in, "output_tokens": tokens_out,  # strings of numbers in some versions: checked there
         "ttft_ms": [None if t is None else t * 1000.0 for t in ttft],
         "e2e_ms": [None if t is None else t * 1000.0 for t in e2e], "error": error,
-    })
+    }, row=lambda i: f"response {i}")

@@ -19,11 +19,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import polars as pl
+
 from assets.dump_formats import (
     Dump,
     FormatProblem,
     Measurement,
     Parsed,
+    checked_column,
     count,
     empty_point,
     number,
@@ -164,29 +167,39 @@ def flat_stats(obj: dict, row: dict, pattern: re.Pattern, ours: dict[str, str],
 
 def detailed_requests(obj: dict):
     """The per-request arrays of a detailed result (vLLM `--save-detailed`, SGLang `--output-details`)
-    as a request frame; SGLang writes no `latencies`, so E2E = TTFT + the sum of the gaps."""
-    ttfts = obj.get("ttfts")
+    as a request frame; SGLang writes no `latencies`, so E2E = TTFT + the sum of the gaps. Every array
+    is checked (`checked_column`) before any arithmetic: a broken value names its request."""
     lengths = {k: len(obj[k]) for k in ("ttfts", "input_lens", "output_lens", "latencies", "errors", "start_times",
-                                         "itls") if isinstance(obj.get(k), list)}
-    if not isinstance(ttfts, list) or len(set(lengths.values())) > 1:
+                                         "itls", "generated_texts") if isinstance(obj.get(k), list)}
+    if not isinstance(obj.get("ttfts"), list) or len(set(lengths.values())) > 1:
         raise FormatProblem(f"per-request arrays of different lengths {lengths}")
-    n = len(ttfts)
+    n = len(obj["ttfts"])
+    ttfts = checked_column("ttfts", obj["ttfts"], pl.Float64)
     errors = obj.get("errors") or [""] * n
-    failed = [bool(e) for e in errors]
-    latencies = obj.get("latencies")
-    if latencies is None:
-        itls = obj.get("itls") or [[]] * n
-        latencies = [t + sum(g) if t is not None else None for t, g in zip(ttfts, itls)]
+    failed = pl.Series([bool(e) for e in errors], dtype=pl.Boolean)
+    if obj.get("latencies") is not None:
+        latencies = checked_column("latencies", obj["latencies"], pl.Float64)
+    else:
+        try:
+            gaps = pl.Series("itls", obj.get("itls") or [[]] * n, dtype=pl.List(pl.Float64), strict=True)
+        except (TypeError, ValueError, pl.exceptions.PolarsError):
+            raise FormatProblem("itls must hold one list of numbers per request") from None
+        latencies = ttfts + gaps.list.sum()
     starts = obj.get("start_times")
-    first = min(starts) if starts else None
+    starts = checked_column("start_times", starts, pl.Float64) if starts else None
+    ok_only = pl.DataFrame({"failed": failed, "ttft": ttfts * 1000.0, "e2e": latencies * 1000.0}).select(
+        pl.when(~pl.col("failed")).then(pl.col("ttft")).alias("ttft_ms"),
+        pl.when(~pl.col("failed")).then(pl.col("e2e")).alias("e2e_ms"))
+    texts = obj.get("generated_texts")
     return requests_frame({
         "request_index": list(range(n)),
         "phase": "measure",  # vLLM and SGLang leave their warm-up requests out of the arrays
         "status": ["error" if f else "ok" for f in failed],
-        "start_offset_s": [s - first for s in starts] if starts else None,
+        "start_offset_s": None if starts is None else starts - starts.min(),
         "input_tokens": obj.get("input_lens"),
         "output_tokens": obj.get("output_lens"),
-        "ttft_ms": [None if f or t is None else t * 1000.0 for t, f in zip(ttfts, failed)],
-        "e2e_ms": [None if f or e is None else e * 1000.0 for e, f in zip(latencies, failed)],
-        "error": [e or None for e in errors],
+        "ttft_ms": ok_only.get_column("ttft_ms"),
+        "e2e_ms": ok_only.get_column("e2e_ms"),
+        "error": [str(e) if e else None for e in errors],
+        **({"response_text": texts} if isinstance(texts, list) else {}),
     })

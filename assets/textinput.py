@@ -1,0 +1,114 @@
+"""Input bytes as text, JSON, JSON lines and YAML: the one place that knows encodings, byte-order
+marks, nesting limits, YAML aliases and a last line cut short.
+
+Every reader of a text input goes through here, so bad bytes end the same way everywhere: an
+`IngestError` naming the file and saying what is wrong (UTF-16 instead of UTF-8, JSON nested
+deeper than can be read, a YAML alias), never a crash deep inside a parser.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import yaml
+
+from assets.warehouse import IngestError
+
+UTF8_BOM = b"\xef\xbb\xbf"
+_WIDE_BOMS = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"), (b"\xff\xfe", "UTF-16"),
+              (b"\xfe\xff", "UTF-16"))
+
+
+def encoding_problem(data: bytes) -> str | None:
+    """Why `data` is not UTF-8 text (with or without a BOM), in words; None when it is."""
+    for bom, name in _WIDE_BOMS:
+        if data.startswith(bom):
+            return f"{name} text (byte-order mark {bom.hex(' ')}); expected UTF-8: save it as UTF-8"
+    head = data[:4096]
+    if len(head) >= 8 and head.count(b"\x00") >= len(head) // 4:
+        return "UTF-16 or binary data (NUL bytes between characters); expected UTF-8 text"
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return f"not UTF-8 text (byte {exc.start}: {exc.reason}); save it as UTF-8"
+    return None
+
+
+def decode_text(data: bytes, name: str) -> str:
+    """UTF-8 text without its BOM; IngestError naming the file and the encoding otherwise."""
+    problem = encoding_problem(data)
+    if problem:
+        raise IngestError(f"{name}: {problem}")
+    return data.decode("utf-8-sig")
+
+
+def looks_like_json(data: bytes) -> bool:
+    head = data[:64].lstrip(UTF8_BOM + b" \t\r\n")
+    return head[:1] in (b"[", b"{")
+
+
+def _loads(text: str, name: str, where: str = "") -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise IngestError(f"{name}: invalid JSON {where}at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    except RecursionError:
+        raise IngestError(f"{name}: JSON {where}nested too deeply to read (arrays or objects inside each other "
+                          "hundreds of levels deep); no result file is shaped like that") from None
+
+
+def decode_json(data: bytes, name: str) -> Any:
+    """JSON from bytes (UTF-8, with or without BOM); IngestError naming the file and the problem."""
+    return _loads(decode_text(data, name), name)
+
+
+def decode_json_lines(data: bytes, name: str) -> list[Any]:
+    """Every non-empty line as one JSON value; IngestError naming the line that is not JSON (a last
+    line cut short says so)."""
+    lines = decode_text(data, name).splitlines()
+    values = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        cut = " (the last line, cut short?) " if number == len(lines) and not data.endswith(b"\n") else ""
+        values.append(_loads(line, name, f"on line {number}{cut} "))
+    return values
+
+
+class _NoAliasLoader(yaml.SafeLoader):
+    """PyYAML's safe loader without aliases: `*name` repeats a node without copying it, and a few
+    nested aliases expand to billions of values once the document is used (a "billion laughs")."""
+
+    def compose_node(self, parent, index):
+        if self.check_event(yaml.AliasEvent):
+            mark = self.peek_event().start_mark
+            raise yaml.composer.ComposerError(None, None, "YAML aliases (*name) are not accepted here; write the "
+                                              "values out", mark)
+        return super().compose_node(parent, index)
+
+
+def parse_yaml(data: bytes, name: str) -> Any:
+    """A YAML document (UTF-8, safe types only, no aliases); IngestError naming the file otherwise."""
+    text = decode_text(data, name)
+    try:
+        return yaml.load(text, Loader=_NoAliasLoader)  # noqa: S506 - a SafeLoader subclass
+    except yaml.YAMLError as exc:
+        raise IngestError(f"{name}: not a readable YAML file ({exc})") from None
+    except RecursionError:
+        raise IngestError(f"{name}: YAML nested too deeply to read") from None
+
+
+def cut_last_line(text: str) -> tuple[str, str | None]:
+    """(the text up to its last newline, the unterminated last line or None). Every line-based
+    file the tools write ends with a newline; a last line without one may have been cut short
+    mid-value (`12.5` read as `12`), so line readers leave it out and say so."""
+    if not text or text.endswith(("\n", "\r")):
+        return text, None
+    head, _sep, last = text.rpartition("\n")
+    return (head + "\n" if _sep else ""), last
+
+
+CUT_LINE_REASON = ("the file does not end with a newline, so its last line may have been cut short "
+                   "(a number cut mid-way reads as another number); that line was not read. If the line is "
+                   "complete, end the file with a newline")
