@@ -37,8 +37,8 @@ def create_views(conn: duckdb.DuckDBPyConnection) -> dict[str, list[str]]:
     undescribed: dict[str, list[str]] = {}
     conn.execute("BEGIN TRANSACTION")
     try:
-        conn.execute(f"DROP SCHEMA IF EXISTS {SCHEMA} CASCADE")
-        conn.execute(f"CREATE SCHEMA {SCHEMA}")
+        conn.execute(f"DROP SCHEMA IF EXISTS {quote_ident(SCHEMA)} CASCADE")
+        conn.execute(f"CREATE SCHEMA {quote_ident(SCHEMA)}")
         for doc in sqldoc.view_docs():
             view = f"{SCHEMA}.{doc.name}"
             try:

@@ -13,13 +13,14 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 import polars as pl
 
-from assets import canonical
+from assets import archives, canonical
 from assets.dump_formats import (
     Dump,
     Measurement,
@@ -196,10 +197,8 @@ def collect(root: Path, store_texts: bool = False) -> ObservedBatch:
     sidecars: dict[PurePosixPath, dict[str, Any]] = {}
     reads: list[_Read] = []
     seen: dict[str, str] = {}
-    for path in sorted(_all_files(root, batch)):
-        fetched = read_local(path)[0]
-        rel = _relative(path, root)
-        if path.name == SIDECAR:
+    for fetched, rel in _inputs(root, batch):
+        if rel.name == SIDECAR:
             sidecars[rel.parent] = read_sidecar(fetched)
             batch.files.append(SourceFile(fetched.name, fetched.sha256, len(fetched.data), "run.yaml sidecar", "read"))
             continue
@@ -247,6 +246,13 @@ def collect(root: Path, store_texts: bool = False) -> ObservedBatch:
         _add_run(batch, root, sidecar_folder, tool, len(tools_per_sidecar[sidecar_folder]) > 1, merged, names,
                  run_reads)
     return batch
+
+
+def _inputs(root: Path, batch: ObservedBatch) -> Iterator[tuple[Fetched, PurePosixPath]]:
+    """Every file below `root` with its path relative to it; an archive gives its members instead,
+    as files of a folder named after it (`assets.archives`: read in memory, no traversal, no links, limits)."""
+    for path in sorted(_all_files(root, batch)):
+        yield from archives.expand(read_local(path)[0], _relative(path, root), batch.files, batch.rejects)
 
 
 def _all_files(root: Path, batch: ObservedBatch) -> list[Path]:

@@ -7,6 +7,7 @@ is as long as the server said. Local folders are walked recursively in sorted or
 
 from __future__ import annotations
 
+import email.utils
 import hashlib
 import os
 import re
@@ -21,6 +22,11 @@ import requests
 from assets.warehouse import IngestError
 
 MAX_DOWNLOAD_BYTES = 512 * 1024 * 1024
+MAX_LOCAL_FILE_BYTES = 2 * 1024 * 1024 * 1024  # an input file read into memory; larger is refused, named
+TIMEOUT_S = 60.0     # per connect and per read of a chunk
+ATTEMPTS = 4         # retries on 5xx, 429, timeouts, resets and truncated bodies, then a clear failure
+BACKOFF_S = 1.0      # waits 1, 2, 4 s between attempts (or what Retry-After asks, up to MAX_RETRY_AFTER_S)
+MAX_RETRY_AFTER_S = 60.0
 PROGRESS_STEP_BYTES = 8 * 1024 * 1024
 LOCAL_COPY_HINT = "or download it yourself and pass the file with --mlperf FILE"
 RETRYABLE_STATUS = {429, 500, 502, 503, 504}
@@ -59,22 +65,45 @@ def _check_host(url: str, allowed_hosts: list[str], origin: str) -> None:
         )
 
 
+def _pause(seconds: float) -> None:
+    time.sleep(seconds)
+
+
+def retry_after_s(value: str | None) -> float | None:
+    """Seconds a 429/503 `Retry-After` asks for (delta-seconds or an HTTP date), capped; None if absent."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return min(float(value), MAX_RETRY_AFTER_S)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return min(max(0.0, when.timestamp() - time.time()), MAX_RETRY_AFTER_S)
+
+
 def fetch_url(
     url: str,
     allowed_hosts: list[str],
     *,
-    timeout_s: float = 60.0,
-    attempts: int = 4,
-    backoff_s: float = 1.0,
+    timeout_s: float | None = None,
+    attempts: int | None = None,
+    backoff_s: float | None = None,
     max_bytes: int = MAX_DOWNLOAD_BYTES,
     session: requests.Session | None = None,
     progress: Callable[[str], None] | None = None,
-    sleep: Callable[[float], None] = time.sleep,
+    sleep: Callable[[float], None] | None = None,
     progress_step_bytes: int = PROGRESS_STEP_BYTES,
 ) -> Fetched:
     """GET `url` with bounded retries; raise IngestError naming the URL, the last problem and what
-    to do. A long download reports its progress every `progress_step_bytes`."""
+    to do. A long download reports its progress every `progress_step_bytes`. Unset settings take
+    the module's TIMEOUT_S, ATTEMPTS and BACKOFF_S."""
     _check_host(url, allowed_hosts, url)
+    timeout_s = TIMEOUT_S if timeout_s is None else timeout_s
+    attempts = ATTEMPTS if attempts is None else attempts
+    backoff_s = BACKOFF_S if backoff_s is None else backoff_s
+    sleep = sleep or _pause
     http = session or requests.Session()
     last_problem = "no attempt made"
     for attempt in range(1, attempts + 1):
@@ -93,9 +122,9 @@ def fetch_url(
                 raise IngestError(f"{url}: more than 5 redirects")
             if response.status_code in RETRYABLE_STATUS:
                 last_problem = f"HTTP {response.status_code}"
-                retry_after = response.headers.get("Retry-After", "")
-                if retry_after.isdigit():
-                    wait = min(float(retry_after), 60.0)
+                asked = retry_after_s(response.headers.get("Retry-After"))
+                if asked is not None:
+                    wait = asked
                 response.close()
                 raise _Retry()
             if response.status_code != 200:
@@ -128,6 +157,8 @@ def fetch_url(
             last_problem = f"truncated body (connection broken: {exc})"
         except (requests.ConnectionError, requests.Timeout) as exc:
             last_problem = f"{type(exc).__name__}: {exc}"
+        except requests.RequestException as exc:  # an invalid URL or the like: retrying will not help
+            raise IngestError(f"{url}: cannot fetch ({type(exc).__name__}: {exc}); check the URL") from None
         if attempt < attempts:
             if progress:
                 progress(f"{url}: {last_problem}; retry {attempt}/{attempts - 1} in {wait:.1f} s")
@@ -164,6 +195,10 @@ def read_local(location: str | Path) -> list[Fetched]:
     fetched = []
     for file in files:
         try:
+            size = file.stat().st_size
+            if size > MAX_LOCAL_FILE_BYTES:
+                raise IngestError(f"{file}: {size:,} bytes, above the {MAX_LOCAL_FILE_BYTES:,}-byte limit for one "
+                                  "input file; split it (a generic per-request log can be several files)")
             data = file.read_bytes()
         except OSError as exc:
             raise IngestError(f"{file}: cannot read ({exc}); check its permissions") from exc

@@ -16,7 +16,7 @@ import polars as pl
 from assets import mlperf_ingest
 from assets.sqlfiles import build_table_from_sql, sql_check
 from assets.textinput import parse_yaml
-from assets.warehouse import IngestError, frame_from_rows, write_table
+from assets.warehouse import IngestError, frame_from_rows, transaction, write_table
 from pipelines.partitions import mlperf_rounds
 from pipelines.resources import Inputs, Warehouse
 from schemas.mlperf_reference import MlperfReference
@@ -182,7 +182,7 @@ def mlperf_round(context: dg.AssetExecutionContext, config: MlperfRoundConfig, w
         raise IngestError(f"no MLPerf results of round {round_name} in {locations}: every file was skipped, "
                           "quarantined or belongs to another round")
     scope = ("round", round_name)
-    with warehouse.connect() as conn:
+    with warehouse.connect() as conn, transaction(conn):  # the round's rows and its version record, together
         versions, change = round_version(conn, round_name, batch, locations)
         report = write_table(conn, "benchmark.mlperf_results", results_frame(batch.rows), MlperfResults,
                              batch.rejects, batch.files, scope=scope)

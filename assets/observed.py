@@ -7,7 +7,7 @@ import polars as pl
 
 from assets import dumps
 from assets.sqlfiles import build_table_from_sql, sql_check
-from assets.warehouse import Reject, frame_from_rows, qualified, quote_ident, write_table
+from assets.warehouse import Reject, column_list, frame_from_rows, qualified, write_table
 from pipelines.resources import Inputs, Warehouse
 from schemas.delivered_at_slo import DeliveredAtSlo
 from schemas.load_point_measures import LoadPointMeasures
@@ -29,7 +29,7 @@ def keep_children(conn: duckdb.DuckDBPyConnection, frame: pl.DataFrame | None, p
     quarantined, one reject per parent: numbers of a quarantined repeat must not reach a percentile."""
     if frame is None or frame.is_empty():
         return frame, []
-    kept = conn.execute(f"SELECT DISTINCT {', '.join(quote_ident(k) for k in keys)} FROM {qualified(parent)}").pl()
+    kept = conn.execute(f"SELECT DISTINCT {column_list(keys)} FROM {qualified(parent)}").pl()
     orphans = frame.join(kept, on=keys, how="anti")
     if orphans.is_empty():
         return frame, []

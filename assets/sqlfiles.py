@@ -8,7 +8,7 @@ A table built in SQL comes from `sql/<schema>/<table>.sql` (a SELECT); a check i
 import dagster as dg
 import pandera.polars as pa
 
-from assets.warehouse import read_sql, run_sql_file, sql_string_literal, write_table
+from assets.warehouse import read_sql, run_sql_file, sql_path_literal, write_table
 from pipelines.resources import Warehouse
 
 
@@ -37,7 +37,7 @@ def sql_check(asset_key: list[str], name: str, description: str, *, blocking: bo
                                        metadata={"note": "nothing published yet: nothing to compare with"})
         with warehouse.connect() as conn:
             if attach_published:
-                conn.execute(f"ATTACH {sql_string_literal(warehouse.serving_path)} AS published (READ_ONLY)")
+                conn.execute(f"ATTACH {sql_path_literal(warehouse.serving_path)} AS published (READ_ONLY)")
             try:
                 cursor = conn.execute(read_sql(relative))
                 columns = [d[0] for d in cursor.description]

@@ -7,8 +7,12 @@ replace the table in one transaction. Nothing is dropped silently.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
+import os
+import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,6 +21,7 @@ import duckdb
 import pandera.polars as pa
 import polars as pl
 
+from assets.faults import checkpoint
 from schemas.quarantine import Quarantine
 from schemas.source_files import SourceFiles
 
@@ -83,14 +88,38 @@ def quote_ident(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
+def column_list(names: list[str]) -> str:
+    """Column names as a quoted, comma-separated SQL list."""
+    return ", ".join(quote_ident(n) for n in names)
+
+
+def type_name(text: str) -> str:
+    """A DuckDB type name as DuckDB printed it (VARCHAR, DOUBLE, TIMESTAMP WITH TIME ZONE, DECIMAL(18,3),
+    BIGINT[]); anything else is refused rather than pasted into a statement."""
+    if not re.fullmatch(r"[A-Z][A-Z0-9_ ]*(\(\d+(,\s*\d+)?\))?(\[\d*\])*", text):
+        raise ValueError(f"refusing an unexpected type name in SQL: {text!r}")
+    return text
+
+
 def qualified(table: str) -> str:
     schema, name = table.split(".")
     return f"{quote_ident(schema)}.{quote_ident(name)}"
 
 
 def sql_string_literal(text: str) -> str:
-    """A single-quoted SQL literal, for the few statements (ATTACH) that take no parameters."""
-    return "'" + str(text).replace("'", "''") + "'"
+    """A single-quoted SQL literal, for the few statements that take no parameters (ATTACH, COPY TO,
+    COMMENT ON). Quotes are doubled (DuckDB's strings know no backslash escapes); a NUL byte, which
+    could end the string early in a C layer, is refused."""
+    text = str(text)
+    if "\x00" in text:
+        raise ValueError(f"refusing a NUL byte in an SQL literal: {text!r}")
+    return "'" + text.replace("'", "''") + "'"
+
+
+def sql_path_literal(path: str | Path) -> str:
+    """A file path as an SQL literal: made absolute, so that DuckDB never reads a prefix of it as a
+    protocol or a special name (`md:`, `s3://`, `:memory:`), then quoted by `sql_string_literal`."""
+    return sql_string_literal(os.path.abspath(path))
 
 
 _AUDIT_DDL = """
@@ -206,8 +235,7 @@ def _replace_scope(conn: duckdb.DuckDBPyConnection, table: str, column: str, val
     """Replace the rows of `table` whose `column` equals `value` with `_benchbill_frame`'s rows.
     A table from an older model gains the new columns (NULL in other scopes' rows) and loses
     the dropped ones, so one scope can be re-ingested without rebuilding the others."""
-    target = qualified(table)
-    conn.execute(f"CREATE TABLE IF NOT EXISTS {target} AS SELECT * FROM _benchbill_frame LIMIT 0")
+    conn.execute(f"CREATE TABLE IF NOT EXISTS {qualified(table)} AS SELECT * FROM _benchbill_frame LIMIT 0")
     schema, name = table.split(".")
     existing = {r[0] for r in conn.execute(
         "SELECT column_name FROM duckdb_columns() WHERE schema_name = ? AND table_name = ?", [schema, name]
@@ -215,11 +243,32 @@ def _replace_scope(conn: duckdb.DuckDBPyConnection, table: str, column: str, val
     wanted = conn.execute("DESCRIBE SELECT * FROM _benchbill_frame").fetchall()
     for column_name, column_type, *_rest in wanted:
         if column_name not in existing:
-            conn.execute(f"ALTER TABLE {target} ADD COLUMN {quote_ident(column_name)} {column_type}")
+            conn.execute(f"ALTER TABLE {qualified(table)} ADD COLUMN {quote_ident(column_name)} "
+                         f"{type_name(column_type)}")
     for column_name in existing - {w[0] for w in wanted}:
-        conn.execute(f"ALTER TABLE {target} DROP COLUMN {quote_ident(column_name)}")
-    conn.execute(f"DELETE FROM {target} WHERE {quote_ident(column)} = ?", [value])
-    conn.execute(f"INSERT INTO {target} BY NAME SELECT * FROM _benchbill_frame")
+        conn.execute(f"ALTER TABLE {qualified(table)} DROP COLUMN {quote_ident(column_name)}")
+    conn.execute(f"DELETE FROM {qualified(table)} WHERE {quote_ident(column)} = ?", [value])
+    conn.execute(f"INSERT INTO {qualified(table)} BY NAME SELECT * FROM _benchbill_frame")
+
+
+_IN_TRANSACTION: set[int] = set()  # connections inside `transaction`: write_table joins that one
+
+
+@contextlib.contextmanager
+def transaction(conn: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """One transaction around several `write_table` calls: all their tables (and quarantine and
+    inventory rows) change together, or, on an error or a kill, none of them."""
+    conn.execute("BEGIN TRANSACTION")
+    _IN_TRANSACTION.add(id(conn))
+    try:
+        yield
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    else:
+        conn.execute("COMMIT")
+    finally:
+        _IN_TRANSACTION.discard(id(conn))
 
 
 def write_table(
@@ -255,9 +304,11 @@ def write_table(
     describe_table(conn, "audit.quarantine", Quarantine)
     describe_table(conn, "audit.source_files", SourceFiles)
     conn.execute(f"CREATE SCHEMA IF NOT EXISTS {quote_ident(schema)}")
-    in_scope = "" if scope is None else " AND scope IS NOT DISTINCT FROM ?"
-    scope_params = [] if scope is None else [scope_label]
-    conn.execute("BEGIN TRANSACTION")
+    # Without a scope every row of the table's quarantine and inventory goes; with one, that scope's.
+    in_scope = [table, scope_label, scope_label]
+    own = id(conn) not in _IN_TRANSACTION
+    if own:
+        conn.execute("BEGIN TRANSACTION")
     try:
         conn.register("_benchbill_frame", valid.to_arrow())
         if scope is None:
@@ -266,7 +317,8 @@ def write_table(
             _replace_scope(conn, table, scope[0], scope[1])
         conn.unregister("_benchbill_frame")
         describe_table(conn, table, model)
-        conn.execute(f"DELETE FROM audit.quarantine WHERE table_name = ?{in_scope}", [table, *scope_params])
+        conn.execute("DELETE FROM audit.quarantine WHERE table_name = ? AND (?::VARCHAR IS NULL "
+                     "OR scope IS NOT DISTINCT FROM ?)", in_scope)
         if all_rejects:
             conn.executemany(
                 "INSERT INTO audit.quarantine (table_name, source, location, reason, row_json, scope) "
@@ -274,7 +326,8 @@ def write_table(
                 [[table, r.source, r.location, r.reason, row_json(r.row), scope_label] for r in all_rejects],
             )
         if source_files is not None:
-            conn.execute(f"DELETE FROM audit.source_files WHERE table_name = ?{in_scope}", [table, *scope_params])
+            conn.execute("DELETE FROM audit.source_files WHERE table_name = ? AND (?::VARCHAR IS NULL "
+                         "OR scope IS NOT DISTINCT FROM ?)", in_scope)
             if source_files:
                 conn.executemany(
                     "INSERT INTO audit.source_files (table_name, source, sha256, size_bytes, detected_format, "
@@ -282,9 +335,12 @@ def write_table(
                     [[table, f.source, f.sha256, f.size_bytes, f.detected_format, f.status, f.rows, f.note,
                       scope_label] for f in source_files],
                 )
-        conn.execute("COMMIT")
+        checkpoint(f"write.{table}")
+        if own:
+            conn.execute("COMMIT")
     except Exception:
-        conn.execute("ROLLBACK")
+        if own:
+            conn.execute("ROLLBACK")
         raise
     counts: dict[str, int] = {}
     for r in all_rejects:

@@ -12,8 +12,8 @@ import dagster as dg
 import duckdb
 
 from assets.textformat import format_shortlist
-from pipelines import query
-from pipelines.resources import DEFAULT_PRICES, DEFAULT_PROFILES, DEFAULT_SOURCES, Inputs, Warehouse
+from pipelines import query, settings
+from pipelines.resources import DEFAULT_PRICES, DEFAULT_PROFILES, DEFAULT_SOURCES, Inputs, Warehouse, WarehouseBusy
 
 
 def read_shortlist(serving_path: Path) -> tuple[list[dict], list[tuple]]:
@@ -75,15 +75,23 @@ def _report_failure(messages: list[str]) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    inputs = Inputs(mlperf=args.mlperf or [], sources_file=args.sources, dumps=args.dumps or [],
+                    prices=args.prices, profiles=args.profiles, store_texts=args.store_texts or settings.store_texts())
+    warehouse = Warehouse(dir=args.warehouse, lock_timeout_s=settings.lock_timeout_s())
+    try:
+        with warehouse.hold():  # one writer from the first ingestion to the publish
+            return _run(inputs, warehouse)
+    except WarehouseBusy as busy:
+        return _report_failure([str(busy)])
+
+
+def _run(inputs: Inputs, warehouse: Warehouse) -> int:
     from assets.mlperf import MLPERF_ROUND_OP, load_sources, plan_rounds, round_run_config
     from assets.warehouse import IngestError
     from pipelines.definitions import build_definitions
     from pipelines.partitions import MLPERF_ROUND_PARTITIONS
 
-    inputs = Inputs(mlperf=args.mlperf or [], sources_file=args.sources, dumps=args.dumps or [],
-                    prices=args.prices, profiles=args.profiles)
-    warehouse = Warehouse(dir=args.warehouse)
-    print(f"benchbill: building {Path(args.warehouse).resolve()}", file=sys.stderr)
+    print(f"benchbill: building {warehouse.path.resolve()}", file=sys.stderr)
     definitions = build_definitions(inputs, warehouse)
     # MLPerf rounds are partitions: find the rounds the inputs hold, ingest each, then build the rest.
     try:
@@ -181,6 +189,9 @@ def build_parser() -> argparse.ArgumentParser:
     run_parser.add_argument("--prices", default=str(DEFAULT_PRICES), metavar="FILE", help="prices CSV")
     run_parser.add_argument("--profiles", default=str(DEFAULT_PROFILES), metavar="FILE", help="profiles YAML")
     run_parser.add_argument("--warehouse", default="warehouse", metavar="DIR", help="warehouse folder")
+    run_parser.add_argument("--store-texts", action="store_true",
+                            help="keep the prompt and response texts of dumps (observed.request_texts); "
+                                 "by default they are never stored")
     run_parser.set_defaults(handler=run)
 
     report_parser = commands.add_parser("report", help="write the HTML report from the published serving file")

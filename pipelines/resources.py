@@ -4,6 +4,7 @@
 import contextlib
 import fcntl
 import os
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,7 +30,7 @@ class Warehouse(dg.ConfigurableResource):
 
     dir: str = "warehouse"
     lock_timeout_s: float = 30.0
-    _lock_handle: Any = PrivateAttr(default=None)
+    _holding: bool = PrivateAttr(default=False)
 
     @property
     def path(self) -> Path:
@@ -66,36 +67,75 @@ class Warehouse(dg.ConfigurableResource):
         finally:
             conn.close()
 
-    def setup_for_execution(self, context: dg.InitResourceContext) -> None:
+    @property
+    def lock_path(self) -> Path:
+        return self.path / ".benchbill.lock"
+
+    @contextlib.contextmanager
+    def hold(self) -> Iterator[None]:
+        """Hold the single-writer lock (re-entrant within this process): `benchbill run` holds it from
+        its first ingestion to its publish, so two runs never interleave their jobs."""
+        self._acquire()
+        try:
+            yield
+        finally:
+            self._release()
+
+    def _acquire(self) -> None:
         self.path.mkdir(parents=True, exist_ok=True)
-        lock_path = self.path / ".benchbill.lock"
-        handle = open(lock_path, "a+")
+        key = str(self.lock_path.resolve())
+        if key in _HELD:
+            handle, holders = _HELD[key]
+            _HELD[key] = (handle, holders + 1)
+            return
+        handle = open(self.lock_path, "a+")
         deadline = time.monotonic() + self.lock_timeout_s
+        told = False
         while True:
             try:
                 fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 break
             except BlockingIOError:
+                handle.seek(0)
+                holder = handle.read().strip() or "unknown"
                 if time.monotonic() >= deadline:
-                    handle.seek(0)
-                    holder = handle.read().strip() or "unknown"
                     handle.close()
                     raise WarehouseBusy(
                         f"{self.path}: another benchbill run is writing this warehouse ({holder}); "
                         f"waited {self.lock_timeout_s:.0f} s. Let it finish, or pass another --warehouse."
                     ) from None
+                if not told:
+                    print(f"benchbill: {self.path} is being written by another run ({holder}); waiting up to "
+                          f"{self.lock_timeout_s:.0f} s for it to finish", file=sys.stderr, flush=True)
+                    told = True
                 time.sleep(0.2)
         handle.seek(0)
         handle.truncate()
         handle.write(f"pid {os.getpid()} since {time.strftime('%Y-%m-%dT%H:%M:%S')}")
         handle.flush()
-        self._lock_handle = handle
+        _HELD[key] = (handle, 1)
+
+    def _release(self) -> None:
+        key = str(self.lock_path.resolve())
+        handle, holders = _HELD[key]
+        if holders > 1:
+            _HELD[key] = (handle, holders - 1)
+            return
+        del _HELD[key]
+        fcntl.flock(handle, fcntl.LOCK_UN)
+        handle.close()
+
+    def setup_for_execution(self, context: dg.InitResourceContext) -> None:
+        self._acquire()
+        self._holding = True
 
     def teardown_after_execution(self, context: dg.InitResourceContext) -> None:
-        if self._lock_handle is not None:
-            fcntl.flock(self._lock_handle, fcntl.LOCK_UN)
-            self._lock_handle.close()
-            self._lock_handle = None
+        if self._holding:
+            self._release()
+            self._holding = False
+
+
+_HELD: dict[str, tuple[Any, int]] = {}  # lock file -> (open handle, holders) in this process
 
 
 class Inputs(dg.ConfigurableResource):

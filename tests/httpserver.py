@@ -1,8 +1,18 @@
-"""A scripted HTTP server on loopback for tests: each path answers from a queue of responses."""
+"""A scripted HTTP server on loopback for tests: each path answers from a queue of responses.
 
+A response is (status, headers, body); status RESET resets the connection, STALL answers nothing for
+`body` seconds, and a Content-Length header larger than the body sends a truncated body."""
+
+import socket
+import struct
 import threading
+import time
 from collections import defaultdict
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+RESET = "reset"
+STALL = "stall"
 
 
 class ScriptedServer:
@@ -16,6 +26,14 @@ class ScriptedServer:
                 server.hits[self.path] += 1
                 queue = server.script[self.path]
                 status, headers, body = queue.pop(0) if len(queue) > 1 else (queue[0] if queue else (404, {}, b""))
+                if status == RESET:  # the connection is reset before any answer (RST, not FIN)
+                    self.request.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                    self.close_connection = True
+                    self.request.close()
+                    return
+                if status == STALL:  # answer nothing for `body` seconds (a client timeout fires first)
+                    time.sleep(float(body))
+                    return
                 self.send_response(status)
                 for key, value in headers.items():
                     self.send_header(key, value)

@@ -1,0 +1,26 @@
+"""Named fault-injection points, for the tests that kill a run and check that nothing published is lost.
+
+`checkpoint("publish.copied")` does nothing unless the environment variable BENCHBILL_FAULT names
+that point (comma-separated names); then the process kills itself with SIGKILL at once: no
+`finally`, no rollback, no cleanup, as the OOM killer, a `kill -9` or a power cut would. The
+points (the tests kill a run at each and check the serving file and the Parquet export):
+
+write.<schema>.<table>  inside the transaction that replaces a table, after the new rows are in,
+                        before COMMIT (e.g. write.benchmark.mlperf_run_conditions: mid round
+                        ingestion, the results already replaced; write.marts.config_shortlist)
+publish.copied          the next serving file is complete beside the old one, not yet swapped
+parquet.writing         the first table of the next Parquet export is written, the rest not
+publish.exported        the next Parquet export is complete, neither it nor the serving file swapped
+"""
+
+import os
+import signal
+
+ENV = "BENCHBILL_FAULT"
+
+
+def checkpoint(name: str) -> None:
+    """Kill this process with SIGKILL if BENCHBILL_FAULT names `name`; otherwise nothing."""
+    wanted = os.environ.get(ENV)
+    if wanted and name in wanted.split(","):
+        os.kill(os.getpid(), signal.SIGKILL)
