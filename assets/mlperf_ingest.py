@@ -31,6 +31,7 @@ from assets.mlperf_tables import (
     records_to_rows,
     round_of,
 )
+from assets.textinput import encoding_problem
 from assets.warehouse import IngestError, Reject, SourceFile
 
 PRECEDENCE = [
@@ -68,6 +69,10 @@ class Batch:
 def detect(fetched: Fetched) -> Detected:
     """Which MLPerf format `fetched` holds, by content; `format` None with a reason otherwise."""
     data = fetched.data
+    if not data.strip():
+        return Detected(None, None, "an empty file")
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return Detected(None, None, encoding_problem(data))
     if mlperf_xlsx.looks_like_xlsx(data):
         return Detected(mlperf_xlsx.FINAL_REPORT_XLSX, None)
     if looks_like_json(data):

@@ -55,13 +55,13 @@ def _grid(sheet) -> list[list[Any]]:
     return grid
 
 
-def _find_label_rows(grid: list[list[Any]], sheet_name: str) -> tuple[int, int]:
+def _find_label_rows(grid: list[list[Any]], sheet_name: str, name: str) -> tuple[int, int]:
     """(row of the `Model` label, its column); the Scenario and Units rows follow it."""
     for r, row in enumerate(grid[:10]):
         for c, value in enumerate(row):
             if value == "Model" and r + 3 < len(grid) and grid[r + 1][c] == "Scenario" and grid[r + 2][c] == "Units":
                 return r, c
-    raise IngestError(f"sheet {sheet_name!r}: no Model / Scenario / Units header rows (expected the final-report "
+    raise IngestError(f"{name}: sheet {sheet_name!r}: no Model / Scenario / Units header rows (expected the final-report "
                       "layout: four header rows above one row per system)")
 
 
@@ -71,7 +71,7 @@ def parse_sheet(sheet, name: str) -> tuple[list[tuple[str, dict[str, Any]]], lis
     grid = _grid(sheet)
     if not grid:
         return [], []
-    model_row, label_col = _find_label_rows(grid, sheet.title)
+    model_row, label_col = _find_label_rows(grid, sheet.title, name)
     header_row = model_row + 3
     header = [text(v) for v in grid[header_row]]
     if "Unique ID (e.g. for Audit)" not in header or "ID" not in header:

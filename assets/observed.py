@@ -7,7 +7,7 @@ import polars as pl
 
 from assets import dumps
 from assets.sqlfiles import build_table_from_sql, sql_check
-from assets.warehouse import Reject, column_list, frame_from_rows, qualified, write_table
+from assets.warehouse import Reject, WriteReport, column_list, frame_from_rows, qualified, write_table
 from pipelines.resources import Inputs, Warehouse
 from schemas.delivered_at_slo import DeliveredAtSlo
 from schemas.load_point_measures import LoadPointMeasures
@@ -38,6 +38,32 @@ def keep_children(conn: duckdb.DuckDBPyConnection, frame: pl.DataFrame | None, p
                for row in orphans.select(*keys, *(["source"] if "source" in orphans.columns else []))
                .unique(keys, maintain_order=True).iter_rows(named=True)]
     return frame.join(kept, on=keys, how="semi"), rejects
+
+
+def write_observed(conn: duckdb.DuckDBPyConnection, batch: dumps.ObservedBatch) -> list[WriteReport]:
+    """The dump tables (DUMP_TABLES, in that order) from one batch: children of a quarantined run or
+    repeat are quarantined with it."""
+    requests = batch.request_frame()
+    texts = pl.concat(batch.request_texts, how="vertical") if batch.request_texts else None
+    runs = write_table(conn, "observed.runs", frame_from_rows(batch.runs, Runs), Runs,
+                       [r for r in batch.rejects if r.location.startswith("run ")], [])
+    measurements, orphans = keep_children(conn, frame_from_rows(batch.measurements, Measurements),
+                                          "observed.runs", ["run_id"], "measurements of a run")
+    measurements_report = write_table(
+        conn, "observed.measurements", measurements, Measurements,
+        [r for r in batch.rejects if not r.location.startswith("run ")] + orphans, batch.files)
+    metrics, _ = keep_children(conn, frame_from_rows(batch.tool_metrics, ToolMetrics), "observed.measurements",
+                               REPEAT_KEY, "tool aggregates of a repeat")
+    requests, orphans = keep_children(conn, requests, "observed.measurements", REPEAT_KEY, "requests of a repeat")
+    texts, _ = keep_children(conn, texts, "observed.measurements", REPEAT_KEY, "texts of a repeat")
+    return [
+        runs, measurements_report,
+        write_table(conn, "observed.tool_metrics", metrics, ToolMetrics),
+        write_table(conn, "observed.requests", requests if requests is not None else frame_from_rows([], Requests),
+                    Requests, orphans),
+        write_table(conn, "observed.request_texts", texts if texts is not None else frame_from_rows([], RequestTexts),
+                    RequestTexts),
+    ]
 
 
 @dg.multi_asset(
@@ -72,29 +98,8 @@ def observed_runs(context: dg.AssetExecutionContext, warehouse: Warehouse, input
             flags.append(f"model {run['model_raw']!r}")
         if flags:
             context.log.warning(f"run {run['run_label']}: unknown {', '.join(flags)} (kept raw, flagged)")
-    requests = batch.request_frame()
-    texts = pl.concat(batch.request_texts, how="vertical") if batch.request_texts else None
     with warehouse.connect() as conn:
-        runs = write_table(conn, "observed.runs", frame_from_rows(batch.runs, Runs), Runs,
-                           [r for r in batch.rejects if r.location.startswith("run ")], [])
-        measurements, orphans = keep_children(conn, frame_from_rows(batch.measurements, Measurements),
-                                              "observed.runs", ["run_id"], "measurements of a run")
-        measurements_report = write_table(
-            conn, "observed.measurements", measurements, Measurements,
-            [r for r in batch.rejects if not r.location.startswith("run ")] + orphans, batch.files)
-        metrics, _ = keep_children(conn, frame_from_rows(batch.tool_metrics, ToolMetrics), "observed.measurements",
-                                   REPEAT_KEY, "tool aggregates of a repeat")
-        requests, orphans = keep_children(conn, requests, "observed.measurements", REPEAT_KEY,
-                                          "requests of a repeat")
-        texts, _ = keep_children(conn, texts, "observed.measurements", REPEAT_KEY, "texts of a repeat")
-        reports = [
-            runs, measurements_report,
-            write_table(conn, "observed.tool_metrics", metrics, ToolMetrics),
-            write_table(conn, "observed.requests", requests if requests is not None else frame_from_rows([], Requests),
-                        Requests, orphans),
-            write_table(conn, "observed.request_texts", texts if texts is not None else frame_from_rows([], RequestTexts),
-                        RequestTexts),
-        ]
+        reports = write_observed(conn, batch)
     runs, measurements, _metrics, request_report, _texts = reports
     context.log.info(f"observed: {runs.rows} runs, {measurements.rows} measurements, {request_report.rows} "
                      f"requests, {sum(r.quarantined for r in reports)} quarantined")

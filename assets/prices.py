@@ -108,18 +108,22 @@ def read_prices(path: str | Path) -> tuple[list[dict[str, Any]], list[Reject], S
     return rows, rejects, file
 
 
+def prices_frame(rows: list[dict[str, Any]]) -> pl.DataFrame:
+    """Price rows as the frame `benchmark.accelerator_prices` is written from (with each row's line)."""
+    if not rows:
+        return pl.DataFrame(schema={c: pl.String for c in AcceleratorPrices.to_schema().columns})
+    return pl.DataFrame(rows, infer_schema_length=None).with_columns(
+        pl.col("source").alias("_source"), pl.format("line {}", pl.col("source_row") + 2).alias("_location"))
+
+
 @dg.asset(key=["benchmark", "accelerator_prices"], group_name="benchmark", kinds={"duckdb", "csv"})
 def accelerator_prices(context: dg.AssetExecutionContext, warehouse: Warehouse, inputs: Inputs) -> dg.MaterializeResult:
     """Dated accelerator-hour prices by price class and provider, each with its source, from the
     prices CSV (the bundled default lists real published prices)."""
     rows, rejects, file = read_prices(inputs.prices)
-    frame = pl.DataFrame(rows, infer_schema_length=None) if rows else pl.DataFrame(
-        schema={c: pl.String for c in AcceleratorPrices.to_schema().columns})
-    if rows:
-        frame = frame.with_columns(pl.col("source").alias("_source"),
-                                   pl.format("line {}", pl.col("source_row") + 2).alias("_location"))
     with warehouse.connect() as conn:
-        report = write_table(conn, "benchmark.accelerator_prices", frame, AcceleratorPrices, rejects, [file])
+        report = write_table(conn, "benchmark.accelerator_prices", prices_frame(rows), AcceleratorPrices, rejects,
+                             [file])
     unknown = sorted({r["accelerator_raw"] for r in rows if not r["accelerator_known"]})
     if unknown:
         context.log.warning(f"prices for accelerators with no canonical id (kept, flagged): {unknown}")

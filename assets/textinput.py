@@ -9,6 +9,7 @@ deeper than can be read, a YAML alias), never a crash deep inside a parser.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import yaml
@@ -88,9 +89,29 @@ class _NoAliasLoader(yaml.SafeLoader):
         return super().compose_node(parent, index)
 
 
+MAX_YAML_BYTES = 10 * 1024 * 1024  # settings files (run.yaml, profiles, sources) are a few kilobytes
+MAX_YAML_FLOW_DEPTH = 100
+
+
+def _flow_depth(text: str) -> int:
+    """How deeply `[` and `{` nest (quotes ignored: an over-estimate is harmless here). PyYAML's scanner
+    slows down quadratically with the depth, so a deep document is refused before it is parsed."""
+    depth = deepest = 0
+    for bracket in re.findall(r"[\[\]{}]", text):
+        depth = depth + 1 if bracket in "[{" else max(0, depth - 1)
+        deepest = max(deepest, depth)
+    return deepest
+
+
 def parse_yaml(data: bytes, name: str) -> Any:
-    """A YAML document (UTF-8, safe types only, no aliases); IngestError naming the file otherwise."""
+    """A YAML document (UTF-8, safe types only, no aliases, not huge, not nested hundreds deep);
+    IngestError naming the file otherwise."""
+    if len(data) > MAX_YAML_BYTES:
+        raise IngestError(f"{name}: {len(data):,} bytes, too large for a settings file (limit {MAX_YAML_BYTES:,})")
     text = decode_text(data, name)
+    if _flow_depth(text) > MAX_YAML_FLOW_DEPTH:
+        raise IngestError(f"{name}: YAML nested more than {MAX_YAML_FLOW_DEPTH} levels deep; no settings file is "
+                          "shaped like that")
     try:
         return yaml.load(text, Loader=_NoAliasLoader)  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as exc:

@@ -259,5 +259,19 @@ def with_our_tpot(frame: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+def repeated(objects: list[Any]) -> dict[int, int]:
+    """Position -> position of its first copy, for each object equal to an earlier one (a result line
+    appended twice is one measurement, not two repeats)."""
+    first: dict[str, int] = {}
+    copies: dict[int, int] = {}
+    for i, obj in enumerate(objects):
+        key = json_text(obj)
+        if key in first:
+            copies[i] = first[key]
+        else:
+            first[key] = i
+    return copies
+
+
 def json_text(value: Any) -> str:
     return json.dumps(value, sort_keys=True, default=str)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from assets.dump_formats import Dump, FormatProblem, Measurement, Parsed, count, empty_point, number
+from assets.dump_formats import Dump, FormatProblem, Measurement, Parsed, count, empty_point, number, repeated
 from assets.dump_formats.vllm import detailed_requests, flat_stats, load_level
 
 TOOL = "sglang"
@@ -48,8 +48,12 @@ def recognise(dump: Dump) -> str | None:
 def parse(dump: Dump, kind: str) -> Parsed:
     parsed = Parsed(kind=kind, tool=TOOL, definitions=DEFINITIONS)
     objects = dump.payload if dump.json_lines else [dump.payload]
+    copies = repeated(objects)
     for i, obj in enumerate(objects):
         location = f"line {i + 1}"
+        if i in copies:
+            parsed.problems.append((location, f"the same result as line {copies[i] + 1} (every key equal): read once"))
+            continue
         try:
             parsed.measurements.append(line_measurement(obj, location))
         except FormatProblem as problem:

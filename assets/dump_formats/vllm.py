@@ -31,6 +31,7 @@ from assets.dump_formats import (
     empty_point,
     number,
     rate_or_inf,
+    repeated,
     requests_frame,
 )
 
@@ -91,8 +92,12 @@ def parse(dump: Dump, kind: str) -> Parsed:
         parsed.note = NOT_LOAD_LEVELS[kind]
         return parsed
     objects = dump.payload if kind == RESULT_LINES else [dump.payload]
+    copies = repeated(objects)
     for i, obj in enumerate(objects):
         location = f"line {i + 1}" if kind == RESULT_LINES else "result"
+        if i in copies:
+            parsed.problems.append((location, f"the same result as line {copies[i] + 1} (every key equal): read once"))
+            continue
         try:
             parsed.measurements.append(result_measurement(obj, location, seconds=_in_seconds(obj)))
         except FormatProblem as problem:
