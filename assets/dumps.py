@@ -379,7 +379,9 @@ def _add_run(batch: ObservedBatch, root: Path, sidecar_folder: PurePosixPath, to
                     pl.lit(point.requests_source or read.fetched.name).alias("source"))
                 texts = [c for c in TEXT_COLUMNS if c in frame.columns]
                 if texts and batch.store_texts:
-                    batch.request_texts.append(frame.select(*keys, "request_index", *texts, "source"))
+                    batch.request_texts.append(frame.select(
+                        *keys, "request_index", "source",
+                        *[pl.col(c) if c in texts else pl.lit(None, pl.String).alias(c) for c in TEXT_COLUMNS]))
                 batch.requests.append(frame.drop(texts))
     batch.runs.append({
         "run_id": run_id,

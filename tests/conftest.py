@@ -78,3 +78,6 @@ def build_published(root: Path, extra_args: tuple[str, ...] = ()) -> Path:
 def published(tmp_path_factory) -> Path:
     """One published warehouse shared by the tests that only read it."""
     return build_published(tmp_path_factory.mktemp("published"))
+
+
+from tests.smallcase import small_case  # noqa: E402, F401 - the session's small end-to-end case, shared
