@@ -31,8 +31,7 @@ MAX_MEMBERS = 10_000
 MAX_MEMBER_BYTES = 512 * 1024 * 1024
 MAX_TOTAL_BYTES = 2 * 1024 * 1024 * 1024
 _CHUNK = 1 << 20
-_COMPRESSED = ((b"\x1f\x8b", "gzip", gzip.GzipFile), (b"BZh", "bzip2", bz2.BZ2File),
-               (b"\xfd7zXZ\x00", "xz", lzma.LZMAFile))
+_COMPRESSED = ((b"\x1f\x8b", "gzip", gzip.open), (b"BZh", "bzip2", bz2.open), (b"\xfd7zXZ\x00", "xz", lzma.open))
 
 
 class ArchiveProblem(ValueError):

@@ -102,11 +102,11 @@ class Warehouse(dg.ConfigurableResource):
                     handle.close()
                     raise WarehouseBusy(
                         f"{self.path}: another benchbill run is writing this warehouse ({holder}); "
-                        f"waited {self.lock_timeout_s:.0f} s. Let it finish, or pass another --warehouse."
+                        f"waited {self.lock_timeout_s:g} s. Let it finish, or pass another --warehouse."
                     ) from None
                 if not told:
                     print(f"benchbill: {self.path} is being written by another run ({holder}); waiting up to "
-                          f"{self.lock_timeout_s:.0f} s for it to finish", file=sys.stderr, flush=True)
+                          f"{self.lock_timeout_s:g} s for it to finish", file=sys.stderr, flush=True)
                     told = True
                 time.sleep(0.2)
         handle.seek(0)

@@ -7,7 +7,8 @@ Inputs (A, then B, then C as a competing run):
 - table A: 24 records of the real v5.1 round table, the RedHat H100 worked case among them;
   table B: the same with that Server result corrected (x1.01); table C: x1.02;
 - dumps 1: the real inference-perf sweep of vLLM, plus two fixtures whose prompts and responses
-  carry a planted string (a vLLM detailed result, inference-perf per-request records);
+  carry a planted string (a vLLM detailed result, inference-perf per-request records), and beside the
+  first a damaged copy of it (a TTFT "N/A") that must be quarantined while everything else publishes;
   dumps 2: dumps 1 plus the second real sweep;
 - the bundled prices and profiles; for C, one profile more.
 
@@ -72,6 +73,8 @@ def plant(root: Path) -> None:
     vllm["generated_texts"] = [f"answer {i}: {PLANTED}" for i in range(len(vllm["ttfts"]))]
     (root / "planted-vllm").mkdir(parents=True)
     (root / "planted-vllm" / "result.json").write_text(json.dumps(vllm))
+    broken = dict(vllm, ttfts=["N/A", *vllm["ttfts"][1:]], request_rate=8.0)  # quarantined, the rest read
+    (root / "planted-vllm" / "broken.json").write_text(json.dumps(broken))
     entries = json.loads((FIXTURES / "inference-perf/per_request/per_request_lifecycle_metrics.json").read_text())
     for i, entry in enumerate(entries):
         entry["request_data"] = json.dumps({"prompt": f"question {i} {PLANTED}"})

@@ -1,0 +1,110 @@
+"""Faults while fetching round tables, served on loopback: 5xx, 429 with Retry-After, timeouts,
+connection resets and truncated bodies are retried a bounded number of times with backoff, then fail
+clearly naming the URL; a run whose fetch fails publishes nothing; only allowed hosts are fetched
+(a redirect elsewhere is refused), end to end through `benchbill run`."""
+
+import email.utils
+import time
+
+import pytest
+
+from assets import fetch
+from assets.fetch import fetch_url
+from assets.warehouse import IngestError
+from pipelines.cli import main
+from tests.httpserver import RESET, STALL, ScriptedServer
+from tests.smallcase import file_sha, parquet_snapshot
+
+LOOPBACK = ["127.0.0.1"]
+
+
+@pytest.fixture
+def waits(monkeypatch):
+    """The pauses between attempts, recorded instead of slept; a short read timeout for stalls."""
+    recorded = []
+    monkeypatch.setattr(fetch, "_pause", recorded.append)
+    monkeypatch.setattr(fetch, "TIMEOUT_S", 0.5)
+    return recorded
+
+
+FAULTS = {"503": (503, {}, b"busy"), "500": (500, {}, b""), "429": (429, {"Retry-After": "2"}, b""),
+          "reset": (RESET, {}, b""), "timeout": (STALL, {}, b"2"),
+          "truncated body": (200, {"Content-Length": "100"}, b"[1, 2")}
+
+
+@pytest.mark.parametrize("fault", FAULTS.values(), ids=FAULTS.keys())
+def test_each_fault_is_retried_and_the_next_answer_is_taken(fault, waits):
+    with ScriptedServer() as server:
+        server.respond("/t.json", fault, (200, {}, b"[1]"))
+        fetched = fetch_url(server.url("/t.json"), LOOPBACK)
+        assert server.hits["/t.json"] == 2
+    assert fetched.data == b"[1]" and waits == [2.0 if fault[0] == 429 else 1.0]
+
+
+def test_retry_after_as_an_http_date_is_honoured_and_capped(waits):
+    soon = email.utils.formatdate(time.time() + 3, usegmt=True)
+    later = email.utils.formatdate(time.time() + 3600, usegmt=True)
+    with ScriptedServer() as server:
+        server.respond("/t.json", (429, {"Retry-After": soon}, b""), (503, {"Retry-After": later}, b""), (200, {}, b"[]"))
+        fetch_url(server.url("/t.json"), LOOPBACK)
+    assert 1.0 <= waits[0] <= 3.0 and waits[1] == fetch.MAX_RETRY_AFTER_S
+
+
+def test_faults_that_persist_end_in_a_clear_failure_after_bounded_retries(waits):
+    with ScriptedServer() as server:
+        server.respond("/t.json", (503, {}, b""), (429, {"Retry-After": "1"}, b""), (RESET, {}, b""),
+                       (200, {"Content-Length": "100"}, b"[1"))
+        with pytest.raises(IngestError) as failure:
+            fetch_url(server.url("/t.json"), LOOPBACK)
+        assert server.hits["/t.json"] == fetch.ATTEMPTS == 4
+    assert waits == [1.0, 1.0, 4.0]  # backoff 1, 2, 4 s; Retry-After asked for 1 s instead of 2
+    message = str(failure.value)
+    assert server.url("/t.json") in message and "failed after 4 attempts" in message and "truncated body" in message
+
+
+@pytest.fixture
+def published_copy(small_case, tmp_path):
+    warehouse = small_case.copy_of(small_case.published, tmp_path / "warehouse")
+    return warehouse, (file_sha(warehouse / "serving.duckdb"), parquet_snapshot(warehouse))
+
+
+def sources(tmp_path, hosts) -> str:
+    path = tmp_path / "sources.yaml"
+    path.write_text("rounds: []\nallowed_hosts: [" + ", ".join(hosts) + "]\n")
+    return str(path)
+
+
+def run_url(small_case, warehouse, url, sources_file) -> list[str]:
+    return ["run", "--mlperf", url, "--dumps", small_case.args_a[3], "--sources", sources_file,
+            "--warehouse", str(warehouse)]
+
+
+def test_a_round_whose_fetch_fails_during_ingestion_publishes_nothing(small_case, published_copy, tmp_path, waits,
+                                                                       capsys):
+    warehouse, before = published_copy
+    table = (small_case.root / "b" / "summary_results.json").read_bytes()
+    with ScriptedServer() as server:  # planning reads the table; then every fault, until attempts run out
+        server.respond("/v5.1.json", (200, {}, table), (503, {}, b""), (429, {"Retry-After": "1"}, b""),
+                       (RESET, {}, b""), (200, {"Content-Length": str(len(table))}, table[:1000]))
+        url = server.url("/v5.1.json")
+        assert main(run_url(small_case, warehouse, url, sources(tmp_path, LOOPBACK))) == 1
+        assert server.hits["/v5.1.json"] == 1 + fetch.ATTEMPTS
+    err = capsys.readouterr().err
+    assert "run failed; the published serving file (if any) is unchanged" in err
+    assert f"{url}: failed after 4 attempts; last problem: truncated body" in err and "1000 bytes read" in err
+    assert (file_sha(warehouse / "serving.duckdb"), parquet_snapshot(warehouse)) == before
+
+
+@pytest.mark.parametrize("answer, hosts, refused", [
+    ((302, {"Location": "http://localhost:9/elsewhere.json"}, b""), LOOPBACK, "'localhost' is not in allowed_hosts"),
+    ((200, {}, b"[]"), ["raw.githubusercontent.com"], "'127.0.0.1' is not in allowed_hosts"),
+], ids=["redirect to another host", "host not allowed"])
+def test_only_allowed_hosts_are_fetched_end_to_end(answer, hosts, refused, small_case, published_copy, tmp_path,
+                                                   waits, capsys):
+    warehouse, before = published_copy
+    with ScriptedServer() as server:
+        server.respond("/t.json", answer)
+        assert main(run_url(small_case, warehouse, server.url("/t.json"), sources(tmp_path, hosts))) == 1
+        assert server.hits["/t.json"] == (1 if answer[0] == 302 else 0)
+    assert refused in capsys.readouterr().err
+    assert (file_sha(warehouse / "serving.duckdb"), parquet_snapshot(warehouse)) == before
