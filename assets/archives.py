@@ -171,7 +171,8 @@ def expand(fetched: Fetched, rel: PurePosixPath, files: list[SourceFile], reject
     try:
         found = list(members(fetched.data, single))
     except ArchiveProblem as problem:
-        files.append(SourceFile(fetched.name, fetched.sha256, size, f"{kind} archive", "quarantined", note=str(problem)))
+        files.append(SourceFile(fetched.name, fetched.sha256, size, f"{kind} archive", "quarantined",
+                                note=str(problem)))
         rejects.append(Reject(fetched.name, "archive", f"{kind} archive not read: {problem}"))
         return
     files.append(SourceFile(fetched.name, fetched.sha256, size, f"{kind} archive", "read", rows=len(found),

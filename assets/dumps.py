@@ -22,11 +22,12 @@ import polars as pl
 
 from assets import archives, canonical
 from assets.dump_formats import (
+    TEXT_COLUMNS,
     Dump,
     Measurement,
-    TEXT_COLUMNS,
     Parsed,
     aiperf,
+    empty_point,
     generic,
     guidellm,
     inference_perf,
@@ -36,7 +37,6 @@ from assets.dump_formats import (
     vllm,
     with_our_tpot,
 )
-from assets.dump_formats import empty_point
 from assets.fetch import Fetched, read_local, sha256_bytes, walk_files
 from assets.textinput import decode_json, decode_json_lines, encoding_problem, looks_like_json, parse_yaml
 from assets.warehouse import IngestError, Reject, SourceFile

@@ -18,7 +18,7 @@ from typing import Any
 from assets import canonical
 from assets.fetch import Fetched
 from assets.textinput import decode_json, looks_like_json  # noqa: F401 - re-exported: the readers import them here
-from assets.warehouse import IngestError, Reject
+from assets.warehouse import Reject
 
 SUMMARY_RESULTS_JSON = "summary_results_json"
 

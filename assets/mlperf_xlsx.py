@@ -61,8 +61,8 @@ def _find_label_rows(grid: list[list[Any]], sheet_name: str, name: str) -> tuple
         for c, value in enumerate(row):
             if value == "Model" and r + 3 < len(grid) and grid[r + 1][c] == "Scenario" and grid[r + 2][c] == "Units":
                 return r, c
-    raise IngestError(f"{name}: sheet {sheet_name!r}: no Model / Scenario / Units header rows (expected the final-report "
-                      "layout: four header rows above one row per system)")
+    raise IngestError(f"{name}: sheet {sheet_name!r}: no Model / Scenario / Units header rows (expected the "
+                      "final-report layout: four header rows above one row per system)")
 
 
 def parse_sheet(sheet, name: str) -> tuple[list[tuple[str, dict[str, Any]]], list[Reject]]:

@@ -12,8 +12,8 @@ import polars as pl
 
 from assets import canonical
 from assets.fetch import read_local
-from assets.textinput import CUT_LINE_REASON, cut_last_line, decode_text
 from assets.sqlfiles import sql_check
+from assets.textinput import CUT_LINE_REASON, cut_last_line, decode_text
 from assets.warehouse import IngestError, Reject, SourceFile, write_table
 from pipelines.resources import Inputs, Warehouse
 from schemas.accelerator_prices import PRICE_CLASSES, AcceleratorPrices

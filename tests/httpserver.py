@@ -10,7 +10,6 @@ import time
 from collections import defaultdict
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-
 RESET = "reset"
 STALL = "stall"
 

@@ -24,6 +24,7 @@ import pytest
 import yaml
 
 from assets import fetch
+from pipelines.cli import main
 from tests.badinput import (
     BINARY,
     BOM,
@@ -40,8 +41,8 @@ from tests.badinput import (
     cut_after,
     cut_in_last_value,
     json_edit,
-    json_replace,
     json_lines_edit,
+    json_replace,
     latin1_inside,
     materialise,
     on_file,
@@ -53,7 +54,6 @@ from tests.badinput import (
     stringify,
     without,
 )
-from pipelines.cli import main
 from tests.conftest import DATA, REPO_ROOT, WORKED_RUN_YAML
 from tests.smallcase import file_sha, parquet_snapshot
 
@@ -117,21 +117,23 @@ TARGETS = {t.name: t for t in [
     Target("workbook", lambda: {"summary.xlsx": read(SUMMARY / "v5.0/unofficial_submissions/summary.xlsx")},
            "summary.xlsx", "mlperf"),
     Target("cm-result.json", lambda: {"cm-result.json": read(next(
-        (SUMMARY / "v4.1/cm4mlperf-results/experiment").glob("*closed--language-processing--server/*/cm-result.json")))},
+        (SUMMARY / "v4.1/cm4mlperf-results/experiment").glob(
+            "*closed--language-processing--server/*/cm-result.json")))},
         "cm-result.json", "mlperf"),
     Target("submission tree", tree_files, f"v5.1/closed/AMD/{AMD_RUN}/mlperf_log_detail.txt", "mlperf", folder=True),
     Target("power tree", power_tree_files, "v5.1/closed/Lenovo/results/SR680a_V3_B200SXMx8_TRT/whisper/Offline/"
            "performance/run_1/spl.txt", "mlperf", folder=True),
     Target("result page", lambda: {"summary.html": read(TREE / "results/8xMI300X_2xEPYC_9575F/summary.html")},
            "summary.html", "page"),
-    Target("inference-perf stage", lambda: dump({"stage_0_lifecycle_metrics.json": IP / "stage_0_lifecycle_metrics.json",
-                                                 "stage_3_lifecycle_metrics.json": IP / "stage_3_lifecycle_metrics.json"}),
+    Target("inference-perf stage", lambda: dump({name: IP / name for name in ("stage_0_lifecycle_metrics.json",
+                                                                              "stage_3_lifecycle_metrics.json")}),
            "stage_3_lifecycle_metrics.json", "dumps", folder=True),
     Target("inference-perf per request", lambda: dump({
-        "per_request_lifecycle_metrics.json": FIXTURES / "inference-perf/per_request/per_request_lifecycle_metrics.json",
-        "stage_0_lifecycle_metrics.json": FIXTURES / "inference-perf/per_request/stage_0_lifecycle_metrics.json"}),
+        name: FIXTURES / "inference-perf/per_request" / name
+        for name in ("per_request_lifecycle_metrics.json", "stage_0_lifecycle_metrics.json")}),
         "per_request_lifecycle_metrics.json", "dumps", folder=True),
-    Target("vllm result", lambda: dump({"result.json": FIXTURES / "vllm/openai-4.0qps-Llama-3.1-8B-Instruct-20260901-120000.json"}),
+    Target("vllm result", lambda: dump({
+        "result.json": FIXTURES / "vllm/openai-4.0qps-Llama-3.1-8B-Instruct-20260901-120000.json"}),
            "result.json", "dumps", folder=True),
     Target("vllm json lines", lambda: dump({"results.jsonl": FIXTURES / "vllm/appended.jsonl"}), "results.jsonl",
            "dumps", folder=True),
@@ -140,17 +142,19 @@ TARGETS = {t.name: t for t in [
            "conc4.json", "dumps", folder=True),
     Target("sglang", lambda: dump({"bench.jsonl": FIXTURES / "sglang/sglang_0901_10_256_64.jsonl"}), "bench.jsonl",
            "dumps", folder=True),
-    Target("guidellm json", lambda: dump({"benchmarks.json": DATA / "dumps/guidellm/guidellm_report_v2_mock_server.json"}),
+    Target("guidellm json", lambda: dump({
+        "benchmarks.json": DATA / "dumps/guidellm/guidellm_report_v2_mock_server.json"}),
            "benchmarks.json", "dumps", folder=True),
     Target("guidellm csv", lambda: dump({"benchmarks.csv": FIXTURES / "guidellm/benchmarks.csv"}), "benchmarks.csv",
            "dumps", folder=True),
     Target("aiperf", lambda: dump({"profile_export_aiperf.json": FIXTURES / "aiperf/rate8/profile_export_aiperf.json",
                                    "profile_export.jsonl": FIXTURES / "aiperf/rate8/profile_export.jsonl"}),
            "profile_export_aiperf.json", "dumps", folder=True),
-    Target("genai-perf", lambda: dump({"profile_export_genai_perf.json": FIXTURES / "genai-perf/profile_export_genai_perf.json"}),
+    Target("genai-perf", lambda: dump({
+        "profile_export_genai_perf.json": FIXTURES / "genai-perf/profile_export_genai_perf.json"}),
            "profile_export_genai_perf.json", "dumps", folder=True),
-    Target("llmperf", lambda: dump({"summary_fireworks_70b.json": DATA / "dumps/llmperf/summary_fireworks_70b.json",
-                                    "individual_fireworks_70b.json": DATA / "dumps/llmperf/individual_fireworks_70b.json"}),
+    Target("llmperf", lambda: dump({name: DATA / "dumps/llmperf" / name
+                                    for name in ("summary_fireworks_70b.json", "individual_fireworks_70b.json")}),
            "summary_fireworks_70b.json", "dumps", folder=True),
     Target("loadgen run", lambda: dump({"mlperf_log_detail.txt": TREE / AMD_RUN / "mlperf_log_detail.txt",
                                         "mlperf_log_summary.txt": TREE / AMD_RUN / "mlperf_log_summary.txt"}),
@@ -312,7 +316,8 @@ CASES = [
      r"a# is not a whole"),
     ("checker csv", "duplicate row", on_main(lambda d: d + d.splitlines(True)[1]), "same", ""),
     ("checker csv", "extra column", csv_edit(lambda rows: [r.append("x") for r in rows]), "same", ""),
-    ("checker csv", "result column missing", csv_edit(lambda rows: [r.pop(rows[0].index("Result")) for r in rows[::-1]]),
+    ("checker csv", "result column missing",
+     csv_edit(lambda rows: [r.pop(rows[0].index("Result")) for r in rows[::-1]]),
      "error", r"header lacks \['Result'\]"),
     ("checker csv", "a row with a field too many", csv_edit(lambda rows: rows[2].append("surplus")), "quarantined",
      r"line 3 has 28 fields, the header 27"),
@@ -373,7 +378,8 @@ CASES = [
         f"v5.1/closed/AMD/{AMD_RUN}/mlperf_log_summary.txt": cut_after(b"Completed tokens per second: 24", 0)(
             f[f"v5.1/closed/AMD/{AMD_RUN}/mlperf_log_summary.txt"])},
      "quarantined", r"lacks result_completed_tokens_per_second"),
-    ("submission tree", "detail log a line nested 100000 deep", on_main(lambda d: b":::MLLOG " + b"[" * 100_000 + b"\n" + d),
+    ("submission tree", "detail log a line nested 100000 deep",
+     on_main(lambda d: b":::MLLOG " + b"[" * 100_000 + b"\n" + d),
      "same", ""),
     ("submission tree", "both logs empty", lambda f, m: {**f, m: b"", m.replace("detail", "summary"): b""},
      "quarantined", r"no LoadGen events found"),
@@ -385,7 +391,8 @@ CASES = [
     ("submission tree", "measurements precision unknown", json_edit(set_path(["weight_data_types"], "quantum8"),
         "v5.1/closed/AMD/measurements/8xMI300X_2xEPYC_9575F/llama2-70b-99/Server/8xMI300X_2xEPYC_9575F.json"),
      "precision-unknown", ""),
-    ("submission tree", "result page layout changed", on_file("v5.1/closed/AMD/results/8xMI300X_2xEPYC_9575F/summary.html",
+    ("submission tree", "result page layout changed",
+     on_file("v5.1/closed/AMD/results/8xMI300X_2xEPYC_9575F/summary.html",
                                                              lambda d: d.replace(b"Submitted by:", b"Submitter:")),
      "quarantined", r"result page not read: .*lacks \['Submitter'\]"),
     ("power tree", "spl.txt cut mid-number", on_main(lambda d: d[: d.rindex(b"Watts,") + 7]), "same", ""),
@@ -394,11 +401,13 @@ CASES = [
     # --- result pages --------------------------------------------------------------------------------
     ("result page", "results table renamed", html_edit("results-table", "scores-table", 10), "error",
      r"not an MLPerf result file"),
-    ("result page", "detail labels renamed", html_edit("Submitted by:", "Submitter:"), "error", r"lacks \['Submitter'\]"),
+    ("result page", "detail labels renamed", html_edit("Submitted by:", "Submitter:"), "error",
+     r"lacks \['Submitter'\]"),
     ("result page", "model cells unclassed", html_edit('class="model"', 'class="name"', 10), "quarantined",
      r"none could be read .* has the page layout changed"),
-    ("result page", "units and numbers swapped", html_edit('<td class="units">Tokens/s</td> <td class="perf">24593.80</td>',
-                                                          '<td class="units">24593.80</td> <td class="perf">Tokens/s</td>'),
+    ("result page", "units and numbers swapped",
+     html_edit('<td class="units">Tokens/s</td> <td class="perf">24593.80</td>',
+               '<td class="units">24593.80</td> <td class="perf">Tokens/s</td>'),
      "quarantined", r"not a number \(got 'Tokens/s'\)"),
     ("result page", "latin-1 byte", on_main(lambda d: latin1_inside(d, b"<title>")), "error", r"not UTF-8 text"),
     ("result page", "truncated", TRUNCATED, "error", r"not an MLPerf result file"),
@@ -412,11 +421,13 @@ CASES = [
     ("inference-perf stage", "binary", BINARY, "skipped", r"not a dump format"),
     ("inference-perf stage", "p95 as a string", json_edit(stringify(["successes", "latency", "time_to_first_token",
                                                                     "p95"])), "same", ""),
-    ("inference-perf stage", "p95 N/A", json_edit(set_path(["successes", "latency", "time_to_first_token", "p95"], "N/A")),
+    ("inference-perf stage", "p95 N/A",
+     json_edit(set_path(["successes", "latency", "time_to_first_token", "p95"], "N/A")),
      "quarantined", r"p95 is not a number \(got 'N/A'\)"),
     ("inference-perf stage", "p95 negative", json_edit(set_path(["successes", "latency", "time_to_first_token", "p95"],
                                                                 -0.08)), "quarantined", r"ttft_p95_ms failed greater"),
-    ("inference-perf stage", "p95 NaN", json_edit(set_path(["successes", "latency", "time_to_first_token", "p95"], NAN)),
+    ("inference-perf stage", "p95 NaN",
+     json_edit(set_path(["successes", "latency", "time_to_first_token", "p95"], NAN)),
      "quarantined", r"not finite"),
     ("inference-perf stage", "rate Infinity", json_edit(set_path(["successes", "throughput", "requests_per_sec"], INF)),
      "quarantined", r"not finite"),
@@ -434,7 +445,8 @@ CASES = [
         output_token_times=["soon"])), "quarantined", r"request 4 first output_token_times is not a number"),
     ("inference-perf per request", "tokens 12.5", json_edit(lambda r: r[2]["info"]["response_metrics"].update(
         output_tokens=12.5)), "quarantined", r"output_tokens of request 2 is not a whole number"),
-    ("inference-perf per request", "stage file missing", without("stage_0_lifecycle_metrics.json"), "requests-only", ""),
+    ("inference-perf per request", "stage file missing", without("stage_0_lifecycle_metrics.json"), "requests-only",
+     ""),
     # --- vLLM ----------------------------------------------------------------------------------------
     ("vllm result", "empty", EMPTY, "skipped", r"empty file"),
     ("vllm result", "truncated", TRUNCATED, "error", r"result.json: invalid JSON"),
@@ -467,7 +479,8 @@ CASES = [
      r"not UTF-8 text"),
     ("vllm json lines", "duplicate line", duplicate_last_line, "quarantined", r"the same result as line 3 .*read once"),
     ("vllm seconds", "p99 TTFT as a string", json_edit(set_path(["p99_ttft"], "7.589122961498797")), "same", ""),
-    ("vllm seconds", "p99 TTFT N/A", json_edit(set_path(["p99_ttft"], "N/A")), "quarantined", r"p99_ttft is not a number"),
+    ("vllm seconds", "p99 TTFT N/A", json_edit(set_path(["p99_ttft"], "N/A")), "quarantined",
+     r"p99_ttft is not a number"),
     ("vllm seconds", "concurrency Infinity", json_edit(set_path(["max_concurrency"], INF)), "quarantined",
      r"max_concurrency is not finite"),
     ("sglang", "duplicate line", duplicate_last_line, "quarantined", r"the same result as line 2"),
@@ -488,10 +501,12 @@ CASES = [
                                                         1e300)), "quarantined", r"absurdly large"),
     ("guidellm json", "report version 3", json_edit(set_path(["metadata", "version"], 3)), "quarantined",
      r"report version 3; this parser reads version 2"),
-    ("guidellm json", "strategy unknown", json_edit(set_path(["benchmarks", 0, "config", "strategy", "type_"], "chaos")),
+    ("guidellm json", "strategy unknown",
+     json_edit(set_path(["benchmarks", 0, "config", "strategy", "type_"], "chaos")),
      "quarantined", r"'chaos' is not a load level"),
     ("guidellm csv", "latin-1 byte", on_main(lambda d: latin1_inside(d, b"\n")), "quarantined", r"not UTF-8 text"),
-    ("guidellm csv", "cut in the last value", on_main(cut_in_last_value), "quarantined", r"does not end with a newline"),
+    ("guidellm csv", "cut in the last value", on_main(cut_in_last_value), "quarantined",
+     r"does not end with a newline"),
     ("guidellm csv", "percentiles not a list", on_main(lambda d: re.sub(rb'"\[[^"]*\]"', b'"7"', d, count=1)),
      "quarantined", r"Percentiles holds '7', expected a list"),
     # --- AIPerf / GenAI-Perf --------------------------------------------------------------------------
@@ -540,7 +555,8 @@ CASES = [
             f["mlperf_log_summary.txt"])}, "quarantined", r"no completed samples per second"),
     ("loadgen run", "a SingleStream run", lambda f, m: {
         **f, m: f[m].replace(b'"value": "Server"', b'"value": "SingleStream"'),
-        "mlperf_log_summary.txt": f["mlperf_log_summary.txt"].replace(b"Scenario : Server", b"Scenario : SingleStream")},
+        "mlperf_log_summary.txt": f["mlperf_log_summary.txt"].replace(b"Scenario : Server",
+                                                                      b"Scenario : SingleStream")},
      "quarantined", r"a LoadGen SingleStream run"),
     ("loadgen run", "binary detail log", on_main(lambda d: bytes(range(256)) * 8), "same-value-from-summary", ""),
     # --- generic per-request CSV / Parquet ---------------------------------------------------------
@@ -579,7 +595,8 @@ CASES = [
     ("generic parquet", "ttft NaN", on_main(lambda d: parquet_of(re.sub(rb"(\n[^\n]*?,[^,]*,[^,]*,)[0-9.]+", rb"\1NaN",
                                                                          GENERIC, count=3))), "quarantined",
      r"ttft_ms of row \d+ is not finite"),
-    ("generic parquet", "start in ns", on_main(lambda d: parquet_of(re.sub(rb"\n1790000000\.(\d{6})", rb"\n1790000000\g<1>000",
+    ("generic parquet", "start in ns", on_main(lambda d: parquet_of(re.sub(rb"\n1790000000\.(\d{6})",
+                                                                           rb"\n1790000000\g<1>000",
                                                                            GENERIC))), "quarantined",
      r"start_time_unix_s of row 0 is outside the plausible range"),
     ("generic parquet", "truncated", TRUNCATED, "skipped|quarantined", r"not a dump format|cannot read"),
@@ -618,8 +635,10 @@ CASES = [
      r"line 2.*'N/A' is not a number"),
     ("prices csv", "price negative", csv_edit(set_cell("usd_per_accelerator_hour", "-1")), "quarantined",
      r"'-1' is outside \(0, 1000\)"),
-    ("prices csv", "price NaN", csv_edit(set_cell("usd_per_accelerator_hour", "nan")), "quarantined", r"'nan' is outside"),
-    ("prices csv", "price inf", csv_edit(set_cell("usd_per_accelerator_hour", "inf")), "quarantined", r"'inf' is outside"),
+    ("prices csv", "price NaN", csv_edit(set_cell("usd_per_accelerator_hour", "nan")), "quarantined",
+     r"'nan' is outside"),
+    ("prices csv", "price inf", csv_edit(set_cell("usd_per_accelerator_hour", "inf")), "quarantined",
+     r"'inf' is outside"),
     ("prices csv", "price 1e300", csv_edit(set_cell("usd_per_accelerator_hour", "1e300")), "quarantined", r"outside"),
     ("prices csv", "price with a comma", csv_edit(set_cell("usd_per_accelerator_hour", "2,99")), "quarantined",
      r"'2,99' is not a number"),
@@ -639,10 +658,12 @@ CASES = [
     ("profiles yaml", "utf-8 bom", BOM, "same", ""),
     ("profiles yaml", "nested", on_main(lambda d: b"[" * 100_000), "error", r"profiles.yaml: "),
     ("profiles yaml", "alias", on_main(lambda d: b"delivered_fraction_prior: *p".join(
-        d.replace(b"prior: [0.5, 0.8]", b"prior: &p [0.5, 0.8]", 1).rsplit(b"delivered_fraction_prior: [0.5, 0.8]", 1))),
+        d.replace(b"prior: [0.5, 0.8]", b"prior: &p [0.5, 0.8]", 1).rsplit(b"delivered_fraction_prior: [0.5, 0.8]",
+                                                                            1))),
      "error", r"YAML aliases"),
     ("profiles yaml", "json instead of yaml", on_main(lambda d: json.dumps(yaml.safe_load(d)).encode()), "same", ""),
-    ("profiles yaml", "bound as a string", slo(ttft_p95_ms="1000"), "error", r"slo.ttft_p95_ms must be a positive number"),
+    ("profiles yaml", "bound as a string", slo(ttft_p95_ms="1000"), "error",
+     r"slo.ttft_p95_ms must be a positive number"),
     ("profiles yaml", "bound N/A", slo(ttft_p95_ms="N/A"), "error", r"got 'N/A'"),
     ("profiles yaml", "bound negative", slo(ttft_p95_ms=-1), "error", r"got -1"),
     ("profiles yaml", "bound NaN", slo(ttft_p95_ms=NAN), "error", r"got nan"),
@@ -739,7 +760,8 @@ def test_bad_input(target_name, case, mutate, expected, reason, corpus):
         # A quarantined request is not counted: the requests left are the intact ones, and the load point's
         # counts and rates are recomputed from them.
         kept_numbers_are_the_intact_ones(got, base, only="request")
-        assert len([k for k in got.numbers if k[0] == "request"]) == len([k for k in base.numbers if k[0] == "request"]) - 1
+        requests = [k for k in got.numbers if k[0] == "request"]
+        assert len(requests) == len([k for k in base.numbers if k[0] == "request"]) - 1
         reason_given(reason, got.reasons)
     elif expected in ("requests-only", "quarantined+records"):
         # Without (or with a quarantined) aggregate file, the per-request file alone is the measurement:
@@ -775,7 +797,8 @@ def test_a_huge_generic_log_reads_every_request_and_a_file_above_the_limit_is_re
         for line in rows:
             start, rest = line.split(",", 1)
             body.append(f"{float(start) + copy_number * 30:.6f},{rest}")
-    folder = materialise(tmp_path / "huge", {"run.yaml": RUN_YAML, "log.csv": ("\n".join([header, *body]) + "\n").encode()})
+    log = ("\n".join([header, *body]) + "\n").encode()
+    folder = materialise(tmp_path / "huge", {"run.yaml": RUN_YAML, "log.csv": log})
     out = read_dump_folders({"huge": folder})["huge"]
     requests = [k for k in out.numbers if k[0] == "request"]
     assert len(body) > 150_000 and len(requests) == len(body) and not out.reasons

@@ -29,7 +29,8 @@ def test_superset_reflects_the_analytics_views_with_their_descriptions(published
     tests/test_concurrency.py, whose SQLAlchemy readers connect exactly this way.)"""
     before = look(superset_engine(published / "serving.duckdb"))
     assert before["profiles"] == 2 and before["points"] == 7
-    assert {"shortlist", "shortlist_sources", "load_points", "mlperf_results", "cost_per_request"} <= set(before["views"])
+    assert {"shortlist", "shortlist_sources", "load_points", "mlperf_results",
+            "cost_per_request"} <= set(before["views"])
     shortlist_columns = {c["name"]: c for c in before["columns"]["shortlist"]}
     assert shortlist_columns["cost_per_request_usd_low"]["comment"].startswith("US dollars per request, low end")
     assert all(c["comment"] for cols in before["columns"].values() for c in cols)

@@ -55,8 +55,9 @@ else:  # Parquet: resolve `current` once per read, then read only that export
         for relation in ("benchmark.mlperf_results", "marts.config_shortlist", "observed.runs",
                          "requirement.profiles", "analytics.shortlist"):
             schema, name = relation.split(".")
-            path = f"{d}/{schema}/{name}/*/*.parquet" if relation == "benchmark.mlperf_results" else f"{d}/{schema}/{name}.parquet"
-            text = text.replace(f"FROM {relation}", f"FROM read_parquet({sql_path_literal(path)}, hive_partitioning = true)")
+            path = f"{d}/{schema}/{name}" + ("/*/*.parquet" if relation == "benchmark.mlperf_results" else ".parquet")
+            text = text.replace(f"FROM {relation}",
+                                f"FROM read_parquet({sql_path_literal(path)}, hive_partitioning = true)")
         return list(duckdb.connect().execute(text).fetchone())
 
 held = connect()  # kept open through both publishes
@@ -95,7 +96,8 @@ def test_readers_never_fail_nor_see_a_mix_while_two_runs_started_at_once_publish
     with duckdb.connect(str(warehouse / "serving.duckdb"), read_only=True) as conn:
         assert signature(conn) == W0
     stop = tmp_path / "stop"
-    readers = {f"{mode} {i}": start_reader(mode, warehouse, stop) for mode, count in READERS.items() for i in range(count)}
+    readers = {f"{mode} {i}": start_reader(mode, warehouse, stop)
+               for mode, count in READERS.items() for i in range(count)}
     runs = {name: subprocess.Popen([sys.executable, "-m", "pipelines.cli", *small_case.run_args(args, warehouse)],
                                    cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
             for name, args in (("B", small_case.args_b), ("C", small_case.args_c))}

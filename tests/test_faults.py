@@ -45,7 +45,8 @@ def test_retry_after_as_an_http_date_is_honoured_and_capped(waits):
     soon = email.utils.formatdate(time.time() + 3, usegmt=True)
     later = email.utils.formatdate(time.time() + 3600, usegmt=True)
     with ScriptedServer() as server:
-        server.respond("/t.json", (429, {"Retry-After": soon}, b""), (503, {"Retry-After": later}, b""), (200, {}, b"[]"))
+        server.respond("/t.json", (429, {"Retry-After": soon}, b""), (503, {"Retry-After": later}, b""),
+                       (200, {}, b"[]"))
         fetch_url(server.url("/t.json"), LOOPBACK)
     assert 1.0 <= waits[0] <= 3.0 and waits[1] == fetch.MAX_RETRY_AFTER_S
 

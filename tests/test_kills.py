@@ -28,17 +28,6 @@ KILL_POINTS = {
 }
 
 
-def start_run(small_case, args: list[str], warehouse, **env) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "pipelines.cli", *small_case.run_args(args, warehouse)],
-                            cwd=REPO_ROOT, env={**os.environ, **env}, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)
-
-
-def finish(process: subprocess.Popen) -> tuple[int, str]:
-    _out, err = process.communicate(timeout=300)
-    return process.returncode, err
-
-
 @pytest.fixture(scope="module")
 def killed(small_case, tmp_path_factory):
     """For each point: a copy of the published warehouse, and run B started on it (in its own process)
@@ -80,7 +69,8 @@ def test_a_corrected_round_replaces_its_rows_once_and_keeps_a_record_of_the_chan
         value = conn.execute("SELECT result_value FROM benchmark.mlperf_results WHERE submitter = 'RedHat' AND "
                              "scenario = 'Server' AND accelerator_id = 'nvidia-h100-sxm-80gb'").fetchall()
         versions = conn.execute("SELECT version, change, rows, rows_added, rows_removed, values_changed, "
-                                "previous_sha256 IS NOT NULL FROM audit.mlperf_round_versions ORDER BY version").fetchall()
+                                "previous_sha256 IS NOT NULL FROM audit.mlperf_round_versions ORDER BY version"
+                                ).fetchall()
         runs = conn.execute("SELECT count(*), count(DISTINCT run_label) FROM observed.runs").fetchone()
         points = conn.execute("SELECT count(*) FROM (SELECT DISTINCT run_id, load_index, repeat_index "
                               "FROM observed.measurements)").fetchone()[0]

@@ -152,7 +152,8 @@ def text_columns(serving: Path) -> dict[str, int]:
 
 
 def files_holding(folder: Path, token: bytes) -> list[str]:
-    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file() and token in p.read_bytes())
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*")
+                  if p.is_file() and token in p.read_bytes())
 
 
 def test_prompt_and_response_texts_are_not_stored_unless_a_run_asks_for_them(small_case):
@@ -234,8 +235,9 @@ def test_a_tar_gz_of_a_report_reads_as_the_folder_does(tmp_path):
                                               **{f"results/{k}": v for k, v in stage_files().items()}})
     as_archive = collect(tmp_path / "archive", {"run.yaml": WORKED_RUN_YAML.encode(),
                                                 "results.tar.gz": tar_gz(stage_files())})
-    values = lambda batch: sorted((m["offered_rate_per_s"], m["achieved_requests_per_s"], m["ttft_p95_ms"])  # noqa: E731
-                                  for m in batch.measurements)
+    def values(batch):
+        return sorted((m["offered_rate_per_s"], m["achieved_requests_per_s"], m["ttft_p95_ms"])
+                      for m in batch.measurements)
     assert len(as_archive.measurements) == 7 and values(as_archive) == values(as_folder)
     assert all("/results.tar.gz/stage_" in m["source"] for m in as_archive.measurements)
     assert ("gzip archive", "read") in {(f.detected_format, f.status) for f in as_archive.files}
@@ -243,8 +245,10 @@ def test_a_tar_gz_of_a_report_reads_as_the_folder_does(tmp_path):
 
 def test_archive_members_cannot_reach_outside_their_folder_nor_follow_links(tmp_path):
     stage = stage_files()["stage_3_lifecycle_metrics.json"]
-    hostile_zip = zip_of({"../../escape/stage_1_lifecycle_metrics.json": stage, "/etc/stage_2_lifecycle_metrics.json": stage,
-                          "C:/windows/stage_4_lifecycle_metrics.json": stage, "ok/stage_3_lifecycle_metrics.json": stage,
+    hostile_zip = zip_of({"../../escape/stage_1_lifecycle_metrics.json": stage,
+                          "/etc/stage_2_lifecycle_metrics.json": stage,
+                          "C:/windows/stage_4_lifecycle_metrics.json": stage,
+                          "ok/stage_3_lifecycle_metrics.json": stage,
                           "inner.zip": zip_of({"stage_5_lifecycle_metrics.json": stage})},
                          symlinks={"passwd.json": "/etc/passwd"})
     hostile_tar = tar_gz({"../up/stage_6_lifecycle_metrics.json": stage},
@@ -271,11 +275,13 @@ REFUSED_MEMBERS = {
     "b.tar.gz/shadow.json": Containing("a symbolic link to '/etc/shadow'"),
 }
 BOMBS = {
-    "zip member": (lambda: zip_of({"zeros.json": b"0" * 5_000_000}), "MAX_MEMBER_BYTES", "declares 5,000,000 bytes, above"),
+    "zip member": (lambda: zip_of({"zeros.json": b"0" * 5_000_000}), "MAX_MEMBER_BYTES",
+                   "declares 5,000,000 bytes, above"),
     "zip total": (lambda: zip_of({f"z{i}.json": b"0" * 600_000 for i in range(4)}), "MAX_TOTAL_BYTES", "more than the"),
     "tar.gz member": (lambda: tar_gz({"zeros.json": b"0" * 5_000_000}), "MAX_MEMBER_BYTES",
                       "declares 5,000,000 bytes, above"),
-    "gzip stream": (lambda: gzip.compress(b"0" * 5_000_000), "MAX_TOTAL_BYTES", "expands beyond the 1,000,000-byte limit"),
+    "gzip stream": (lambda: gzip.compress(b"0" * 5_000_000), "MAX_TOTAL_BYTES",
+                    "expands beyond the 1,000,000-byte limit"),
     "member count": (lambda: zip_of({f"f{i}": b"" for i in range(50)}), "MAX_MEMBERS", "more than 20 members"),
     "damaged zip": (lambda: zip_of({"a.json": random.Random(1).randbytes(5000)})[:3000], None, "a damaged zip archive"),
 }

@@ -23,8 +23,6 @@ import io
 import json
 from typing import Any
 
-from assets.textinput import CUT_LINE_REASON, cut_last_line, encoding_problem
-
 from assets.dump_formats import (
     Dump,
     FormatProblem,
@@ -36,6 +34,7 @@ from assets.dump_formats import (
     requests_frame,
     stats_metrics,
 )
+from assets.textinput import CUT_LINE_REASON, cut_last_line, encoding_problem
 
 TOOL = "guidellm"
 REPORT_JSON = "guidellm benchmarks.json (report v2)"
