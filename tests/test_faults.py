@@ -4,6 +4,7 @@ clearly naming the URL; a run whose fetch fails publishes nothing; only allowed 
 (a redirect elsewhere is refused), end to end through `benchbill run`."""
 
 import email.utils
+import gzip
 import time
 
 import pytest
@@ -109,3 +110,12 @@ def test_only_allowed_hosts_are_fetched_end_to_end(answer, hosts, refused, small
         assert server.hits["/t.json"] == (1 if answer[0] == 302 else 0)
     assert refused in capsys.readouterr().err
     assert (file_sha(warehouse / "serving.duckdb"), parquet_snapshot(warehouse)) == before
+
+
+def test_a_compressed_download_is_held_to_the_size_limit_once_decompressed(waits):
+    bomb = gzip.compress(b"0" * 20_000_000)  # 20 MB of zeros in ~20 kB
+    with ScriptedServer() as server:
+        server.respond("/t.json", (200, {"Content-Encoding": "gzip"}, bomb))
+        with pytest.raises(IngestError, match="body exceeds the 1000000-byte limit"):
+            fetch_url(server.url("/t.json"), LOOPBACK, max_bytes=1_000_000)
+        assert server.hits["/t.json"] == 1  # not retried: the same body would be too large again
