@@ -3,20 +3,25 @@
 
 import dagster as dg
 
-from assets import dumps
+from assets import dumps, request_stats
 from assets.sqlfiles import build_table_from_sql, sql_check
-from assets.warehouse import frame_from_rows, write_table
+from assets.warehouse import WriteReport, create_view, frame_from_rows, write_table
 from pipelines.resources import Inputs, Warehouse
 from schemas.delivered_at_slo import DeliveredAtSlo
 from schemas.load_point_measures import LoadPointMeasures
 from schemas.load_points import LoadPoints
 from schemas.measurements import Measurements
+from schemas.request_percentiles import RequestPercentiles
+from schemas.request_sources import RequestSources
+from schemas.request_stats import RequestStats
 from schemas.requests import Requests
 from schemas.runs import Runs
+from schemas.stored_requests import StoredRequests
 from schemas.tool_metrics import ToolMetrics
 
 DUMP_TABLES = (["observed", "runs"], ["observed", "measurements"], ["observed", "tool_metrics"],
-               ["observed", "requests"])
+               ["observed", "request_sources"], ["observed", "stored_requests"], ["observed", "request_stats"],
+               ["observed", "request_percentiles"], ["observed", "requests"])
 
 
 @dg.multi_asset(
@@ -31,9 +36,25 @@ DUMP_TABLES = (["observed", "runs"], ["observed", "measurements"], ["observed", 
         dg.AssetSpec(["observed", "tool_metrics"], group_name="observed", kinds={"duckdb", "polars"},
                      description="Every aggregate each tool reported (e.g. GuideLLM's TTFT-inclusive "
                                  "time_per_output_token_ms), under the tool's own name and definition."),
-        dg.AssetSpec(["observed", "requests"], group_name="observed", kinds={"duckdb", "polars"},
-                     description="Per-request records where the dump has them: phase, status, start offset, "
-                                 "tokens, TTFT, E2E and TPOT by our definition (ms)."),
+        dg.AssetSpec(["observed", "request_sources"], group_name="observed", kinds={"duckdb"},
+                     description="Where each repeat's per-request records come from: the file, its checksum, "
+                                 "whether observed.requests reads it in place or from the warehouse, rows kept "
+                                 "and quarantined."),
+        dg.AssetSpec(["observed", "stored_requests"], group_name="observed", kinds={"duckdb"},
+                     description="Per-request records parsed from JSON dumps (and files not on disk), kept in "
+                                 "the warehouse; part of observed.requests."),
+        dg.AssetSpec(["observed", "request_stats"], group_name="observed", kinds={"duckdb", "sql"},
+                     description="Per run x load level x repeat, from one DuckDB pass over the per-request "
+                                 "records: counts, measured window, tokens, inter-arrival CV, the repeat's own "
+                                 "percentiles; built by sql/observed/request_stats.sql."),
+        dg.AssetSpec(["observed", "request_percentiles"], group_name="observed", kinds={"duckdb", "sql"},
+                     description="Per run x load level x measure: percentiles of the per-request records pooled "
+                                 "over repeats, with a distribution-free order-statistic 95% interval; built by "
+                                 "sql/observed/request_percentiles.sql."),
+        dg.AssetSpec(["observed", "requests"], group_name="observed", kinds={"duckdb"},
+                     description="Per-request records where the dump has them (a view: the per-request files "
+                                 "read in place by DuckDB, and observed.stored_requests): phase, status, start "
+                                 "offset, tokens, TTFT, E2E and TPOT by our definition (ms)."),
     ],
 )
 def observed_runs(context: dg.AssetExecutionContext, warehouse: Warehouse, inputs: Inputs):
@@ -47,40 +68,57 @@ def observed_runs(context: dg.AssetExecutionContext, warehouse: Warehouse, input
             flags.append(f"model {run['model_raw']!r}")
         if flags:
             context.log.warning(f"run {run['run_label']}: unknown {', '.join(flags)} (kept raw, flagged)")
-    requests = batch.request_frame()
     with warehouse.connect() as conn:
-        reports = [
-            write_table(conn, "observed.runs", frame_from_rows(batch.runs, Runs), Runs,
-                        [r for r in batch.rejects if r.location.startswith("run ")], []),
-            write_table(conn, "observed.measurements", frame_from_rows(batch.measurements, Measurements),
-                        Measurements, [r for r in batch.rejects if not r.location.startswith("run ")], batch.files),
-            write_table(conn, "observed.tool_metrics", frame_from_rows(batch.tool_metrics, ToolMetrics), ToolMetrics),
-            write_table(conn, "observed.requests",
-                        requests if requests is not None else frame_from_rows([], Requests), Requests),
-        ]
-    runs, measurements, _metrics, request_report = reports
-    context.log.info(f"observed: {runs.rows} runs, {measurements.rows} measurements, {request_report.rows} "
-                     f"requests, {sum(r.quarantined for r in reports)} quarantined")
+        reports = write_observed(conn, batch)
+    runs, measurements, sources = reports[0], reports[1], reports[3]
+    context.log.info(f"observed: {runs.rows} runs, {measurements.rows} measurements, "
+                     f"{sum(s['requests'] for s in batch.request_sources)} requests from {sources.rows} sources, "
+                     f"{sum(r.quarantined for r in reports)} quarantined")
     for key, report in zip(DUMP_TABLES, reports):
         yield dg.MaterializeResult(asset_key=key, metadata=report.metadata())
 
 
+def write_observed(conn, batch: dumps.ObservedBatch) -> list:
+    """Write the dump tables of a batch and the view observed.requests; their write reports."""
+    def frame(name, model):
+        found = batch.frame(name)
+        return found if found is not None else frame_from_rows([], model)
+
+    reports = [
+        write_table(conn, "observed.runs", frame_from_rows(batch.runs, Runs), Runs,
+                    [r for r in batch.rejects if r.location.startswith("run ")], []),
+        write_table(conn, "observed.measurements", frame_from_rows(batch.measurements, Measurements),
+                    Measurements, [r for r in batch.rejects if not r.location.startswith("run ")], batch.files),
+        write_table(conn, "observed.tool_metrics", frame_from_rows(batch.tool_metrics, ToolMetrics), ToolMetrics),
+        write_table(conn, "observed.request_sources", frame_from_rows(batch.request_sources, RequestSources),
+                    RequestSources),
+        write_table(conn, "observed.stored_requests", frame("stored_requests", StoredRequests), StoredRequests),
+        write_table(conn, "observed.request_stats", frame("request_stats", RequestStats), RequestStats),
+        write_table(conn, "observed.request_percentiles", frame("request_percentiles", RequestPercentiles),
+                    RequestPercentiles),
+    ]
+    create_view(conn, "observed.requests", request_stats.view_sql(batch.scans), Requests, batch.request_rejects)
+    reports.append(WriteReport("observed.requests", sum(s["requests"] for s in batch.request_sources),
+                               len(batch.request_rejects)))
+    return reports
+
+
 @dg.asset(
     key=["observed", "load_point_measures"],
-    deps=[["observed", "measurements"], ["observed", "requests"]],
+    deps=[["observed", "measurements"], ["observed", "request_percentiles"], ["observed", "request_stats"]],
     group_name="observed",
     kinds={"duckdb", "sql"},
 )
 def load_point_measures(warehouse: Warehouse) -> dg.MaterializeResult:
     """Per run x load level x measure: the estimate (recomputed from per-request records, else the tool's
-    aggregate where its definition is ours) and a 95% interval from a bootstrap over the records and the
-    range of repeats; built by sql/observed/load_point_measures.sql."""
+    aggregate where its definition is ours) and a 95% interval (order statistics of the records, widened to
+    the range of repeats); built by sql/observed/load_point_measures.sql."""
     return build_table_from_sql(warehouse, "observed.load_point_measures", LoadPointMeasures)
 
 
 @dg.asset(
     key=["observed", "load_points"],
-    deps=[["observed", "measurements"], ["observed", "requests"], ["observed", "load_point_measures"]],
+    deps=[["observed", "measurements"], ["observed", "request_stats"], ["observed", "load_point_measures"]],
     group_name="observed",
     kinds={"duckdb", "sql"},
 )

@@ -151,11 +151,78 @@ def model_columns(model: type[pa.DataFrameModel]) -> list[str]:
     return list(model.to_schema().columns.keys())
 
 
+# The pandera checks our models use, as SQL conditions on one value (`{c}`), for validating in DuckDB.
+_SQL_CHECKS = {
+    "greater_than_or_equal_to": lambda stats: f"{{c}} >= {stats['min_value']!r}",
+    "greater_than": lambda stats: f"{{c}} > {stats['min_value']!r}",
+    "less_than_or_equal_to": lambda stats: f"{{c}} <= {stats['max_value']!r}",
+    "less_than": lambda stats: f"{{c}} < {stats['max_value']!r}",
+    "in_range": lambda stats: (f"{{c}} {'>=' if stats.get('include_min', True) else '>'} {stats['min_value']!r} AND "
+                               f"{{c}} {'<=' if stats.get('include_max', True) else '<'} {stats['max_value']!r}"),
+    "isin": lambda stats: "{c} IN (" + ", ".join(sql_string_literal(v) if isinstance(v, str) else repr(v)
+                                                 for v in stats["allowed_values"]) + ")",
+    "notin": lambda stats: "{c} NOT IN (" + ", ".join(sql_string_literal(v) if isinstance(v, str) else repr(v)
+                                                      for v in stats["forbidden_values"]) + ")",
+    "str_matches": lambda stats: f"regexp_full_match({{c}}, {sql_string_literal(stats['pattern'])})",
+}
+
+
+@dataclass(frozen=True)
+class SqlCheck:
+    """One pandera check of one column, as a SQL condition that is true when a row passes."""
+
+    column: str
+    check: str  # as pandera names it, e.g. greater_than_or_equal_to(0)
+    condition: str
+
+
+def sql_checks(model: type[pa.DataFrameModel], columns: list[str] | None = None) -> list[SqlCheck]:
+    """The model's column checks (nullability and every Field check) as SQL conditions, for the given
+    columns (default all): the same rules pandera applies, evaluated by DuckDB over any number of rows.
+    A check this translation does not know raises, so a model never loses a check silently."""
+    out = []
+    for name, column in model.to_schema().columns.items():
+        if columns is not None and name not in columns:
+            continue
+        ident = quote_ident(name)
+        if not column.nullable:
+            out.append(SqlCheck(name, "not_nullable", f"{ident} IS NOT NULL"))
+        for check in column.checks:
+            if check.name not in _SQL_CHECKS:
+                raise SchemaMismatch(f"{model.__name__}.{name}: check {check.name} has no SQL form in "
+                                     "assets.warehouse._SQL_CHECKS; add it there")
+            condition = _SQL_CHECKS[check.name](check.statistics).replace("{c}", ident)
+            label = str(check).split(": ", 1)[-1].rstrip(">")
+            out.append(SqlCheck(name, label, f"({ident} IS NULL OR ({condition}))"))
+    return out
+
+
+def sql_valid(checks: list[SqlCheck]) -> str:
+    """A SQL condition true when a row passes every check."""
+    return " AND ".join(c.condition for c in checks) or "true"
+
+
+def sql_reasons(checks: list[SqlCheck], model_name: str) -> str:
+    """A SQL expression naming every check a row fails, worded like pandera's quarantine reasons."""
+    parts = [f"CASE WHEN NOT coalesce({c.condition}, false) THEN {sql_string_literal(c.column + ' failed ' + c.check)}"
+             f" || ' (value ' || coalesce(CAST({quote_ident(c.column)} AS VARCHAR), 'None') || ')' END"
+             for c in checks]
+    return f"{sql_string_literal('schema ' + model_name + ': ')} || concat_ws('; ', {', '.join(parts)})"
+
+
 def frame_from_rows(rows: list[dict[str, Any]], model: type[pa.DataFrameModel]) -> pl.DataFrame:
     """A frame of `rows`; with no rows, an empty frame typed by the model (so tables keep types)."""
     if rows:
         return pl.DataFrame(rows, infer_schema_length=None)
     return pl.DataFrame(schema={name: column.dtype.type for name, column in model.to_schema().columns.items()})
+
+
+# Validation strategy: pandera validates a frame whole up to PANDERA_WHOLE_ROWS rows. Above that it
+# validates a sample (structure, types and checks on PANDERA_SAMPLE_ROWS rows), and every row is
+# checked in DuckDB against the same model's checks compiled to SQL (`sql_checks`), so a large frame
+# is never iterated in Python. Per-request records are checked that way too, in the scan that reads them.
+PANDERA_WHOLE_ROWS = 200_000
+PANDERA_SAMPLE_ROWS = 10_000
 
 
 def split_valid(
@@ -172,6 +239,8 @@ def split_valid(
     sources = frame.get_column("_source") if "_source" in frame.columns else None
     locations = frame.get_column("_location") if "_location" in frame.columns else None
     body = frame.select(columns)
+    if body.height > PANDERA_WHOLE_ROWS:
+        return _split_valid_sampled(body, sources, locations, model, table)
     try:
         return model.validate(body, lazy=True), []
     except pa.errors.SchemaErrors as errors:
@@ -188,6 +257,11 @@ def split_valid(
         reasons.setdefault(int(case["index"]), []).append(
             f"{case['column']} failed {case['check']} (value {case['failure_case']!r})"
         )
+    return _without(body, reasons, sources, locations, model, table)
+
+
+def _without(body: pl.DataFrame, reasons: dict[int, list[str]], sources, locations,
+             model: type[pa.DataFrameModel], table: str) -> tuple[pl.DataFrame, list[Reject]]:
     bad = sorted(reasons)
     rejects = [
         Reject(
@@ -199,7 +273,46 @@ def split_valid(
         for i in bad
     ]
     good = body.with_row_index("_i").filter(~pl.col("_i").is_in(bad)).drop("_i")
+    if good.height > PANDERA_WHOLE_ROWS:
+        return _coerced(good, model, table), rejects
     return model.validate(good, lazy=True), rejects
+
+
+def _coerced(body: pl.DataFrame, model: type[pa.DataFrameModel], table: str) -> pl.DataFrame:
+    """The frame cast to the model's column types (a value that does not cast is a whole-table problem)."""
+    try:
+        return body.select([pl.col(name).cast(dtype.type) for name, dtype in model.to_schema().dtypes.items()])
+    except pl.exceptions.PolarsError as exc:
+        raise SchemaMismatch(f"{table}: columns do not cast to the types of {model.__name__}: {exc}") from None
+
+
+def _split_valid_sampled(body: pl.DataFrame, sources, locations, model: type[pa.DataFrameModel],
+                         table: str) -> tuple[pl.DataFrame, list[Reject]]:
+    """A large frame: pandera on a sample (whole-table problems raise), every row checked in DuckDB."""
+    try:
+        model.validate(body.sample(n=PANDERA_SAMPLE_ROWS, seed=0), lazy=True)
+    except pa.errors.SchemaErrors as errors:
+        table_cases = errors.failure_cases.filter(pl.col("index").is_null())
+        if table_cases.height:
+            described = "; ".join(f"{r['column']}: {r['check']} ({r['failure_case']})"
+                                  for r in table_cases.iter_rows(named=True))
+            raise SchemaMismatch(f"{table}: whole-table check failed against {model.__name__}: {described}") from None
+    coerced = _coerced(body, model, table)
+    checks = sql_checks(model)
+    unique = list(getattr(model.Config, "unique", None) or [])
+    duplicate = (f" OR count(*) OVER (PARTITION BY {', '.join(quote_ident(c) for c in unique)}) > 1"
+                 if unique else "")
+    conn = duckdb.connect()
+    try:
+        conn.register("_frame", coerced.with_row_index("_i").to_arrow())
+        failing = conn.execute(
+            f"SELECT _i, {sql_reasons(checks, model.__name__)} AS reason, NOT ({sql_valid(checks)}) AS failed "
+            f"FROM (SELECT * FROM _frame) WHERE NOT ({sql_valid(checks)}){duplicate}").fetchall()
+    finally:
+        conn.close()
+    reasons = {int(i): [reason.split(": ", 1)[1] if failed else f"duplicate of another row in {unique}"]
+               for i, reason, failed in failing}
+    return _without(coerced, reasons, sources, locations, model, table)
 
 
 def _replace_scope(conn: duckdb.DuckDBPyConnection, table: str, column: str, value: str) -> None:
@@ -266,13 +379,7 @@ def write_table(
             _replace_scope(conn, table, scope[0], scope[1])
         conn.unregister("_benchbill_frame")
         describe_table(conn, table, model)
-        conn.execute(f"DELETE FROM audit.quarantine WHERE table_name = ?{in_scope}", [table, *scope_params])
-        if all_rejects:
-            conn.executemany(
-                "INSERT INTO audit.quarantine (table_name, source, location, reason, row_json, scope) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                [[table, r.source, r.location, r.reason, row_json(r.row), scope_label] for r in all_rejects],
-            )
+        _record_quarantine(conn, table, all_rejects, scope_label)
         if source_files is not None:
             conn.execute(f"DELETE FROM audit.source_files WHERE table_name = ?{in_scope}", [table, *scope_params])
             if source_files:
@@ -291,6 +398,54 @@ def write_table(
         key = r.reason.split(":")[0]
         counts[key] = counts.get(key, 0) + 1
     return WriteReport(table=table, rows=valid.height, quarantined=len(all_rejects), quarantine_reasons=counts)
+
+
+def _record_quarantine(conn: duckdb.DuckDBPyConnection, table: str, rejects: list[Reject],
+                       scope_label: str | None) -> None:
+    """Replace `table`'s quarantine rows (of the scope) with `rejects` (inside the caller's transaction)."""
+    in_scope = "" if scope_label is None else " AND scope IS NOT DISTINCT FROM ?"
+    conn.execute(f"DELETE FROM audit.quarantine WHERE table_name = ?{in_scope}",
+                 [table, *([] if scope_label is None else [scope_label])])
+    if rejects:
+        conn.executemany(
+            "INSERT INTO audit.quarantine (table_name, source, location, reason, row_json, scope) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            [[table, r.source, r.location, r.reason, row_json(r.row), scope_label] for r in rejects],
+        )
+
+
+def create_view(conn: duckdb.DuckDBPyConnection, view: str, sql: str, model: type[pa.DataFrameModel],
+                rejects: list[Reject] | None = None) -> int:
+    """Replace `view` (a view over files read in place, too large to copy) with `sql`, described from
+    `model` like a table, its quarantine rows replaced with `rejects`, in one transaction. Its rows
+    were checked where they were read (the model's checks in SQL); pandera validates a sample of
+    PANDERA_SAMPLE_ROWS of them here, and a mismatch raises SchemaMismatch. Returns the rows checked."""
+    conn.execute(_AUDIT_DDL)
+    schema, name = view.split(".")
+    conn.execute(f"CREATE SCHEMA IF NOT EXISTS {quote_ident(schema)}")
+    conn.execute("BEGIN TRANSACTION")
+    try:
+        if conn.execute("SELECT count(*) FROM duckdb_tables() WHERE schema_name = ? AND table_name = ?",
+                        [schema, name]).fetchone()[0]:
+            conn.execute(f"DROP TABLE {qualified(view)}")  # a build file from before it was a view
+        conn.execute(f"CREATE OR REPLACE VIEW {qualified(view)} AS {sql}")
+        sample = conn.execute(f"SELECT * FROM {qualified(view)} LIMIT {PANDERA_SAMPLE_ROWS}").pl()
+        try:
+            model.validate(sample.select(model_columns(model)), lazy=True)
+        except pa.errors.SchemaErrors as errors:
+            raise SchemaMismatch(f"{view}: a sample of the view fails {model.__name__}: "
+                                 f"{errors.failure_cases.head(5).to_dicts()}") from None
+        comment = sql_string_literal(one_line(model.to_schema().description))
+        conn.execute(f"COMMENT ON VIEW {qualified(view)} IS {comment}")
+        for column_name, column in model.to_schema().columns.items():
+            conn.execute(f"COMMENT ON COLUMN {qualified(view)}.{quote_ident(column_name)} "
+                         f"IS {sql_string_literal(one_line(column.description))}")
+        _record_quarantine(conn, view, list(rejects or []), None)
+        conn.execute("COMMIT")
+    except Exception:
+        conn.execute("ROLLBACK")
+        raise
+    return sample.height
 
 
 def query_frame(conn: duckdb.DuckDBPyConnection, sql: str, params: list | dict | None = None) -> pl.DataFrame:

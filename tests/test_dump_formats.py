@@ -11,12 +11,11 @@ import pytest
 from assets import dumps
 from assets.dump_formats import aiperf, generic, guidellm, inference_perf, llmperf, sglang, vllm
 from assets.fetch import read_local
-from assets.warehouse import IngestError, frame_from_rows, run_sql_file, write_table
+from assets.observed import write_observed
+from assets.request_stats import scan_frame
+from assets.warehouse import IngestError, run_sql_file, write_table
 from schemas.load_point_measures import LoadPointMeasures
 from schemas.load_points import LoadPoints
-from schemas.measurements import Measurements
-from schemas.requests import Requests
-from schemas.runs import Runs
 from tests import synthetic
 from tests.conftest import DATA, REPO_ROOT, WORKED_RUN_YAML
 
@@ -139,11 +138,12 @@ def test_llmperf_strings_as_numbers_and_its_itl_is_not_our_tpot():
 
 def test_aiperf_records_mark_warmup_errors_and_epoch_times():
     (m,) = parse(FIXTURES / "aiperf/rate8/profile_export.jsonl").measurements
-    assert m.requests.height == 19
-    assert m.requests.filter(pl.col("phase") == "warmup").height == 3
-    assert m.requests.filter(pl.col("status") == "error").height == 1
-    assert m.requests.get_column("start_time_unix_s").min() > 1.7e9
-    assert m.requests.get_column("start_offset_s").min() == 0.0  # from the first request, warm-up included
+    requests = scan_frame(m.requests)  # DuckDB reads the lines; Python never decodes them
+    assert requests.height == 19
+    assert requests.filter(pl.col("phase") == "warmup").height == 3
+    assert requests.filter(pl.col("status") == "error").height == 1
+    assert requests.get_column("start_time_unix_s").min() > 1.7e9
+    assert requests.get_column("start_offset_s").min() == 0.0  # from the first request, warm-up included
 
 
 def test_inference_perf_per_request_groups_by_stage():
@@ -159,10 +159,7 @@ def test_inference_perf_per_request_groups_by_stage():
 
 def build(conn, batch):
     """The observed tables of a batch, built like the assets do."""
-    write_table(conn, "observed.runs", frame_from_rows(batch.runs, Runs), Runs)
-    write_table(conn, "observed.measurements", frame_from_rows(batch.measurements, Measurements), Measurements)
-    frame = batch.request_frame()
-    write_table(conn, "observed.requests", frame if frame is not None else frame_from_rows([], Requests), Requests)
+    write_observed(conn, batch)
     write_table(conn, "observed.load_point_measures", run_sql_file(conn, "observed/load_point_measures.sql"),
                 LoadPointMeasures)
     write_table(conn, "observed.load_points", run_sql_file(conn, "observed/load_points.sql"), LoadPoints)
@@ -221,7 +218,7 @@ def test_the_same_requests_in_four_formats_give_the_same_percentiles(tmp_path, c
     assert {r["requests_failed"] for r in rows.values()} == {2} and {r["requests_ok"] for r in rows.values()} == {58}
 
 
-def test_bootstrap_interval_brackets_the_estimate_and_repeats_widen_it(tmp_path, conn):
+def test_order_statistic_interval_brackets_the_estimate_and_repeats_widen_it(tmp_path, conn):
     root = dumps_tree(tmp_path / "dumps", {"sweep": SLA_TREE.parent.parent})
     build(conn, dumps.collect_all([str(root)]))
     rows = points(conn)
@@ -229,10 +226,12 @@ def test_bootstrap_interval_brackets_the_estimate_and_repeats_widen_it(tmp_path,
     measures = conn.execute("SELECT load_index, value, ci_low, ci_high, interval_method FROM "
                             "observed.load_point_measures WHERE measure = 'ttft_p95_ms' ORDER BY 1").fetchall()
     for _i, value, low, high, method in measures:
-        assert low < value < high and "bootstrap: 200 resamples of 58 requests" in method and "2 repeats" in method
-    again = conn.execute("SELECT ci_low, ci_high FROM observed.load_point_measures WHERE measure = 'ttft_p95_ms' "
-                         "ORDER BY load_index").fetchall()
-    assert again == [(m[2], m[3]) for m in measures]  # reproducible draws
+        assert low < value < high and "2 repeats" in method
+        # 58 requests: X(51) is the 95% lower end of p95; no rank gives a 95% upper end, so it is the largest
+        assert "order statistics X(51), X(58) of 58 requests (exact binomial ranks)" in method
+        assert "too few requests for a 95% upper end: the largest value" in method
+    (ranks,) = conn.execute("SELECT DISTINCT requests_used FROM observed.request_percentiles").fetchall()
+    assert ranks == (58,)
 
 
 def test_sweep_tree_summaries_are_listed_not_read_twice(tmp_path):
@@ -307,10 +306,13 @@ def test_guidellm_csv_with_a_short_percentile_list_quarantines_that_row(tmp_path
     assert batch.rejects[0].location == "row 4"
 
 
-def test_generic_csv_with_unknown_status_is_quarantined(tmp_path):
+def test_generic_csv_row_with_unknown_status_is_quarantined(tmp_path):
     text = (FIXTURES / "generic/requests.csv").read_text().replace(",ok,measure,", ",fine,measure,", 1)
     batch = write_run(tmp_path, "requests.csv", text)
-    assert not batch.measurements and "status outside" in batch.rejects[0].reason
+    (reject,) = batch.request_rejects
+    assert reject.source.endswith("requests.csv") and reject.location.startswith("row ")
+    assert "status failed isin" in reject.reason and "(value fine)" in reject.reason
+    assert sum(s["rows_quarantined"] for s in batch.request_sources) == 1 and batch.measurements
 
 
 def test_truncated_json_lines_fail_naming_the_file(tmp_path):

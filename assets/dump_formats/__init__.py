@@ -4,8 +4,10 @@ Every module exposes `FORMATS` (the names it recognises, as written in `audit.so
 `recognise(dump) -> str | None` and `parse(dump, kind) -> Parsed`. `assets.dumps` holds the one
 registry that tries them in order. A parser turns a file into `Measurement`s: one load level
 measured once (one repeat), with the tool's own aggregates and, where the dump has them,
-per-request records as a polars frame with the columns of `REQUEST_COLUMNS` (columnar, so a
-large log never becomes millions of Python objects).
+per-request records: a polars frame with the columns of `REQUEST_COLUMNS` for the JSON formats
+(whose files are small), or, for the formats that hold millions of requests (the generic
+CSV/Parquet, AIPerf's JSON lines), a `RequestScan`: the SQL with which DuckDB reads the file in
+place, so a large log is never loaded into Python at all.
 
 Our metric definitions (DESIGN.md), whatever the tool: TTFT = request sent -> first output token;
 E2E = request sent -> last token; TPOT = (E2E - TTFT) / (output tokens - 1), undefined (NULL) for
@@ -28,7 +30,7 @@ MEASURES = ("ttft", "tpot", "itl", "e2e")
 PHASES = ("measure", "warmup", "cooldown")
 STATUSES = ("ok", "error", "incomplete", "cancelled")
 
-# The per-request columns every parser yields (tpot_ms is added centrally by `with_our_tpot`).
+# The per-request columns every parser yields (tpot_ms is added centrally, in SQL: assets.request_stats).
 REQUEST_SCHEMA: dict[str, pl.DataType] = {
     "request_index": pl.Int64,
     "phase": pl.String,
@@ -48,19 +50,47 @@ class FormatProblem(ValueError):
     """A file of a recognised format whose content cannot be used; the message is the reason."""
 
 
+# What a RequestScan's SELECT yields, one row per request (the generic columns, read as they are).
+SCAN_COLUMNS = ("ordinal", "phase", "status", "start_s", "start_time_unix_s", "input_tokens", "output_tokens",
+                "ttft_ms", "e2e_ms", "error", "offered_rate_per_s", "concurrency")
+
+
 @dataclass
 class Dump:
     """One file as the registry hands it to recognisers: name, bytes, and the decoded content
-    (a JSON value, a list of JSON values for JSON lines, or None)."""
+    (a JSON value, a list of JSON values for JSON lines, or None). A file too large to hold
+    (`partial`) carries only its first bytes (`data`), its last bytes (`tail`) and its `path`;
+    for JSON lines, `payload` then holds the complete lines of that head."""
 
     name: str
     data: bytes
     payload: Any = None
     json_lines: bool = False
+    path: str | None = None
+    partial: bool = False
+    tail: bytes | None = None
 
     @property
     def text_head(self) -> str:
         return self.data[:4096].decode("utf-8-sig", errors="replace")
+
+    @property
+    def last_bytes(self) -> bytes:
+        return self.tail if self.tail is not None else self.data[-8:]
+
+
+@dataclass(frozen=True)
+class RequestScan:
+    """Per-request records that DuckDB reads from a file where it lies (never as Python objects).
+
+    `select` is a SELECT over the file yielding SCAN_COLUMNS; `level_columns` names the file's own
+    load-level columns (generic files: rows are grouped into load levels by them). `data` holds the
+    bytes of a file that is not on disk (read from a temporary copy, then stored in the warehouse)."""
+
+    path: str
+    select: str
+    level_columns: tuple[str, ...] = ()
+    data: bytes | None = None
 
 
 @dataclass
@@ -73,7 +103,7 @@ class Measurement:
     concurrency: float | None = None
     values: dict[str, Any] = field(default_factory=dict)  # load-point columns the tool reported
     tool_metrics: list[tuple[str, str, float, str]] = field(default_factory=list)  # metric, statistic, value, unit
-    requests: pl.DataFrame | None = None
+    requests: pl.DataFrame | RequestScan | None = None
     merge_key: str | None = None  # same key in one folder = one measurement (stage file + its requests)
 
 
@@ -177,16 +207,6 @@ def requests_frame(columns: dict[str, Any]) -> pl.DataFrame:
         else:
             data[name] = pl.Series(name, [value] * height, dtype=dtype, strict=False)
     return pl.DataFrame(data)
-
-
-def with_our_tpot(frame: pl.DataFrame) -> pl.DataFrame:
-    """Add tpot_ms by our one definition: (E2E - TTFT) / (output tokens - 1); NULL below 2 tokens."""
-    return frame.with_columns(
-        pl.when(pl.col("output_tokens") >= 2)
-        .then((pl.col("e2e_ms") - pl.col("ttft_ms")) / (pl.col("output_tokens") - 1))
-        .otherwise(None)
-        .alias("tpot_ms")
-    )
 
 
 def json_text(value: Any) -> str:

@@ -15,21 +15,20 @@ is not always a token): kept as a tool metric, not as our ITL.
 
 from __future__ import annotations
 
-import io
-
 import polars as pl
 
 from assets.dump_formats import (
-    REQUEST_SCHEMA,
     Dump,
     FormatProblem,
     Measurement,
     Parsed,
+    RequestScan,
     count,
     empty_point,
     number,
     stats_metrics,
 )
+from assets.warehouse import sql_string_literal
 
 TOOL = "aiperf"
 AGGREGATE = "aiperf profile_export_aiperf.json"
@@ -99,7 +98,7 @@ def parse(dump: Dump, kind: str) -> Parsed:
         return parsed
     try:
         if kind == RECORDS:
-            parsed.measurements.append(Measurement(location="records", requests=records_frame(dump.data),
+            parsed.measurements.append(Measurement(location="records", requests=records_scan(dump),
                                                    merge_key=MERGE_KEY))
         else:
             parsed.measurements.append(aggregate_measurement(dump.payload))
@@ -143,40 +142,29 @@ def aggregate_measurement(payload: dict) -> Measurement:
                        values=row, tool_metrics=metrics, merge_key=MERGE_KEY)
 
 
-def records_frame(data: bytes) -> pl.DataFrame:
-    """The request lines as a request frame, read column-wise by polars (no per-line Python objects)."""
-    raw = pl.read_ndjson(io.BytesIO(data), infer_schema_length=None)
-    meta = raw.get_column("metadata").struct
-    metrics = raw.get_column("metrics") if "metrics" in raw.columns else None
+# Only the fields we use are declared: DuckDB skips the rest of each line without building it.
+_RECORD_COLUMNS = (
+    "{metadata: 'STRUCT(request_start_ns BIGINT, benchmark_phase VARCHAR, was_cancelled BOOLEAN)', "
+    "metrics: 'STRUCT(time_to_first_token STRUCT(value DOUBLE), request_latency STRUCT(value DOUBLE), "
+    "input_sequence_length STRUCT(value DOUBLE), output_sequence_length STRUCT(value DOUBLE))', error: 'JSON'}"
+)
 
-    def metric(name: str) -> pl.Series:
-        if metrics is None or metrics.dtype == pl.Null or name not in metrics.struct.fields:
-            return pl.Series([None] * raw.height, dtype=pl.Float64)
-        return metrics.struct.field(name).struct.field("value").cast(pl.Float64)
 
-    error = raw.get_column("error") if "error" in raw.columns else pl.Series([None] * raw.height)
-    has_error = error.is_not_null() if error.dtype != pl.Null else pl.Series([False] * raw.height)
-    error_text = (error.struct.field("message").cast(pl.String) if isinstance(error.dtype, pl.Struct)
-                  else pl.Series([None] * raw.height, dtype=pl.String))
-    cancelled = (meta.field("was_cancelled").fill_null(False) if "was_cancelled" in meta.fields
-                 else pl.Series([False] * raw.height))
-    start_ns = meta.field("request_start_ns").cast(pl.Int64)
-    phase = meta.field("benchmark_phase").cast(pl.String)
-    flags = pl.DataFrame({"cancelled": cancelled.cast(pl.Boolean), "failed": has_error.cast(pl.Boolean)})
-    status = flags.select(pl.when(pl.col("cancelled")).then(pl.lit("cancelled"))
-                          .when(pl.col("failed")).then(pl.lit("error")).otherwise(pl.lit("ok"))).to_series()
-    frame = pl.DataFrame({
-        "request_index": pl.int_range(0, raw.height, eager=True),
-        "phase": phase.replace_strict({"warmup": "warmup", "profiling": "measure"}, default="measure"),
-        "status": status,
-        "start_time_unix_s": start_ns.cast(pl.Float64) / 1e9,
-        "input_tokens": metric("input_sequence_length").cast(pl.Int64),
-        "output_tokens": metric("output_sequence_length").cast(pl.Int64),
-        "ttft_ms": metric("time_to_first_token"),
-        "e2e_ms": metric("request_latency"),
-        "error": error_text,
-    })
-    frame = frame.with_columns(
-        (pl.col("start_time_unix_s") - pl.col("start_time_unix_s").min())
-        .alias("start_offset_s"))
-    return frame.select([pl.col(c).cast(t) for c, t in REQUEST_SCHEMA.items()])
+def records_scan(dump: Dump) -> RequestScan:
+    """The request lines as DuckDB reads them in place: warm-up marked by `benchmark_phase`, failed by
+    `error`, cancelled by `was_cancelled`; epoch-ns start times."""
+    path = dump.path or dump.name
+    select = (
+        "SELECT ordinality AS ordinal, "
+        "CASE WHEN metadata.benchmark_phase = 'warmup' THEN 'warmup' ELSE 'measure' END AS phase, "
+        "CASE WHEN coalesce(metadata.was_cancelled, false) THEN 'cancelled' "
+        "     WHEN error IS NOT NULL AND CAST(error AS VARCHAR) <> 'null' THEN 'error' ELSE 'ok' END AS status, "
+        "metadata.request_start_ns / 1e9 AS start_s, metadata.request_start_ns / 1e9 AS start_time_unix_s, "
+        "TRY_CAST(metrics.input_sequence_length.value AS BIGINT) AS input_tokens, "
+        "TRY_CAST(metrics.output_sequence_length.value AS BIGINT) AS output_tokens, "
+        "metrics.time_to_first_token.value AS ttft_ms, metrics.request_latency.value AS e2e_ms, "
+        "json_extract_string(error, '$.message') AS error, "
+        "NULL::DOUBLE AS offered_rate_per_s, NULL::DOUBLE AS concurrency "
+        f"FROM read_ndjson({sql_string_literal(path)}, columns = {_RECORD_COLUMNS}) WITH ORDINALITY"
+    )
+    return RequestScan(path=path, select=select, data=None if dump.path else dump.data)

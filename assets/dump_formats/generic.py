@@ -15,8 +15,11 @@ A CSV file (comma-separated, one header row) or a Parquet file, one row per requ
 Other columns are ignored. A file with `ttft_ms` and `e2e_ms` is a measurement (one load level
 per distinct `offered_rate_per_s`/`concurrency`, or the whole file); without them it is a request
 log that only tells traffic (arrivals and token mix) and is read through a profile's
-`workload.traffic_log`. Files are read column-wise by polars (a 10-million-row log never becomes
-Python objects); TPOT is computed by our one definition, never read from the file.
+`workload.traffic_log`. DuckDB reads the file where it lies (`RequestScan`): a 10-million-row log
+never becomes Python objects. Values that are not numbers read as NULL; phase and status outside
+the lists above, negative counts and times are checked row by row (assets.request_stats) and the
+rows that fail are quarantined with the reason. TPOT is computed by our one definition, never read
+from the file.
 """
 
 from __future__ import annotations
@@ -25,7 +28,8 @@ import io
 
 import polars as pl
 
-from assets.dump_formats import PHASES, REQUEST_SCHEMA, STATUSES, Dump, FormatProblem, Measurement, Parsed, empty_point
+from assets.dump_formats import Dump, FormatProblem, Measurement, Parsed, RequestScan
+from assets.warehouse import quote_ident, sql_string_literal
 
 TOOL = "generic"
 MEASUREMENT_CSV = "generic per-request CSV"
@@ -46,10 +50,10 @@ LEVEL_COLUMNS = ("offered_rate_per_s", "concurrency")
 
 
 def _columns(dump: Dump) -> list[str] | None:
-    if dump.data[:4] == b"PAR1" and dump.data[-4:] == b"PAR1":
+    if dump.data[:4] == b"PAR1" and dump.last_bytes[-4:] == b"PAR1":
         try:
-            return list(pl.read_parquet_schema(io.BytesIO(dump.data)))
-        except pl.exceptions.PolarsError:
+            return list(pl.read_parquet_schema(dump.path if dump.path else io.BytesIO(dump.data)))
+        except (pl.exceptions.PolarsError, OSError):
             return None
     if dump.payload is not None:
         return None
@@ -68,84 +72,65 @@ def recognise(dump: Dump) -> str | None:
     return LOG_PARQUET if parquet else LOG_CSV
 
 
-def read_frame(data: bytes, name: str) -> pl.DataFrame:
-    """The file as a polars frame (CSV or Parquet by content); FormatProblem names what is wrong."""
-    try:
-        if data[:4] == b"PAR1":
-            return pl.read_parquet(io.BytesIO(data))
-        return pl.read_csv(io.BytesIO(data), infer_schema_length=10000)
-    except pl.exceptions.PolarsError as exc:
-        raise FormatProblem(f"cannot read as CSV/Parquet: {exc}") from None
+def scan(dump: Dump) -> RequestScan:
+    """The SQL with which DuckDB reads the file's requests in place (SCAN_COLUMNS; numbers that are
+    not numbers read as NULL)."""
+    columns = _columns(dump) or []
+    parquet = dump.data[:4] == b"PAR1"
+    path = dump.path or dump.name
+    start = "start_time_unix_s" if "start_time_unix_s" in columns else "start_offset_s"
 
+    def typed(name: str, sql_type: str) -> str:
+        return f"TRY_CAST({quote_ident(name)} AS {sql_type})" if name in columns else f"NULL::{sql_type}"
 
-def request_frame(raw: pl.DataFrame) -> pl.DataFrame:
-    """Canonical request columns from a generic frame, checked column-wise."""
-    start = "start_time_unix_s" if "start_time_unix_s" in raw.columns else "start_offset_s"
-    frame = raw.with_columns(
-        pl.int_range(0, raw.height).alias("request_index"),
-        (pl.col("phase") if "phase" in raw.columns else pl.lit("measure")).cast(pl.String).str.to_lowercase()
-        .alias("phase"),
-        (pl.col("status") if "status" in raw.columns else pl.lit("ok")).cast(pl.String).str.to_lowercase()
-        .alias("status"),
-        (pl.col(start).cast(pl.Float64) - pl.col(start).cast(pl.Float64).min()).alias("start_offset_s"),
-        (pl.col("start_time_unix_s").cast(pl.Float64) if start == "start_time_unix_s"
-         else pl.lit(None, pl.Float64)).alias("start_time_unix_s"),
-        *[(pl.col(c) if c in raw.columns else pl.lit(None)).cast(REQUEST_SCHEMA[c], strict=False).alias(c)
-          for c in ("input_tokens", "output_tokens", "ttft_ms", "e2e_ms", "error")],
-    )
-    bad_phase = frame.filter(~pl.col("phase").is_in(list(PHASES))).height
-    bad_status = frame.filter(~pl.col("status").is_in(list(STATUSES))).height
-    if bad_phase or bad_status:
-        raise FormatProblem(f"{bad_phase} rows with a phase outside {list(PHASES)} and {bad_status} with a status "
-                            f"outside {list(STATUSES)}")
-    return frame
+    def word(name: str, default: str) -> str:
+        return f"lower(CAST({quote_ident(name)} AS VARCHAR))" if name in columns else sql_string_literal(default)
+
+    source = (f"read_parquet({sql_string_literal(path)})" if parquet
+              else f"read_csv({sql_string_literal(path)}, header = true, auto_detect = true)")
+    select = (f"SELECT ordinality AS ordinal, {word('phase', 'measure')} AS phase, {word('status', 'ok')} AS status, "
+              f"{typed(start, 'DOUBLE')} AS start_s, {typed('start_time_unix_s', 'DOUBLE')} AS start_time_unix_s, "
+              f"{typed('input_tokens', 'BIGINT')} AS input_tokens, {typed('output_tokens', 'BIGINT')} AS output_tokens, "
+              f"{typed('ttft_ms', 'DOUBLE')} AS ttft_ms, {typed('e2e_ms', 'DOUBLE')} AS e2e_ms, "
+              f"{typed('error', 'VARCHAR')} AS error, {typed('offered_rate_per_s', 'DOUBLE')} AS offered_rate_per_s, "
+              f"{typed('concurrency', 'DOUBLE')} AS concurrency "
+              f"FROM {source} WITH ORDINALITY")
+    return RequestScan(path=path, select=select, level_columns=tuple(c for c in LEVEL_COLUMNS if c in columns),
+                       data=None if dump.path else dump.data)
 
 
 def parse(dump: Dump, kind: str) -> Parsed:
+    """One measurement whose records DuckDB reads in place; a file with level columns is split into
+    one measurement per level once its levels are known (assets.dumps)."""
     parsed = Parsed(kind=kind, tool=TOOL, definitions=DEFINITIONS)
     if kind in NOT_LOAD_LEVELS:
         parsed.note = NOT_LOAD_LEVELS[kind]
         return parsed
-    try:
-        frame = request_frame(read_frame(dump.data, dump.name))
-    except FormatProblem as problem:
-        parsed.problems.append(("file", str(problem)))
-        return parsed
-    levels = [c for c in LEVEL_COLUMNS if c in frame.columns]
-    groups = frame.partition_by(levels, maintain_order=True, as_dict=True) if levels else {(): frame}
-    for key, group in groups.items():
-        level = dict(zip(levels, key))
-        rate, concurrency = level.get("offered_rate_per_s"), level.get("concurrency")
-        load_kind = "rate" if rate is not None else ("concurrency" if concurrency is not None else None)
-        where = ", ".join(f"{k}={v}" for k, v in level.items()) or "all rows"
-        requests = group.with_columns(
-            (pl.col("start_offset_s") - pl.col("start_offset_s").min()).alias("start_offset_s"),
-            pl.int_range(0, group.height).alias("request_index"),
-        ).select(list(REQUEST_SCHEMA))
-        parsed.measurements.append(Measurement(location=where, load_kind=load_kind, offered_rate_per_s=rate,
-                                               concurrency=concurrency, values=window_values(requests),
-                                               requests=requests))
+    requests = scan(dump)
+    parsed.measurements.append(Measurement(location="all rows", requests=requests))
     return parsed
 
 
-def window_values(requests: pl.DataFrame) -> dict:
-    """Throughput over the measured window (first measured send -> last measured completion)."""
-    measured = requests.filter(pl.col("phase") == "measure")
-    ok = measured.filter(pl.col("status") == "ok")
-    row = empty_point()
-    stats = measured.select(
-        pl.col("start_offset_s").min().alias("first"),
-        (pl.col("start_offset_s") + pl.col("e2e_ms").fill_null(0) / 1000.0).max().alias("last"),
-    ).row(0, named=True)
-    window = None if stats["first"] is None else stats["last"] - stats["first"]
-    failed = measured.height - ok.height
-    row.update(requests_sent=measured.height, requests_ok=ok.height, requests_failed=failed,
-               duration_s=window,
-               mean_input_tokens=ok.get_column("input_tokens").mean(),
-               mean_output_tokens=ok.get_column("output_tokens").mean())
-    if window and window > 0:
-        row.update(achieved_requests_per_s=ok.height / window,
-                   input_tokens_per_s=(ok.get_column("input_tokens").sum() or 0) / window,
-                   output_tokens_per_s=(ok.get_column("output_tokens").sum() or 0) / window)
-        row["total_tokens_per_s"] = row["input_tokens_per_s"] + row["output_tokens_per_s"]
-    return row
+def level_location(offered_rate_per_s: float | None, concurrency: float | None, level_columns: tuple[str, ...]) -> str:
+    """Where one level of a generic file is: `offered_rate_per_s=2.0`, or `all rows`."""
+    values = {"offered_rate_per_s": offered_rate_per_s, "concurrency": concurrency}
+    return ", ".join(f"{c}={values[c]}" for c in level_columns) or "all rows"
+
+
+def read_requests(dump: Dump) -> pl.DataFrame:
+    """The file's requests as a frame (start_offset_s from the first request): for the traffic logs
+    of profiles, which only need arrivals and token counts."""
+    import duckdb
+
+    requests = scan(dump)
+    conn = duckdb.connect()
+    try:
+        if requests.data is not None:
+            raise FormatProblem("a traffic log must be a file on disk")
+        return conn.execute(
+            f"SELECT start_s - min(start_s) OVER () AS start_offset_s, input_tokens, output_tokens "
+            f"FROM ({requests.select}) ORDER BY ordinal").pl()
+    except duckdb.Error as exc:
+        raise FormatProblem(f"cannot read as CSV/Parquet: {exc}") from None
+    finally:
+        conn.close()

@@ -1,0 +1,314 @@
+"""Per-request records at any size: one DuckDB pass over every request source, no Python object per request.
+
+Sources are the files DuckDB reads where they lie (`RequestScan`: the generic CSV/Parquet, AIPerf's
+JSON lines) and the request frames the JSON formats give (registered through Arrow). One scan of
+all of them:
+
+- checks every row against `schemas.requests` (the pandera model's checks, compiled to SQL by
+  `assets.warehouse.sql_checks`: pandera itself validates a sample of the published view, the full
+  checks run here); a failing row is left out and quarantined with the checks it fails;
+- computes TPOT by our one definition (`TPOT_SQL`);
+- groups the rows by source and load level (`sql/observed/request_groups.sql`): counts, the measured
+  window, token sums, the first arrivals, and the values of each measure.
+
+Once `assets.dumps` has placed each group in its run's sweep (load level and repeat), the groups
+give `observed.request_stats` (per repeat) and `observed.request_percentiles` (per load level,
+pooled over repeats, with a 95% interval): see those SQL files for the methods. Records that have
+no file to be read from later (the JSON formats' frames, files not on disk) are handed back to be
+stored in the warehouse; the others are published as the view `observed.requests` over the files.
+"""
+
+from __future__ import annotations
+
+import math
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+import polars as pl
+
+from assets.dump_formats import RequestScan
+from assets.warehouse import IngestError, Reject, read_sql, sql_checks, sql_reasons, sql_string_literal, sql_valid
+from schemas.requests import Requests
+
+TPOT_SQL = "CASE WHEN output_tokens >= 2 THEN (e2e_ms - ttft_ms) / (output_tokens - 1) END"
+PERCENTILES = (0.5, 0.9, 0.95, 0.99)
+CONFIDENCE = 0.95
+EXACT_UP_TO = 20_000  # requests per load level up to which intervals come from exact binomial ranks
+QUARANTINE_ROWS_PER_SOURCE = 1_000  # failing rows listed one by one per source; the rest counted
+CHECKED_COLUMNS = ["phase", "status", "start_time_unix_s", "input_tokens", "output_tokens", "ttft_ms", "e2e_ms",
+                   "tpot_ms"]
+KEY_COLUMNS = ["source_key", "file_offered_rate_per_s", "file_concurrency"]
+ROW_COLUMNS = ["source_key", "run_id", "ordinal", "phase", "status", "start_s", "start_time_unix_s", "input_tokens",
+               "output_tokens", "ttft_ms", "e2e_ms", "error", "file_offered_rate_per_s", "file_concurrency",
+               "level_kind", "level_nominal"]
+_ROW_TYPES = {"source_key": pl.String, "run_id": pl.String, "ordinal": pl.Int64, "phase": pl.String,
+              "status": pl.String, "start_s": pl.Float64, "start_time_unix_s": pl.Float64, "input_tokens": pl.Int64,
+              "output_tokens": pl.Int64, "ttft_ms": pl.Float64, "e2e_ms": pl.Float64, "error": pl.String,
+              "file_offered_rate_per_s": pl.Float64, "file_concurrency": pl.Float64, "level_kind": pl.String,
+              "level_nominal": pl.Float64}
+
+
+def bracket(p: float, n: int = EXACT_UP_TO, confidence: float = CONFIDENCE) -> float:
+    """Half-width in probability of the order-statistic interval of the p-quantile at n values, plus
+    a margin of 4 ranks: for more than n values, the quantiles at p -/+ bracket(p) lie outside that
+    interval, so they bound it (conservatively)."""
+    z = _normal_quantile(0.5 + confidence / 2)
+    return z * math.sqrt(p * (1 - p) / n) + 4 / n
+
+
+def bracket_probabilities() -> list[float]:
+    """The probabilities request_pooled.sql evaluates: each percentile and its two bracket ends."""
+    return sorted({round(q, 7) for p in PERCENTILES for q in (p - bracket(p), p, p + bracket(p))})
+
+
+def _normal_quantile(q: float) -> float:
+    """The standard normal quantile (Acklam's rational approximation, |error| < 1.2e-9)."""
+    a = (-3.969683028665376e01, 2.209460984245205e02, -2.759285104469687e02, 1.383577518672690e02,
+         -3.066479806614716e01, 2.506628277459239e00)
+    b = (-5.447609879822406e01, 1.615858368580409e02, -1.556989798598866e02, 6.680131188771972e01,
+         -1.328068155288572e01)
+    c = (-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e00, -2.549732539343734e00,
+         4.374664141464968e00, 2.938163982698783e00)
+    d = (7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e00, 3.754408661907416e00)
+    if q < 0.02425:
+        r = math.sqrt(-2 * math.log(q))
+        return (((((c[0] * r + c[1]) * r + c[2]) * r + c[3]) * r + c[4]) * r + c[5]) / \
+            ((((d[0] * r + d[1]) * r + d[2]) * r + d[3]) * r + 1)
+    if q > 1 - 0.02425:
+        return -_normal_quantile(1 - q)
+    r = (q - 0.5) ** 2
+    return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * (q - 0.5) / \
+        (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1)
+
+
+def order_statistic_ranks(n: int, p: float, confidence: float = CONFIDENCE) -> tuple[int | None, int | None]:
+    """1-based ranks (l, u) of the equal-tailed, distribution-free interval [X(l), X(u)] for the
+    p-quantile of n values: the number B of values below the true quantile is Binomial(n, p), and
+    [X(l), X(u)] misses it with probability P(B <= l - 1) + P(B >= u), each at most (1 - confidence) / 2.
+    None for an end that n values cannot give at that confidence (too few values)."""
+    tail = (1 - confidence) / 2
+    mean, sd = n * p, math.sqrt(n * p * (1 - p))
+    low_k, high_k = max(0, math.floor(mean - 12 * sd - 30)), min(n, math.ceil(mean + 12 * sd + 30))
+    log_p, log_q, log_n = math.log(p), math.log1p(-p), math.lgamma(n + 1)
+    cdf, lower, upper = 0.0, None, None
+    for k in range(low_k, high_k + 1):
+        cdf += math.exp(log_n - math.lgamma(k + 1) - math.lgamma(n - k + 1) + k * log_p + (n - k) * log_q)
+        if cdf <= tail:
+            lower = k + 1  # P(B <= k) <= tail: X(k + 1) is a lower end
+        if upper is None and cdf >= 1 - tail:
+            upper = k + 1  # P(B >= k + 1) <= tail
+    return lower, (upper if upper is not None and upper <= n else None)
+
+
+@dataclass(frozen=True)
+class Source:
+    """One request source placed in a run: a file read in place, or a frame of one measurement."""
+
+    key: str
+    name: str
+    run_id: str
+    requests: RequestScan | pl.DataFrame
+    level_kind: str | None  # the measurement's load kind; None: from the file's level columns, else run_kind
+    level_nominal: float | None
+    run_kind: str
+
+    @property
+    def in_place(self) -> bool:
+        return isinstance(self.requests, RequestScan) and self.requests.data is None
+
+
+class RequestPass:
+    """One DuckDB pass over the request sources of a dumps folder (an in-memory database that
+    spills to a temporary folder; closed with `close`)."""
+
+    def __init__(self) -> None:
+        self.folder = Path(tempfile.mkdtemp(prefix="benchbill-requests-"))
+        self.conn = duckdb.connect()
+        self.conn.execute(f"SET temp_directory = {sql_string_literal(self.folder / 'spill')}")
+        self.conn.execute("SET preserve_insertion_order = false")
+        self.sources: dict[str, Source] = {}
+        self._parts: list[str] = []
+        self._frames: list[pl.DataFrame] = []
+        self.groups: pl.DataFrame | None = None
+
+    def close(self) -> None:
+        self.conn.close()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    def __enter__(self) -> RequestPass:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def add(self, source: Source) -> None:
+        self.sources[source.key] = source
+        requests = source.requests
+        if isinstance(requests, pl.DataFrame):
+            self._frames.append(self._frame_rows(source, requests))
+            return
+        select = requests.select
+        if requests.data is not None:  # not on disk: read from a temporary copy
+            copy = self.folder / f"source-{len(self.sources)}{Path(requests.path).suffix}"
+            copy.write_bytes(requests.data)
+            select = select.replace(sql_string_literal(requests.path), sql_string_literal(copy))
+        if requests.level_columns:
+            kind = (f"CASE WHEN offered_rate_per_s IS NOT NULL THEN 'rate' WHEN concurrency IS NOT NULL "
+                    f"THEN 'concurrency' ELSE {sql_string_literal(source.run_kind)} END")
+            nominal = (f"round(CASE WHEN ({kind}) = 'rate' THEN offered_rate_per_s ELSE concurrency END, 6)")
+        else:
+            kind = sql_string_literal(source.level_kind or source.run_kind)
+            nominal = "NULL::DOUBLE" if source.level_nominal is None else f"{source.level_nominal!r}::DOUBLE"
+        self._parts.append(
+            f"SELECT {sql_string_literal(source.key)} AS source_key, {sql_string_literal(source.run_id)} AS run_id, "
+            "ordinal, phase, status, start_s, start_time_unix_s, input_tokens, output_tokens, ttft_ms, e2e_ms, "
+            "error, offered_rate_per_s AS file_offered_rate_per_s, concurrency AS file_concurrency, "
+            f"{kind} AS level_kind, {nominal} AS level_nominal FROM ({select})")
+
+    @staticmethod
+    def _frame_rows(source: Source, frame: pl.DataFrame) -> pl.DataFrame:
+        constants = {"source_key": source.key, "run_id": source.run_id, "file_offered_rate_per_s": None,
+                     "file_concurrency": None, "level_kind": source.level_kind or source.run_kind,
+                     "level_nominal": source.level_nominal}
+        return frame.with_columns(
+            (pl.col("request_index") + 1).alias("ordinal"),
+            pl.coalesce("start_offset_s", "start_time_unix_s").alias("start_s"),
+            *[pl.lit(v).alias(k) for k, v in constants.items()],
+        ).select([pl.col(c).cast(t) for c, t in _ROW_TYPES.items()])
+
+    def run(self) -> pl.DataFrame:
+        """Scan every source once; the groups (per source and load level) without their values."""
+        if self._frames:
+            self.conn.register("request_frames", pl.concat(self._frames).to_arrow())
+            self._parts.append(f"SELECT {', '.join(ROW_COLUMNS)} FROM request_frames")
+        if not self._parts:
+            self._parts.append("SELECT " + ", ".join(
+                f"NULL::{'BIGINT' if t == pl.Int64 else 'DOUBLE' if t == pl.Float64 else 'VARCHAR'} AS {c}"
+                for c, t in _ROW_TYPES.items()) + " WHERE false")
+        checks = sql_checks(Requests, CHECKED_COLUMNS)
+        self.conn.execute(
+            f"CREATE TEMP VIEW request_rows AS SELECT *, {sql_valid(checks)} AS valid, "
+            f"{sql_reasons(checks, Requests.__name__)} AS reasons "
+            f"FROM (SELECT *, {TPOT_SQL} AS tpot_ms FROM ({' UNION ALL '.join(self._parts)}))")
+        try:
+            self.conn.execute(f"CREATE TEMP TABLE request_groups AS {read_sql('observed/request_groups.sql')}")
+        except duckdb.Error as exc:
+            raise self._unreadable(exc) from None
+        self.groups = self.conn.execute(
+            "SELECT * EXCLUDE (first_arrivals_s, ttft_values, tpot_values, e2e_values) FROM request_groups "
+            "ORDER BY source_key, file_offered_rate_per_s, file_concurrency").pl()
+        return self.groups
+
+    def _unreadable(self, exc: duckdb.Error) -> IngestError:
+        """The source the pass could not read, named, with DuckDB's reason."""
+        for part, source in zip(self._parts, self.sources.values()):
+            if not isinstance(source.requests, RequestScan):
+                continue
+            try:
+                self.conn.execute(f"SELECT count(*) FROM ({part})").fetchall()
+            except duckdb.Error as own:
+                what = "invalid JSON" if "json" in source.requests.select.lower() else "cannot read as CSV/Parquet"
+                return IngestError(f"{source.name}: {what} ({str(own).splitlines()[0]})")
+        return IngestError(f"reading per-request records failed: {exc}")
+
+    def rejects(self) -> list[Reject]:
+        """The rows that failed a check: the first QUARANTINE_ROWS_PER_SOURCE of each source one by one
+        (location: row N of the file or of the measurement's records), then one line with the count."""
+        if self.groups is None or not self.groups.get_column("rows_quarantined").sum():
+            return []
+        rows = self.conn.execute(
+            "SELECT source_key, ordinal, reasons, phase, status, start_s, input_tokens, output_tokens, ttft_ms, "
+            "e2e_ms, tpot_ms, error FROM (SELECT *, row_number() OVER (PARTITION BY source_key ORDER BY ordinal) "
+            "AS listed FROM request_rows WHERE NOT valid) WHERE listed <= ? ORDER BY source_key, ordinal",
+            [QUARANTINE_ROWS_PER_SOURCE]).fetchall()
+        out = [Reject(self.sources[key].name, f"row {ordinal}", reasons,
+                      dict(zip(["phase", "status", "start_s", "input_tokens", "output_tokens", "ttft_ms", "e2e_ms",
+                                "tpot_ms", "error"], values)))
+               for key, ordinal, reasons, *values in rows]
+        totals = self.groups.group_by("source_key").agg(pl.col("rows_quarantined").sum()).filter(
+            pl.col("rows_quarantined") > QUARANTINE_ROWS_PER_SOURCE)
+        for key, count in totals.iter_rows():
+            out.append(Reject(self.sources[key].name, "rows", f"{count - QUARANTINE_ROWS_PER_SOURCE} more rows failed "
+                              f"the checks of schema {Requests.__name__} (the first {QUARANTINE_ROWS_PER_SOURCE} "
+                              "are listed one by one)"))
+        return out
+
+    def finish(self, keys: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+        """observed.request_stats and observed.request_percentiles, once `keys` (KEY_COLUMNS -> run_id,
+        load_index, repeat_index) places every group in its run's sweep."""
+        self.conn.register("request_keys", keys.select(*KEY_COLUMNS, "run_id", "load_index", "repeat_index",
+                                                       "source", "first_ordinal", "first_start_s").to_arrow())
+        self.conn.execute(f"CREATE TEMP VIEW request_groups_keyed AS {read_sql('observed/request_groups_keyed.sql')}")
+        stats = self.conn.execute(read_sql("observed/request_stats.sql")).pl()
+        self.conn.execute(f"CREATE TEMP TABLE request_pooled AS {read_sql('observed/request_pooled.sql')}")
+        sizes = [n for (n,) in self.conn.execute(
+            "SELECT DISTINCT requests_used FROM request_pooled WHERE requests_used BETWEEN 1 AND ?",
+            [EXACT_UP_TO]).fetchall()]
+        ranks = [{"requests_used": n, "percentile": p, "lower_rank": lo, "upper_rank": hi}
+                 for n in sizes for p in PERCENTILES for lo, hi in [order_statistic_ranks(n, p)]]
+        self.conn.register("order_ranks", pl.DataFrame(ranks, schema={
+            "requests_used": pl.Int64, "percentile": pl.Float64, "lower_rank": pl.Int64,
+            "upper_rank": pl.Int64}).to_arrow())
+        percentiles = self.conn.execute(read_sql("observed/request_percentiles.sql")).pl()
+        return stats, percentiles
+
+    def stored(self, keys: pl.DataFrame) -> pl.DataFrame:
+        """The valid rows of the sources that cannot be read in place later, keyed and in the columns
+        of observed.requests (to be stored in the warehouse)."""
+        stored = [k for k, s in self.sources.items() if not s.in_place]
+        if not stored:
+            return pl.DataFrame(schema={c: d.type for c, d in Requests.to_schema().dtypes.items()})
+        return self.conn.execute(
+            f"{requests_select('request_rows', 'request_keys')} AND r.source_key IN "
+            f"({', '.join(sql_string_literal(k) for k in stored)})").pl()
+
+
+def requests_select(rows: str, keys: str) -> str:
+    """The columns of observed.requests from request rows (`rows`: SCAN_COLUMNS, source_key and tpot_ms)
+    joined to the keys that place them in a sweep: request_index counts rows from the repeat's first
+    row in its file (0-based), start offsets from the repeat's first send; only rows passing every
+    check. No window: a LIMIT on the view reads only the rows it needs."""
+    checks = sql_checks(Requests, CHECKED_COLUMNS)
+    return (
+        "SELECT k.run_id, k.load_index, k.repeat_index, "
+        "r.ordinal - k.first_ordinal AS request_index, r.phase, r.status, "
+        "r.start_s - k.first_start_s AS start_offset_s, "
+        "r.start_time_unix_s, r.input_tokens, r.output_tokens, r.ttft_ms, r.e2e_ms, r.tpot_ms, r.error, k.source "
+        f"FROM {rows} AS r "
+        f"JOIN {keys} AS k ON k.source_key = r.source_key "
+        "AND k.file_offered_rate_per_s IS NOT DISTINCT FROM r.file_offered_rate_per_s "
+        "AND k.file_concurrency IS NOT DISTINCT FROM r.file_concurrency "
+        f"WHERE {sql_valid(checks)}"
+    )
+
+
+def view_sql(scans: list[tuple[str, str]]) -> str:
+    """observed.requests: the records stored in the warehouse, and every file read in place (`scans`:
+    source key and the SELECT that reads it), placed in their sweep by observed.request_sources."""
+    parts = ["SELECT * FROM observed.stored_requests"]
+    for key, select in scans:
+        rows = (f"(SELECT {sql_string_literal(key)} AS source_key, ordinal, phase, status, start_s, start_time_unix_s, "
+                "input_tokens, output_tokens, ttft_ms, e2e_ms, error, offered_rate_per_s AS file_offered_rate_per_s, "
+                f"concurrency AS file_concurrency, {TPOT_SQL} AS tpot_ms FROM ({select}))")
+        parts.append(requests_select(rows, "observed.request_sources"))
+    return "\nUNION ALL\n".join(parts)
+
+
+def scan_frame(requests: RequestScan) -> pl.DataFrame:
+    """A RequestScan's rows as a frame (start_offset_s from the file's first send), for looking at a
+    small file's records (tests, a quick check); the pipeline never loads records this way."""
+    conn = duckdb.connect()
+    try:
+        select = requests.select
+        if requests.data is not None:
+            folder = Path(tempfile.mkdtemp(prefix="benchbill-scan-"))
+            copy = folder / f"records{Path(requests.path).suffix}"
+            copy.write_bytes(requests.data)
+            select = select.replace(sql_string_literal(requests.path), sql_string_literal(copy))
+        return conn.execute(f"SELECT *, start_s - min(start_s) OVER () AS start_offset_s, {TPOT_SQL} AS tpot_ms "
+                            f"FROM ({select}) ORDER BY ordinal").pl()
+    finally:
+        conn.close()
