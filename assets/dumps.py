@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+from concurrent.futures import ThreadPoolExecutor
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -61,7 +63,8 @@ class SidecarProblem(ValueError):
 REQUEST_SOURCE_SCHEMA = {
     "run_id": pl.String, "load_index": pl.Int64, "repeat_index": pl.Int64, "source": pl.String,
     "source_sha256": pl.String, "reader": pl.String, "location": pl.String, "source_key": pl.String,
-    "file_offered_rate_per_s": pl.Float64, "file_concurrency": pl.Float64, "first_ordinal": pl.Int64,
+    "file_offered_rate_per_s": pl.Float64, "file_concurrency": pl.Float64, "level_kind": pl.String,
+    "level_nominal": pl.Float64, "first_ordinal": pl.Int64,
     "first_start_s": pl.Float64, "requests": pl.Int64, "rows_quarantined": pl.Int64, "evidence": pl.String,
 }
 
@@ -189,6 +192,21 @@ def read_dump_file(path: Path) -> Fetched | LargeFile:
     return LargeFile(str(path), digest.hexdigest(), size, head, tail)
 
 
+def hash_large_files(paths: list[Path]) -> dict[Path, LargeFile]:
+    """The files above LARGE_FILE_BYTES, hashed on every core at once (hashlib lets go of the GIL)."""
+    large = []
+    for path in paths:
+        try:
+            if path.stat().st_size > LARGE_FILE_BYTES:
+                large.append(path)
+        except OSError:
+            continue  # read_dump_file reports it
+    if len(large) < 2:
+        return {}
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        return dict(zip(large, pool.map(read_dump_file, large)))
+
+
 def size_of(fetched: Fetched | LargeFile) -> int:
     return fetched.size if isinstance(fetched, LargeFile) else len(fetched.data)
 
@@ -305,8 +323,10 @@ def collect(root: Path) -> ObservedBatch:
     sidecars: dict[PurePosixPath, dict[str, Any]] = {}
     reads: list[_Read] = []
     seen: dict[str, str] = {}
-    for path in sorted(_all_files(root, batch)):
-        fetched = read_dump_file(path)
+    paths = sorted(_all_files(root, batch))
+    large = hash_large_files(paths)
+    for path in paths:
+        fetched = large.get(path) or read_dump_file(path)
         rel = _relative(path, root)
         if path.name == SIDECAR:
             sidecars[rel.parent] = read_sidecar(fetched)
@@ -358,7 +378,9 @@ def collect(root: Path) -> ObservedBatch:
             for i, point in enumerate(run.points):
                 if point.measurement.requests is not None:
                     requests.add(point.source(run, i))
-        groups = requests.run()
+        groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for group in requests.run().iter_rows(named=True):
+            groups[group["source_key"]].append(group)
         batch.request_rejects += requests.rejects()
         for run in prepared:
             _assemble_run(batch, run, groups)
@@ -409,8 +431,8 @@ class _Point:
         m = self.measurement
         scanned_levels = isinstance(m.requests, RequestScan) and m.requests.level_columns
         kind, nominal = (None, None) if scanned_levels else _level(self, run.config["load_kind"])
-        return Source(self.key(index), self.source_name, run.run_id, m.requests, kind, nominal,
-                      run.config["load_kind"])
+        return Source(self.key(index), self.source_name, m.requests, run.run_id, run.config["load_kind"], kind,
+                      nominal)
 
 
 def _merge(run_reads: list[_Read]) -> list[_Point]:
@@ -530,12 +552,10 @@ def _expand(run: _Run, groups: dict[str, list[dict[str, Any]]]) -> list[tuple[_P
     return out
 
 
-def _assemble_run(batch: ObservedBatch, run: _Run, all_groups: pl.DataFrame) -> None:
-    """The run's load levels and repeats, its measurement rows and where its request groups sit."""
+def _assemble_run(batch: ObservedBatch, run: _Run, groups: dict[str, list[dict[str, Any]]]) -> None:
+    """The run's load levels and repeats, its measurement rows and where its request groups sit
+    (`groups`: the request pass's groups by source key)."""
     config = dict(run.config)
-    groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for group in all_groups.filter(pl.col("run_id") == run.run_id).iter_rows(named=True):
-        groups[group["source_key"]].append(group)
     placed = _expand(run, groups)
     levels: dict[tuple[str, float | None, int], list[tuple[_Point, dict | None]]] = defaultdict(list)
     for i, (point, group) in enumerate(placed):
@@ -586,6 +606,7 @@ def _assemble_run(batch: ObservedBatch, run: _Run, all_groups: pl.DataFrame) -> 
                     "file_offered_rate_per_s": group["file_offered_rate_per_s"],
                     "file_concurrency": group["file_concurrency"],
                     "first_ordinal": group["first_ordinal"], "first_start_s": group["first_start_any_s"],
+                    "level_kind": group["level_kind"], "level_nominal": group["level_nominal"],
                     "requests": group["requests_sent"] + group["requests_warmup_excluded"]
                     + group["requests_cooldown_excluded"],
                     "rows_quarantined": group["rows_quarantined"], "evidence": "observed"})

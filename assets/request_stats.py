@@ -41,14 +41,11 @@ QUARANTINE_ROWS_PER_SOURCE = 1_000  # failing rows listed one by one per source;
 CHECKED_COLUMNS = ["phase", "status", "start_time_unix_s", "input_tokens", "output_tokens", "ttft_ms", "e2e_ms",
                    "tpot_ms"]
 KEY_COLUMNS = ["source_key", "file_offered_rate_per_s", "file_concurrency"]
-ROW_COLUMNS = ["source_key", "run_id", "ordinal", "phase", "status", "start_s", "start_time_unix_s", "input_tokens",
-               "output_tokens", "ttft_ms", "e2e_ms", "error", "file_offered_rate_per_s", "file_concurrency",
-               "level_kind", "level_nominal"]
-_ROW_TYPES = {"source_key": pl.String, "run_id": pl.String, "ordinal": pl.Int64, "phase": pl.String,
-              "status": pl.String, "start_s": pl.Float64, "start_time_unix_s": pl.Float64, "input_tokens": pl.Int64,
+# A source's rows as the pass reads them: SCAN_COLUMNS after the source's id.
+_ROW_TYPES = {"source_id": pl.Int64, "ordinal": pl.Int64, "phase": pl.String, "status": pl.String,
+              "start_s": pl.Float64, "start_time_unix_s": pl.Float64, "input_tokens": pl.Int64,
               "output_tokens": pl.Int64, "ttft_ms": pl.Float64, "e2e_ms": pl.Float64, "error": pl.String,
-              "file_offered_rate_per_s": pl.Float64, "file_concurrency": pl.Float64, "level_kind": pl.String,
-              "level_nominal": pl.Float64}
+              "offered_rate_per_s": pl.Float64, "concurrency": pl.Float64}
 
 
 def bracket(p: float, n: int = EXACT_UP_TO, confidence: float = CONFIDENCE) -> float:
@@ -105,15 +102,17 @@ def order_statistic_ranks(n: int, p: float, confidence: float = CONFIDENCE) -> t
 
 @dataclass(frozen=True)
 class Source:
-    """One request source placed in a run: a file read in place, or a frame of one measurement."""
+    """One request source of a run: a file read in place (RequestScan), or the frame of one measurement,
+    with the load level its rows belong to: `level_kind`/`level_nominal` when the measurement says it
+    (None: from the file's own level columns, else the run's kind)."""
 
     key: str
     name: str
-    run_id: str
     requests: RequestScan | pl.DataFrame
-    level_kind: str | None  # the measurement's load kind; None: from the file's level columns, else run_kind
-    level_nominal: float | None
+    run_id: str
     run_kind: str
+    level_kind: str | None
+    level_nominal: float | None
 
     @property
     def in_place(self) -> bool:
@@ -121,8 +120,9 @@ class Source:
 
 
 class RequestPass:
-    """One DuckDB pass over the request sources of a dumps folder (an in-memory database that
-    spills to a temporary folder; closed with `close`)."""
+    """One DuckDB pass over the request sources of a dumps folder: every source is parsed once into a
+    compact in-memory table (`request_values`, spilling to a temporary folder if need be), which the
+    aggregations then read. Closed with `close`."""
 
     def __init__(self) -> None:
         self.folder = Path(tempfile.mkdtemp(prefix="benchbill-requests-"))
@@ -130,7 +130,8 @@ class RequestPass:
         self.conn.execute(f"SET temp_directory = {sql_string_literal(self.folder / 'spill')}")
         self.conn.execute("SET preserve_insertion_order = false")
         self.sources: dict[str, Source] = {}
-        self._parts: list[str] = []
+        self._ids: dict[str, int] = {}
+        self._parts: dict[str, str] = {}
         self._frames: list[pl.DataFrame] = []
         self.groups: pl.DataFrame | None = None
 
@@ -145,71 +146,62 @@ class RequestPass:
         self.close()
 
     def add(self, source: Source) -> None:
+        source_id = self._ids[source.key] = len(self._ids)
         self.sources[source.key] = source
         requests = source.requests
-        if isinstance(requests, pl.DataFrame):
-            self._frames.append(self._frame_rows(source, requests))
-            return
-        select = requests.select
-        if requests.data is not None:  # not on disk: read from a temporary copy
-            copy = self.folder / f"source-{len(self.sources)}{Path(requests.path).suffix}"
-            copy.write_bytes(requests.data)
-            select = select.replace(sql_string_literal(requests.path), sql_string_literal(copy))
-        if requests.level_columns:
+        if isinstance(requests, RequestScan) and requests.level_columns:
             kind = (f"CASE WHEN offered_rate_per_s IS NOT NULL THEN 'rate' WHEN concurrency IS NOT NULL "
                     f"THEN 'concurrency' ELSE {sql_string_literal(source.run_kind)} END")
-            nominal = (f"round(CASE WHEN ({kind}) = 'rate' THEN offered_rate_per_s ELSE concurrency END, 6)")
+            nominal = "round(CASE WHEN offered_rate_per_s IS NOT NULL THEN offered_rate_per_s ELSE concurrency END, 6)"
+            if source.run_kind == "concurrency":
+                nominal = "round(CASE WHEN offered_rate_per_s IS NULL THEN concurrency ELSE offered_rate_per_s END, 6)"
         else:
             kind = sql_string_literal(source.level_kind or source.run_kind)
             nominal = "NULL::DOUBLE" if source.level_nominal is None else f"{source.level_nominal!r}::DOUBLE"
-        self._parts.append(
-            f"SELECT {sql_string_literal(source.key)} AS source_key, {sql_string_literal(source.run_id)} AS run_id, "
-            "ordinal, phase, status, start_s, start_time_unix_s, input_tokens, output_tokens, ttft_ms, e2e_ms, "
-            "error, offered_rate_per_s AS file_offered_rate_per_s, concurrency AS file_concurrency, "
-            f"{kind} AS level_kind, {nominal} AS level_nominal FROM ({select})")
-
-    @staticmethod
-    def _frame_rows(source: Source, frame: pl.DataFrame) -> pl.DataFrame:
-        constants = {"source_key": source.key, "run_id": source.run_id, "file_offered_rate_per_s": None,
-                     "file_concurrency": None, "level_kind": source.level_kind or source.run_kind,
-                     "level_nominal": source.level_nominal}
-        return frame.with_columns(
-            (pl.col("request_index") + 1).alias("ordinal"),
-            pl.coalesce("start_offset_s", "start_time_unix_s").alias("start_s"),
-            *[pl.lit(v).alias(k) for k, v in constants.items()],
-        ).select([pl.col(c).cast(t) for c, t in _ROW_TYPES.items()])
+        level = f"{sql_string_literal(source.run_id)} AS run_id, {kind} AS level_kind, {nominal} AS level_nominal"
+        if isinstance(requests, pl.DataFrame):
+            self._frames.append(requests.with_columns(
+                pl.lit(source_id).alias("source_id"), (pl.col("request_index") + 1).alias("ordinal"),
+                pl.coalesce("start_offset_s", "start_time_unix_s").alias("start_s"),
+                pl.lit(None).alias("offered_rate_per_s"), pl.lit(None).alias("concurrency"),
+            ).select([pl.col(c).cast(t) for c, t in _ROW_TYPES.items()]))
+            self._parts[source.key] = f"SELECT *, {level} FROM request_frames WHERE source_id = {source_id}"
+            return
+        select = requests.select
+        if requests.data is not None:  # not on disk: read from a temporary copy
+            copy = self.folder / f"source-{source_id}{Path(requests.path).suffix}"
+            copy.write_bytes(requests.data)
+            select = select.replace(sql_string_literal(requests.path), sql_string_literal(copy))
+        self._parts[source.key] = f"SELECT {source_id} AS source_id, *, {level} FROM ({select})"
 
     def run(self) -> pl.DataFrame:
-        """Scan every source once; the groups (per source and load level) without their values."""
-        if self._frames:
-            self.conn.register("request_frames", pl.concat(self._frames).to_arrow())
-            self._parts.append(f"SELECT {', '.join(ROW_COLUMNS)} FROM request_frames")
-        if not self._parts:
-            self._parts.append("SELECT " + ", ".join(
-                f"NULL::{'BIGINT' if t == pl.Int64 else 'DOUBLE' if t == pl.Float64 else 'VARCHAR'} AS {c}"
-                for c, t in _ROW_TYPES.items()) + " WHERE false")
-        checks = sql_checks(Requests, CHECKED_COLUMNS)
-        self.conn.execute(
-            f"CREATE TEMP VIEW request_rows AS SELECT *, {sql_valid(checks)} AS valid, "
-            f"{sql_reasons(checks, Requests.__name__)} AS reasons "
-            f"FROM (SELECT *, {TPOT_SQL} AS tpot_ms FROM ({' UNION ALL '.join(self._parts)}))")
+        """Parse every source once; the groups (per source and load level) it holds."""
+        parts = list(self._parts.values())
+        self.conn.register("request_frames", (pl.concat(self._frames) if self._frames
+                                              else pl.DataFrame(schema=_ROW_TYPES)).to_arrow())
+        if not parts:
+            parts.append("SELECT *, NULL::VARCHAR AS run_id, NULL::VARCHAR AS level_kind, NULL::DOUBLE AS level_nominal "
+                         "FROM request_frames")
+        self.conn.execute(f"CREATE TEMP VIEW request_rows AS {_rows_sql(parts)}")
+        self.conn.register("request_source_ids", pl.DataFrame(
+            {"source_id": list(self._ids.values()), "source_key": list(self._ids)},
+            schema={"source_id": pl.Int64, "source_key": pl.String}).to_arrow())
         try:
             self.conn.execute(f"CREATE TEMP TABLE request_groups AS {read_sql('observed/request_groups.sql')}")
         except duckdb.Error as exc:
             raise self._unreadable(exc) from None
         self.groups = self.conn.execute(
-            "SELECT * EXCLUDE (first_arrivals_s, ttft_values, tpot_values, e2e_values) FROM request_groups "
-            "ORDER BY source_key, file_offered_rate_per_s, file_concurrency").pl()
+            "SELECT i.source_key, g.* EXCLUDE (grouping_set, first_arrivals_s, ttft_q, tpot_q, e2e_q) FROM request_groups AS g JOIN request_source_ids AS i USING (source_id) "
+            "WHERE grouping_set = 'repeat' ORDER BY i.source_key, file_offered_rate_per_s, file_concurrency").pl()
         return self.groups
 
     def _unreadable(self, exc: duckdb.Error) -> IngestError:
         """The source the pass could not read, named, with DuckDB's reason."""
-        for part, source in zip(self._parts, self.sources.values()):
-            if not isinstance(source.requests, RequestScan):
-                continue
+        for key, part in self._parts.items():
             try:
                 self.conn.execute(f"SELECT count(*) FROM ({part})").fetchall()
             except duckdb.Error as own:
+                source = self.sources[key]
                 what = "invalid JSON" if "json" in source.requests.select.lower() else "cannot read as CSV/Parquet"
                 return IngestError(f"{source.name}: {what} ({str(own).splitlines()[0]})")
         return IngestError(f"reading per-request records failed: {exc}")
@@ -219,14 +211,14 @@ class RequestPass:
         (location: row N of the file or of the measurement's records), then one line with the count."""
         if self.groups is None or not self.groups.get_column("rows_quarantined").sum():
             return []
+        names = ["phase", "status", "start_s", "input_tokens", "output_tokens", "ttft_ms", "e2e_ms", "tpot_ms",
+                 "error"]
         rows = self.conn.execute(
-            "SELECT source_key, ordinal, reasons, phase, status, start_s, input_tokens, output_tokens, ttft_ms, "
-            "e2e_ms, tpot_ms, error FROM (SELECT *, row_number() OVER (PARTITION BY source_key ORDER BY ordinal) "
-            "AS listed FROM request_rows WHERE NOT valid) WHERE listed <= ? ORDER BY source_key, ordinal",
-            [QUARANTINE_ROWS_PER_SOURCE]).fetchall()
-        out = [Reject(self.sources[key].name, f"row {ordinal}", reasons,
-                      dict(zip(["phase", "status", "start_s", "input_tokens", "output_tokens", "ttft_ms", "e2e_ms",
-                                "tpot_ms", "error"], values)))
+            f"SELECT i.source_key, r.ordinal, r.reasons, {', '.join('r.' + n for n in names)} "
+            "FROM (SELECT *, row_number() OVER (PARTITION BY source_id ORDER BY ordinal) AS listed "
+            "      FROM request_rows WHERE NOT valid) AS r JOIN request_source_ids AS i USING (source_id) "
+            "WHERE r.listed <= ? ORDER BY i.source_key, r.ordinal", [QUARANTINE_ROWS_PER_SOURCE]).fetchall()
+        out = [Reject(self.sources[key].name, f"row {ordinal}", reasons, dict(zip(names, values)))
                for key, ordinal, reasons, *values in rows]
         totals = self.groups.group_by("source_key").agg(pl.col("rows_quarantined").sum()).filter(
             pl.col("rows_quarantined") > QUARANTINE_ROWS_PER_SOURCE)
@@ -239,10 +231,14 @@ class RequestPass:
     def finish(self, keys: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
         """observed.request_stats and observed.request_percentiles, once `keys` (KEY_COLUMNS -> run_id,
         load_index, repeat_index) places every group in its run's sweep."""
-        self.conn.register("request_keys", keys.select(*KEY_COLUMNS, "run_id", "load_index", "repeat_index",
-                                                       "source", "first_ordinal", "first_start_s").to_arrow())
+        ids = pl.DataFrame({"source_key": list(self._ids), "source_id": list(self._ids.values())},
+                           schema={"source_key": pl.String, "source_id": pl.Int64})
+        self.conn.register("request_keys", keys.join(ids, on="source_key").select(
+            *KEY_COLUMNS, "source_id", "run_id", "load_index", "repeat_index", "source", "first_ordinal",
+            "first_start_s", "level_kind", "level_nominal").to_arrow())
         self.conn.execute(f"CREATE TEMP VIEW request_groups_keyed AS {read_sql('observed/request_groups_keyed.sql')}")
         stats = self.conn.execute(read_sql("observed/request_stats.sql")).pl()
+        self._read_small_levels()
         self.conn.execute(f"CREATE TEMP TABLE request_pooled AS {read_sql('observed/request_pooled.sql')}")
         sizes = [n for (n,) in self.conn.execute(
             "SELECT DISTINCT requests_used FROM request_pooled WHERE requests_used BETWEEN 1 AND ?",
@@ -255,19 +251,46 @@ class RequestPass:
         percentiles = self.conn.execute(read_sql("observed/request_percentiles.sql")).pl()
         return stats, percentiles
 
+    def _read_small_levels(self) -> None:
+        """request_small: the sorted values of the load levels of at most EXACT_UP_TO ok requests, read
+        again from only the sources that hold them."""
+        self.conn.execute(
+            "CREATE TEMP TABLE small_levels AS SELECT DISTINCT k.run_id, k.level_kind, k.level_nominal, "
+            "g.source_id AS point_id, k.load_index, k.source_id AS key_source_id "
+            "FROM request_keys AS k JOIN request_groups AS g ON g.grouping_set = 'level' AND g.run_id = k.run_id "
+            "AND g.level_kind = k.level_kind AND g.level_nominal IS NOT DISTINCT FROM k.level_nominal "
+            "AND g.source_id IS NOT DISTINCT FROM (CASE WHEN k.level_nominal IS NULL THEN k.source_id END) "
+            "WHERE least(g.ttft_n, g.tpot_n, g.e2e_n) <= ?", [EXACT_UP_TO])
+        small = {i for (i,) in self.conn.execute("SELECT DISTINCT key_source_id FROM small_levels").fetchall()}
+        parts = [part for key, part in self._parts.items() if self._ids[key] in small]
+        if not parts:
+            self.conn.execute("CREATE TEMP TABLE request_small (run_id VARCHAR, load_index BIGINT, "
+                              "ttft_sorted DOUBLE[], tpot_sorted DOUBLE[], e2e_sorted DOUBLE[])")
+            return
+        self.conn.execute(f"CREATE TEMP VIEW small_rows AS {_rows_sql(parts)}")
+        self.conn.execute(f"CREATE TEMP TABLE request_small AS {read_sql('observed/request_small.sql')}")
+
     def stored(self, keys: pl.DataFrame) -> pl.DataFrame:
         """The valid rows of the sources that cannot be read in place later, keyed and in the columns
         of observed.requests (to be stored in the warehouse)."""
-        stored = [k for k, s in self.sources.items() if not s.in_place]
+        stored = [self._ids[k] for k, s in self.sources.items() if not s.in_place]
         if not stored:
             return pl.DataFrame(schema={c: d.type for c, d in Requests.to_schema().dtypes.items()})
         return self.conn.execute(
-            f"{requests_select('request_rows', 'request_keys')} AND r.source_key IN "
-            f"({', '.join(sql_string_literal(k) for k in stored)})").pl()
+            f"{requests_select('(SELECT * FROM request_rows WHERE source_id IN (' + ', '.join(map(str, stored)) + '))', 'request_keys')} "
+            "ORDER BY run_id, load_index, repeat_index, request_index").pl()
 
 
-def requests_select(rows: str, keys: str) -> str:
-    """The columns of observed.requests from request rows (`rows`: SCAN_COLUMNS, source_key and tpot_ms)
+def _rows_sql(parts: list[str]) -> str:
+    """The request rows of the given sources with TPOT by our definition, whether each passes every
+    check (`valid`) and, if not, why (`reasons`)."""
+    checks = sql_checks(Requests, CHECKED_COLUMNS)
+    return (f"SELECT *, {sql_valid(checks)} AS valid, {sql_reasons(checks, Requests.__name__)} AS reasons "
+            f"FROM (SELECT *, {TPOT_SQL} AS tpot_ms FROM ({' UNION ALL BY NAME '.join(parts)}))")
+
+
+def requests_select(rows: str, keys: str, join_on: str = "source_id") -> str:
+    """The columns of observed.requests from request rows (`rows`: SCAN_COLUMNS, `join_on` and tpot_ms)
     joined to the keys that place them in a sweep: request_index counts rows from the repeat's first
     row in its file (0-based), start offsets from the repeat's first send; only rows passing every
     check. No window: a LIMIT on the view reads only the rows it needs."""
@@ -278,9 +301,9 @@ def requests_select(rows: str, keys: str) -> str:
         "r.start_s - k.first_start_s AS start_offset_s, "
         "r.start_time_unix_s, r.input_tokens, r.output_tokens, r.ttft_ms, r.e2e_ms, r.tpot_ms, r.error, k.source "
         f"FROM {rows} AS r "
-        f"JOIN {keys} AS k ON k.source_key = r.source_key "
-        "AND k.file_offered_rate_per_s IS NOT DISTINCT FROM r.file_offered_rate_per_s "
-        "AND k.file_concurrency IS NOT DISTINCT FROM r.file_concurrency "
+        f"JOIN {keys} AS k ON k.{join_on} = r.{join_on} "
+        "AND k.file_offered_rate_per_s IS NOT DISTINCT FROM r.offered_rate_per_s "
+        "AND k.file_concurrency IS NOT DISTINCT FROM r.concurrency "
         f"WHERE {sql_valid(checks)}"
     )
 
@@ -290,10 +313,8 @@ def view_sql(scans: list[tuple[str, str]]) -> str:
     source key and the SELECT that reads it), placed in their sweep by observed.request_sources."""
     parts = ["SELECT * FROM observed.stored_requests"]
     for key, select in scans:
-        rows = (f"(SELECT {sql_string_literal(key)} AS source_key, ordinal, phase, status, start_s, start_time_unix_s, "
-                "input_tokens, output_tokens, ttft_ms, e2e_ms, error, offered_rate_per_s AS file_offered_rate_per_s, "
-                f"concurrency AS file_concurrency, {TPOT_SQL} AS tpot_ms FROM ({select}))")
-        parts.append(requests_select(rows, "observed.request_sources"))
+        rows = f"(SELECT {sql_string_literal(key)} AS source_key, *, {TPOT_SQL} AS tpot_ms FROM ({select}))"
+        parts.append(requests_select(rows, "observed.request_sources", "source_key"))
     return "\nUNION ALL\n".join(parts)
 
 

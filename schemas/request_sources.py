@@ -22,6 +22,10 @@ class RequestSources(pa.DataFrameModel):
         "The file's own offered_rate_per_s value for these rows (generic files that hold several levels)."))
     file_concurrency: float = pa.Field(nullable=True, description=(
         "The file's own concurrency value for these rows (generic files that hold several levels)."))
+    level_kind: str = pa.Field(isin=["rate", "concurrency"], description=(
+        "How the level's load was set (rate or concurrency), as the rows were pooled."))
+    level_nominal: float = pa.Field(nullable=True, description=(
+        "The level's nominal load the rows were pooled under (requests/s or concurrency); NULL: a level of its own."))
     first_ordinal: int = pa.Field(ge=1, description=(
         "Position in the file of the repeat's first row (1-based); request_index counts from it."))
     first_start_s: float = pa.Field(nullable=True, description=(

@@ -158,7 +158,7 @@ def records_scan(dump: Dump) -> RequestScan:
         "SELECT ordinality AS ordinal, "
         "CASE WHEN metadata.benchmark_phase = 'warmup' THEN 'warmup' ELSE 'measure' END AS phase, "
         "CASE WHEN coalesce(metadata.was_cancelled, false) THEN 'cancelled' "
-        "     WHEN error IS NOT NULL AND CAST(error AS VARCHAR) <> 'null' THEN 'error' ELSE 'ok' END AS status, "
+        "     WHEN error IS NOT NULL THEN 'error' ELSE 'ok' END AS status, "
         "metadata.request_start_ns / 1e9 AS start_s, metadata.request_start_ns / 1e9 AS start_time_unix_s, "
         "TRY_CAST(metrics.input_sequence_length.value AS BIGINT) AS input_tokens, "
         "TRY_CAST(metrics.output_sequence_length.value AS BIGINT) AS output_tokens, "
