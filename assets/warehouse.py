@@ -16,6 +16,7 @@ from typing import Any
 import duckdb
 import pandera.polars as pa
 import polars as pl
+from pandera.config import ValidationDepth, config_context
 
 from schemas.quarantine import Quarantine
 from schemas.source_files import SourceFiles
@@ -124,12 +125,31 @@ def one_line(text: str | None) -> str:
 
 def describe_table(conn: duckdb.DuckDBPyConnection, table: str, model: type[pa.DataFrameModel]) -> None:
     """COMMENT ON the table and each of its columns, from the model's docstring and each
-    `Field(description=...)`: the one place a column is described."""
+    `Field(description=...)`: the one place a column is described (one round trip)."""
     schema = model.to_schema()
-    conn.execute(f"COMMENT ON TABLE {qualified(table)} IS {sql_string_literal(one_line(schema.description))}")
-    for name, column in schema.columns.items():
-        conn.execute(f"COMMENT ON COLUMN {qualified(table)}.{quote_ident(name)} "
-                     f"IS {sql_string_literal(one_line(column.description))}")
+    statements = [f"COMMENT ON TABLE {qualified(table)} IS {sql_string_literal(one_line(schema.description))}"]
+    statements += [f"COMMENT ON COLUMN {qualified(table)}.{quote_ident(name)} "
+                   f"IS {sql_string_literal(one_line(column.description))}" for name, column in schema.columns.items()]
+    conn.execute(";\n".join(statements))
+
+
+def _described(conn: duckdb.DuckDBPyConnection, table: str, model: type[pa.DataFrameModel]) -> bool:
+    """Whether `table` and its columns already carry the model's descriptions."""
+    schema, name = table.split(".")
+    found = dict(conn.execute("SELECT column_name, comment FROM duckdb_columns() WHERE schema_name = ? "
+                              "AND table_name = ?", [schema, name]).fetchall())
+    return all(found.get(c) == one_line(column.description) for c, column in model.to_schema().columns.items())
+
+
+def _describe_audit(conn: duckdb.DuckDBPyConnection) -> None:
+    """Create the audit tables if need be and describe them, unless they already are."""
+    conn.execute(_AUDIT_DDL)
+    described = conn.execute("SELECT count(*) FROM duckdb_tables() WHERE schema_name = 'audit' AND table_name IN "
+                             "('quarantine', 'source_files') AND comment = ?",
+                             [one_line(Quarantine.to_schema().description)]).fetchone()[0]
+    if not described:
+        describe_table(conn, "audit.quarantine", Quarantine)
+        describe_table(conn, "audit.source_files", SourceFiles)
 
 
 def _json_default(value: Any) -> Any:
@@ -163,7 +183,10 @@ _SQL_CHECKS = {
                                                  for v in stats["allowed_values"]) + ")",
     "notin": lambda stats: "{c} NOT IN (" + ", ".join(sql_string_literal(v) if isinstance(v, str) else repr(v)
                                                       for v in stats["forbidden_values"]) + ")",
-    "str_matches": lambda stats: f"regexp_full_match({{c}}, {sql_string_literal(stats['pattern'])})",
+    "str_matches": lambda stats: f"regexp_matches({{c}}, {sql_string_literal('^(?:' + str(stats['pattern']) + ')')})",
+    "str_length": lambda stats: " AND ".join(
+        [f"length({{c}}) >= {stats['min_value']}"] * (stats.get("min_value") is not None)
+        + [f"length({{c}}) <= {stats['max_value']}"] * (stats.get("max_value") is not None)) or "true",
 }
 
 
@@ -185,8 +208,10 @@ def sql_checks(model: type[pa.DataFrameModel], columns: list[str] | None = None)
         if columns is not None and name not in columns:
             continue
         ident = quote_ident(name)
-        if not column.nullable:
-            out.append(SqlCheck(name, "not_nullable", f"{ident} IS NOT NULL"))
+        if not column.nullable:  # pandera counts a float NaN as null
+            floating = column.dtype is not None and "Float" in str(column.dtype)
+            out.append(SqlCheck(name, "not_nullable",
+                                f"{ident} IS NOT NULL" + (f" AND NOT isnan({ident})" if floating else "")))
         for check in column.checks:
             if check.name not in _SQL_CHECKS:
                 raise SchemaMismatch(f"{model.__name__}.{name}: check {check.name} has no SQL form in "
@@ -217,12 +242,12 @@ def frame_from_rows(rows: list[dict[str, Any]], model: type[pa.DataFrameModel]) 
     return pl.DataFrame(schema={name: column.dtype.type for name, column in model.to_schema().columns.items()})
 
 
-# Validation strategy: pandera validates a frame whole up to PANDERA_WHOLE_ROWS rows. Above that it
-# validates a sample (structure, types and checks on PANDERA_SAMPLE_ROWS rows), and every row is
-# checked in DuckDB against the same model's checks compiled to SQL (`sql_checks`), so a large frame
-# is never iterated in Python. Per-request records are checked that way too, in the scan that reads them.
-PANDERA_WHOLE_ROWS = 200_000
-PANDERA_SAMPLE_ROWS = 10_000
+# Validation strategy. The pandera model of a table is the one statement of its rules. pandera itself
+# validates every frame's schema (columns, types, coercion: validation depth SCHEMA_ONLY); the model's
+# data checks (nullability, every Field check, uniqueness) are compiled to SQL (`sql_checks`) and run by
+# DuckDB over every row, vectorised, whatever the size, so validation never iterates rows in Python nor
+# pays pandera's per-check cost on large frames. tests/test_schemas.py shows both give the same verdicts.
+# Per-request records are checked the same way, in the scan that reads them (assets.request_stats).
 
 
 def split_valid(
@@ -239,29 +264,31 @@ def split_valid(
     sources = frame.get_column("_source") if "_source" in frame.columns else None
     locations = frame.get_column("_location") if "_location" in frame.columns else None
     body = frame.select(columns)
-    if body.height > PANDERA_WHOLE_ROWS:
-        return _split_valid_sampled(body, sources, locations, model, table)
+    reasons: dict[int, list[str]] = {}
     try:
-        return model.validate(body, lazy=True), []
+        with config_context(validation_depth=ValidationDepth.SCHEMA_ONLY):
+            coerced = model.validate(body, lazy=True)
     except pa.errors.SchemaErrors as errors:
         cases = errors.failure_cases
-    row_cases = cases.filter(pl.col("index").is_not_null())
-    table_cases = cases.filter(pl.col("index").is_null())
-    if table_cases.height:
-        described = "; ".join(
-            f"{r['column']}: {r['check']} ({r['failure_case']})" for r in table_cases.iter_rows(named=True)
-        )
-        raise SchemaMismatch(f"{table}: whole-table check failed against {model.__name__}: {described}")
-    reasons: dict[int, list[str]] = {}
-    for case in row_cases.iter_rows(named=True):
-        reasons.setdefault(int(case["index"]), []).append(
-            f"{case['column']} failed {case['check']} (value {case['failure_case']!r})"
-        )
-    return _without(body, reasons, sources, locations, model, table)
-
-
-def _without(body: pl.DataFrame, reasons: dict[int, list[str]], sources, locations,
-             model: type[pa.DataFrameModel], table: str) -> tuple[pl.DataFrame, list[Reject]]:
+        table_cases = cases.filter(pl.col("index").is_null())
+        if table_cases.height:
+            described = "; ".join(
+                f"{r['column']}: {r['check']} ({r['failure_case']})" for r in table_cases.iter_rows(named=True)
+            )
+            raise SchemaMismatch(f"{table}: whole-table check failed against {model.__name__}: {described}") from None
+        for case in cases.iter_rows(named=True):  # values that do not coerce to the column's type
+            reasons.setdefault(int(case["index"]), []).append(
+                f"{case['column']} failed {case['check']} (value {case['failure_case']!r})")
+        keep = body.with_row_index("_i").filter(~pl.col("_i").is_in(sorted(reasons))).drop("_i")
+        with config_context(validation_depth=ValidationDepth.SCHEMA_ONLY):
+            coerced = model.validate(keep, lazy=True)
+        positions = [i for i in range(body.height) if i not in reasons]
+    else:
+        positions = None
+    for i, reason in _failing_rows(coerced, model):
+        reasons.setdefault(positions[i] if positions is not None else i, []).append(reason)
+    if not reasons:
+        return coerced, []
     bad = sorted(reasons)
     rejects = [
         Reject(
@@ -272,47 +299,40 @@ def _without(body: pl.DataFrame, reasons: dict[int, list[str]], sources, locatio
         )
         for i in bad
     ]
-    good = body.with_row_index("_i").filter(~pl.col("_i").is_in(bad)).drop("_i")
-    if good.height > PANDERA_WHOLE_ROWS:
-        return _coerced(good, model, table), rejects
-    return model.validate(good, lazy=True), rejects
+    good_positions = [i for i in range(body.height) if i not in reasons]
+    kept = [j for j, i in enumerate(positions if positions is not None else range(body.height)) if i not in reasons]
+    assert len(kept) == len(good_positions)
+    return coerced.with_row_index("_j").filter(pl.col("_j").is_in(kept)).drop("_j"), rejects
 
 
-def _coerced(body: pl.DataFrame, model: type[pa.DataFrameModel], table: str) -> pl.DataFrame:
-    """The frame cast to the model's column types (a value that does not cast is a whole-table problem)."""
-    try:
-        return body.select([pl.col(name).cast(dtype.type) for name, dtype in model.to_schema().dtypes.items()])
-    except pl.exceptions.PolarsError as exc:
-        raise SchemaMismatch(f"{table}: columns do not cast to the types of {model.__name__}: {exc}") from None
-
-
-def _split_valid_sampled(body: pl.DataFrame, sources, locations, model: type[pa.DataFrameModel],
-                         table: str) -> tuple[pl.DataFrame, list[Reject]]:
-    """A large frame: pandera on a sample (whole-table problems raise), every row checked in DuckDB."""
-    try:
-        model.validate(body.sample(n=PANDERA_SAMPLE_ROWS, seed=0), lazy=True)
-    except pa.errors.SchemaErrors as errors:
-        table_cases = errors.failure_cases.filter(pl.col("index").is_null())
-        if table_cases.height:
-            described = "; ".join(f"{r['column']}: {r['check']} ({r['failure_case']})"
-                                  for r in table_cases.iter_rows(named=True))
-            raise SchemaMismatch(f"{table}: whole-table check failed against {model.__name__}: {described}") from None
-    coerced = _coerced(body, model, table)
+def _failing_rows(frame: pl.DataFrame, model: type[pa.DataFrameModel]) -> list[tuple[int, str]]:
+    """(row position, reason) for every failed data check of `model` in `frame`, evaluated by DuckDB."""
+    if frame.height == 0:
+        return []
     checks = sql_checks(model)
-    unique = list(getattr(model.Config, "unique", None) or [])
-    duplicate = (f" OR count(*) OVER (PARTITION BY {', '.join(quote_ident(c) for c in unique)}) > 1"
-                 if unique else "")
+    schema = model.to_schema()
+    uniques = [[c] for c, column in schema.columns.items() if column.unique]
+    if schema.unique:
+        uniques.append([schema.unique] if isinstance(schema.unique, str) else list(schema.unique))
+    duplicate = [f"count(*) OVER (PARTITION BY {', '.join(quote_ident(c) for c in cols)}) > 1" for cols in uniques]
     conn = duckdb.connect()
     try:
-        conn.register("_frame", coerced.with_row_index("_i").to_arrow())
+        conn.register("_frame", frame.with_row_index("_i").to_arrow())
         failing = conn.execute(
-            f"SELECT _i, {sql_reasons(checks, model.__name__)} AS reason, NOT ({sql_valid(checks)}) AS failed "
-            f"FROM (SELECT * FROM _frame) WHERE NOT ({sql_valid(checks)}){duplicate}").fetchall()
+            f"SELECT _i, CASE WHEN NOT ({sql_valid(checks)}) THEN {sql_reasons(checks, '')} END, "
+            + (", ".join(f"({d})" for d in duplicate) or "NULL")
+            + f" FROM _frame {'QUALIFY' if duplicate else 'WHERE'} NOT ({sql_valid(checks)})"
+            + "".join(f" OR ({d})" for d in duplicate)).fetchall()
     finally:
         conn.close()
-    reasons = {int(i): [reason.split(": ", 1)[1] if failed else f"duplicate of another row in {unique}"]
-               for i, reason, failed in failing}
-    return _without(coerced, reasons, sources, locations, model, table)
+    out = []
+    for i, reason, *dupes in failing:
+        if reason:
+            out.append((int(i), reason.split(": ", 1)[1]))
+        for cols, dupe in zip(uniques, dupes):
+            if dupe:
+                out.append((int(i), f"{', '.join(cols)} failed uniqueness (another row has the same value)"))
+    return out
 
 
 def _replace_scope(conn: duckdb.DuckDBPyConnection, table: str, column: str, value: str) -> None:
@@ -364,9 +384,7 @@ def write_table(
     valid, schema_rejects = split_valid(frame, model, table)
     all_rejects = list(rejects or []) + schema_rejects
     schema = table.split(".")[0]
-    conn.execute(_AUDIT_DDL)
-    describe_table(conn, "audit.quarantine", Quarantine)
-    describe_table(conn, "audit.source_files", SourceFiles)
+    _describe_audit(conn)
     conn.execute(f"CREATE SCHEMA IF NOT EXISTS {quote_ident(schema)}")
     in_scope = "" if scope is None else " AND scope IS NOT DISTINCT FROM ?"
     scope_params = [] if scope is None else [scope_label]
@@ -378,7 +396,8 @@ def write_table(
         else:
             _replace_scope(conn, table, scope[0], scope[1])
         conn.unregister("_benchbill_frame")
-        describe_table(conn, table, model)
+        if scope is None or not _described(conn, table, model):
+            describe_table(conn, table, model)
         _record_quarantine(conn, table, all_rejects, scope_label)
         if source_files is not None:
             conn.execute(f"DELETE FROM audit.source_files WHERE table_name = ?{in_scope}", [table, *scope_params])
@@ -414,13 +433,16 @@ def _record_quarantine(conn: duckdb.DuckDBPyConnection, table: str, rejects: lis
         )
 
 
+VIEW_SAMPLE_ROWS = 10_000
+
+
 def create_view(conn: duckdb.DuckDBPyConnection, view: str, sql: str, model: type[pa.DataFrameModel],
                 rejects: list[Reject] | None = None) -> int:
     """Replace `view` (a view over files read in place, too large to copy) with `sql`, described from
     `model` like a table, its quarantine rows replaced with `rejects`, in one transaction. Its rows
     were checked where they were read (the model's checks in SQL); pandera validates a sample of
-    PANDERA_SAMPLE_ROWS of them here, and a mismatch raises SchemaMismatch. Returns the rows checked."""
-    conn.execute(_AUDIT_DDL)
+    VIEW_SAMPLE_ROWS of them here, and a mismatch raises SchemaMismatch. Returns the rows checked."""
+    _describe_audit(conn)
     schema, name = view.split(".")
     conn.execute(f"CREATE SCHEMA IF NOT EXISTS {quote_ident(schema)}")
     conn.execute("BEGIN TRANSACTION")
@@ -429,7 +451,7 @@ def create_view(conn: duckdb.DuckDBPyConnection, view: str, sql: str, model: typ
                         [schema, name]).fetchone()[0]:
             conn.execute(f"DROP TABLE {qualified(view)}")  # a build file from before it was a view
         conn.execute(f"CREATE OR REPLACE VIEW {qualified(view)} AS {sql}")
-        sample = conn.execute(f"SELECT * FROM {qualified(view)} LIMIT {PANDERA_SAMPLE_ROWS}").pl()
+        sample = conn.execute(f"SELECT * FROM {qualified(view)} LIMIT {VIEW_SAMPLE_ROWS}").pl()
         try:
             model.validate(sample.select(model_columns(model)), lazy=True)
         except pa.errors.SchemaErrors as errors:

@@ -75,17 +75,25 @@ def _report_failure(messages: list[str]) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from assets.mlperf import MLPERF_ROUND_OP, load_sources, plan_rounds, round_run_config
-    from assets.warehouse import IngestError
+    from assets.mlperf_ingest import reading_once
     from pipelines.definitions import build_definitions
-    from pipelines.partitions import MLPERF_ROUND_PARTITIONS
 
     inputs = Inputs(mlperf=args.mlperf or [], sources_file=args.sources, dumps=args.dumps or [],
                     prices=args.prices, profiles=args.profiles)
     warehouse = Warehouse(dir=args.warehouse)
     print(f"benchbill: building {Path(args.warehouse).resolve()}", file=sys.stderr)
     definitions = build_definitions(inputs, warehouse)
-    # MLPerf rounds are partitions: find the rounds the inputs hold, ingest each, then build the rest.
+    # MLPerf rounds are partitions: find the rounds the inputs hold, ingest each, then build the rest;
+    # each input is read once for all of them (reading_once).
+    with reading_once():
+        return _run_jobs(definitions, inputs, warehouse)
+
+
+def _run_jobs(definitions: dg.Definitions, inputs: Inputs, warehouse: Warehouse) -> int:
+    from assets.mlperf import MLPERF_ROUND_OP, load_sources, plan_rounds, round_run_config
+    from assets.warehouse import IngestError
+    from pipelines.partitions import MLPERF_ROUND_PARTITIONS
+
     try:
         plan = plan_rounds(list(inputs.mlperf), load_sources(inputs.sources_file),
                            log=lambda m: print(f"  {m}", file=sys.stderr))
