@@ -153,7 +153,8 @@ def reading_once() -> Iterator[None]:
         _ONCE = outer
 
 
-def _fetch(location: str, allowed_hosts: list[str], log: Callable[[str], None] | None) -> Fetched:
+def fetch_once(location: str, allowed_hosts: list[str], log: Callable[[str], None] | None) -> Fetched:
+    """A URL's bytes, fetched once while reading_once is active."""
     if _ONCE is None:
         return fetch_url(location, allowed_hosts, progress=log)
     if location not in _ONCE["urls"]:
@@ -307,7 +308,7 @@ def read_locations(locations: list[str], allowed_hosts: list[str], *, round_name
     reader = _Reader(round_name, log)
     for location in locations:
         if is_url(location):
-            reader.add_file(_fetch(location, allowed_hosts, log), explicit=True)
+            reader.add_file(fetch_once(location, allowed_hosts, log), explicit=True)
             continue
         path = Path(location)
         if not path.exists():

@@ -75,18 +75,43 @@ def _report_failure(messages: list[str]) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    from assets.fingerprint import inputs_json, published_fingerprint
     from assets.mlperf_ingest import reading_once
     from pipelines.definitions import build_definitions
 
     inputs = Inputs(mlperf=args.mlperf or [], sources_file=args.sources, dumps=args.dumps or [],
                     prices=args.prices, profiles=args.profiles)
     warehouse = Warehouse(dir=args.warehouse)
-    print(f"benchbill: building {Path(args.warehouse).resolve()}", file=sys.stderr)
-    definitions = build_definitions(inputs, warehouse)
-    # MLPerf rounds are partitions: find the rounds the inputs hold, ingest each, then build the rest;
-    # each input is read once for all of them (reading_once).
+    # Each input is read once for the whole run (reading_once): the fingerprint, then every job.
     with reading_once():
+        found = _fingerprint(inputs)
+        if found is not None and not args.force and published_fingerprint(warehouse) == found[0]:
+            print(f"benchbill: nothing changed since the last publish of {Path(args.warehouse).resolve()} (same "
+                  f"inputs by checksum, same code): showing it; --force builds anyway", file=sys.stderr)
+            return _print_published(warehouse, [])
+        if found is not None:
+            inputs = Inputs(**{**inputs.model_dump(), "fingerprint": found[0], "code_sha256": found[1],
+                               "fingerprint_inputs": inputs_json(found[2])})
+        print(f"benchbill: building {Path(args.warehouse).resolve()}", file=sys.stderr)
+        definitions = build_definitions(inputs, warehouse)
+        # MLPerf rounds are partitions: find the rounds the inputs hold, ingest each, then build the rest.
         return _run_jobs(definitions, inputs, warehouse)
+
+
+def _fingerprint(inputs: Inputs) -> tuple[str, str, list] | None:
+    """The run's fingerprint, or None when an input cannot be read (the run then says what is wrong)."""
+    from assets.fingerprint import inputs_fingerprint
+    from assets.mlperf import load_sources
+    from assets.mlperf_ingest import fetch_once
+    from assets.warehouse import IngestError
+
+    try:
+        sources = load_sources(inputs.sources_file)
+        locations = list(inputs.mlperf) or [url for _name, url in sources.rounds]
+        return inputs_fingerprint(inputs, locations, lambda url: fetch_once(
+            url, sources.allowed_hosts, lambda m: print(f"  {m}", file=sys.stderr)))
+    except (IngestError, OSError):
+        return None
 
 
 def _run_jobs(definitions: dg.Definitions, inputs: Inputs, warehouse: Warehouse) -> int:
@@ -112,6 +137,11 @@ def _run_jobs(definitions: dg.Definitions, inputs: Inputs, warehouse: Warehouse)
     failures = _execute(definitions.resolve_job_def("build_warehouse"), instance, warnings)
     if failures:
         return _report_failure(failures)
+    return _print_published(warehouse, warnings)
+
+
+def _print_published(warehouse: Warehouse, warnings: list[str]) -> int:
+    """The shortlist of the published serving file, its quarantine counts, the warnings, and where things are."""
     rows, quarantine = read_shortlist(warehouse.serving_path)
     print(format_shortlist(rows))
     if quarantine:
@@ -189,6 +219,8 @@ def build_parser() -> argparse.ArgumentParser:
     run_parser.add_argument("--prices", default=str(DEFAULT_PRICES), metavar="FILE", help="prices CSV")
     run_parser.add_argument("--profiles", default=str(DEFAULT_PROFILES), metavar="FILE", help="profiles YAML")
     run_parser.add_argument("--warehouse", default="warehouse", metavar="DIR", help="warehouse folder")
+    run_parser.add_argument("--force", action="store_true",
+                            help="build even when no input (by checksum) and no code changed since the last publish")
     run_parser.set_defaults(handler=run)
 
     report_parser = commands.add_parser("report", help="write the HTML report from the published serving file")

@@ -100,10 +100,14 @@ class Warehouse(dg.ConfigurableResource):
 
 class Inputs(dg.ConfigurableResource):
     """What a run reads: MLPerf round tables (paths or URLs; empty means the sources file),
-    dump folders, the price table and the profiles."""
+    dump folders, the price table and the profiles; and, from `benchbill run`, the fingerprint of
+    all of them and of the code (assets/fingerprint.py), recorded with the build."""
 
     mlperf: list[str] = []
     sources_file: str = str(DEFAULT_SOURCES)
     dumps: list[str] = []
     prices: str = str(DEFAULT_PRICES)
     profiles: str = str(DEFAULT_PROFILES)
+    fingerprint: str = ""
+    code_sha256: str = ""
+    fingerprint_inputs: str = ""

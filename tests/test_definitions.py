@@ -23,6 +23,7 @@ ASSETS = {
     "publish/report_html",
     # issue 7: per-request records read in one DuckDB pass (observed/requests is a view over them)
     "observed/request_sources", "observed/stored_requests", "observed/request_stats", "observed/request_percentiles",
+    "audit/run_fingerprint",
 }
 
 
