@@ -305,6 +305,17 @@ def split_valid(
     return coerced.with_row_index("_j").filter(pl.col("_j").is_in(kept)).drop("_j"), rejects
 
 
+_CHECKER: list[duckdb.DuckDBPyConnection] = []
+
+
+def _checker() -> duckdb.DuckDBPyConnection:
+    """The in-memory DuckDB connection that runs the data checks (one per process, kept: opening one
+    costs more than checking a small frame)."""
+    if not _CHECKER:
+        _CHECKER.append(duckdb.connect())
+    return _CHECKER[0].cursor()
+
+
 def _failing_rows(frame: pl.DataFrame, model: type[pa.DataFrameModel]) -> list[tuple[int, str]]:
     """(row position, reason) for every failed data check of `model` in `frame`, evaluated by DuckDB."""
     if frame.height == 0:
@@ -315,7 +326,7 @@ def _failing_rows(frame: pl.DataFrame, model: type[pa.DataFrameModel]) -> list[t
     if schema.unique:
         uniques.append([schema.unique] if isinstance(schema.unique, str) else list(schema.unique))
     duplicate = [f"count(*) OVER (PARTITION BY {', '.join(quote_ident(c) for c in cols)}) > 1" for cols in uniques]
-    conn = duckdb.connect()
+    conn = _checker()
     try:
         conn.register("_frame", frame.with_row_index("_i").to_arrow())
         failing = conn.execute(
@@ -324,7 +335,7 @@ def _failing_rows(frame: pl.DataFrame, model: type[pa.DataFrameModel]) -> list[t
             + f" FROM _frame {'QUALIFY' if duplicate else 'WHERE'} NOT ({sql_valid(checks)})"
             + "".join(f" OR ({d})" for d in duplicate)).fetchall()
     finally:
-        conn.close()
+        conn.unregister("_frame")
     out = []
     for i, reason, *dupes in failing:
         if reason:
