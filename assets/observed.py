@@ -97,7 +97,8 @@ def write_observed(conn, batch: dumps.ObservedBatch) -> list:
         write_table(conn, "observed.request_percentiles", frame("request_percentiles", RequestPercentiles),
                     RequestPercentiles),
     ]
-    create_view(conn, "observed.requests", request_stats.view_sql(batch.scans), Requests, batch.request_rejects)
+    create_view(conn, "observed.requests", request_stats.view_parts(batch.scans), Requests, batch.request_rejects,
+                request_stats.sampled_parts(batch.scans))
     reports.append(WriteReport("observed.requests", sum(s["requests"] for s in batch.request_sources),
                                len(batch.request_rejects)))
     return reports

@@ -8,8 +8,10 @@ all of them:
   `assets.warehouse.sql_checks`: pandera itself validates a sample of the published view, the full
   checks run here); a failing row is left out and quarantined with the checks it fails;
 - computes TPOT by our one definition (`TPOT_SQL`);
-- groups the rows by source and load level (`sql/observed/request_groups.sql`): counts, the measured
-  window, token sums, the first arrivals, and the values of each measure.
+- aggregates the rows on two grouping sets at once (`sql/observed/request_groups.sql`): per repeat
+  (source and the file's own level values: counts, the measured window, token sums, the first
+  arrivals, the repeat's own percentiles) and per load level (run, kind and nominal value: the
+  percentiles pooled over repeats, with the brackets of the interval).
 
 Once `assets.dumps` has placed each group in its run's sweep (load level and repeat), the groups
 give `observed.request_stats` (per repeat) and `observed.request_percentiles` (per load level,
@@ -120,9 +122,10 @@ class Source:
 
 
 class RequestPass:
-    """One DuckDB pass over the request sources of a dumps folder: every source is parsed once into a
-    compact in-memory table (`request_values`, spilling to a temporary folder if need be), which the
-    aggregations then read. Closed with `close`."""
+    """One DuckDB pass over the request sources of a dumps folder (an in-memory database that spills
+    to a temporary folder if need be): every source is parsed once, by one aggregation; only the
+    load levels of at most EXACT_UP_TO requests are read again, for their exact order statistics.
+    Closed with `close`."""
 
     def __init__(self) -> None:
         self.folder = Path(tempfile.mkdtemp(prefix="benchbill-requests-"))
@@ -308,14 +311,27 @@ def requests_select(rows: str, keys: str, join_on: str = "source_id") -> str:
     )
 
 
-def view_sql(scans: list[tuple[str, str]]) -> str:
-    """observed.requests: the records stored in the warehouse, and every file read in place (`scans`:
-    source key and the SELECT that reads it), placed in their sweep by observed.request_sources."""
+def sampled_parts(scans: list[tuple[str, str]]) -> list[int]:
+    """Which parts of view_parts pandera samples: the stored records and the first file of each reader
+    (the parts of one reader are one SELECT over different files; sampling every file would scan them)."""
+    chosen, readers = [0], set()
+    for i, (_key, select) in enumerate(scans, start=1):
+        reader = next((r for r in ("read_parquet", "read_csv", "read_ndjson") if r in select), select)
+        if reader not in readers:
+            readers.add(reader)
+            chosen.append(i)
+    return chosen
+
+
+def view_parts(scans: list[tuple[str, str]]) -> list[str]:
+    """observed.requests, as the SELECTs its UNION ALL joins: the records stored in the warehouse, and
+    every file read in place (`scans`: source key and the SELECT that reads it), placed in their
+    sweep by observed.request_sources."""
     parts = ["SELECT * FROM observed.stored_requests"]
     for key, select in scans:
         rows = f"(SELECT {sql_string_literal(key)} AS source_key, *, {TPOT_SQL} AS tpot_ms FROM ({select}))"
         parts.append(requests_select(rows, "observed.request_sources", "source_key"))
-    return "\nUNION ALL\n".join(parts)
+    return parts
 
 
 def scan_frame(requests: RequestScan) -> pl.DataFrame:

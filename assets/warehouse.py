@@ -447,12 +447,13 @@ def _record_quarantine(conn: duckdb.DuckDBPyConnection, table: str, rejects: lis
 VIEW_SAMPLE_ROWS = 10_000
 
 
-def create_view(conn: duckdb.DuckDBPyConnection, view: str, sql: str, model: type[pa.DataFrameModel],
-                rejects: list[Reject] | None = None) -> int:
-    """Replace `view` (a view over files read in place, too large to copy) with `sql`, described from
-    `model` like a table, its quarantine rows replaced with `rejects`, in one transaction. Its rows
-    were checked where they were read (the model's checks in SQL); pandera validates a sample of
-    VIEW_SAMPLE_ROWS of them here, and a mismatch raises SchemaMismatch. Returns the rows checked."""
+def create_view(conn: duckdb.DuckDBPyConnection, view: str, parts: list[str], model: type[pa.DataFrameModel],
+                rejects: list[Reject] | None = None, sampled: list[int] | None = None) -> int:
+    """Replace `view` (a view over files read in place, too large to copy) with the UNION ALL of the
+    SELECTs in `parts`, described from `model` like a table, its quarantine rows replaced with
+    `rejects`, in one transaction. Its rows were checked where they were read (the model's checks
+    in SQL); pandera validates a sample here (the first rows of the parts `sampled`, default all;
+    VIEW_SAMPLE_ROWS in all), and a mismatch raises SchemaMismatch. Returns the rows sampled."""
     _describe_audit(conn)
     schema, name = view.split(".")
     conn.execute(f"CREATE SCHEMA IF NOT EXISTS {quote_ident(schema)}")
@@ -461,8 +462,12 @@ def create_view(conn: duckdb.DuckDBPyConnection, view: str, sql: str, model: typ
         if conn.execute("SELECT count(*) FROM duckdb_tables() WHERE schema_name = ? AND table_name = ?",
                         [schema, name]).fetchone()[0]:
             conn.execute(f"DROP TABLE {qualified(view)}")  # a build file from before it was a view
-        conn.execute(f"CREATE OR REPLACE VIEW {qualified(view)} AS {sql}")
-        sample = conn.execute(f"SELECT * FROM {qualified(view)} LIMIT {VIEW_SAMPLE_ROWS}").pl()
+        conn.execute(f"CREATE OR REPLACE VIEW {qualified(view)} AS "
+                     + "\nUNION ALL\n".join(f"({part})" for part in parts))
+        chosen = [parts[i] for i in (sampled if sampled is not None else range(len(parts)))]
+        each = max(1, VIEW_SAMPLE_ROWS // max(1, len(chosen)))
+        sample = pl.concat([conn.execute(f"SELECT * FROM ({part}) LIMIT {each}").pl() for part in chosen],
+                           how="vertical_relaxed")
         try:
             model.validate(sample.select(model_columns(model)), lazy=True)
         except pa.errors.SchemaErrors as errors:
@@ -470,9 +475,9 @@ def create_view(conn: duckdb.DuckDBPyConnection, view: str, sql: str, model: typ
                                  f"{errors.failure_cases.head(5).to_dicts()}") from None
         comment = sql_string_literal(one_line(model.to_schema().description))
         conn.execute(f"COMMENT ON VIEW {qualified(view)} IS {comment}")
-        for column_name, column in model.to_schema().columns.items():
-            conn.execute(f"COMMENT ON COLUMN {qualified(view)}.{quote_ident(column_name)} "
-                         f"IS {sql_string_literal(one_line(column.description))}")
+        conn.execute(";\n".join(f"COMMENT ON COLUMN {qualified(view)}.{quote_ident(column_name)} "
+                                 f"IS {sql_string_literal(one_line(column.description))}"
+                                 for column_name, column in model.to_schema().columns.items()))
         _record_quarantine(conn, view, list(rejects or []), None)
         conn.execute("COMMIT")
     except Exception:
