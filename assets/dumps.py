@@ -10,6 +10,7 @@ content was already read (same sha256, e.g. copied twice) is read once.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -232,8 +233,9 @@ def decode(fetched: Fetched | LargeFile, path: str | None = None) -> Dump:
         dump = Dump(fetched.name, fetched.head, path=path or fetched.name, partial=True, tail=fetched.tail)
         if looks_like_json(fetched.head):
             head_lines = _json_lines_head(fetched.head)
-            if head_lines is not None:
-                dump.payload, dump.json_lines = head_lines, True
+            if head_lines is None:  # one large JSON document (a detailed vLLM result): read it whole
+                return decode(read_local(fetched.name)[0], path)
+            dump.payload, dump.json_lines = head_lines, True
         return dump
     dump = Dump(fetched.name, fetched.data, path=path)
     if not looks_like_json(fetched.data):
@@ -375,14 +377,15 @@ def collect(root: Path) -> ObservedBatch:
             prepared.append(run)
     with RequestPass() as requests:
         for run in prepared:
-            for i, point in enumerate(run.points):
+            for point in run.points:
                 if point.measurement.requests is not None:
-                    requests.add(point.source(run, i))
+                    requests.add(point.source(run))
         groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
         for group in requests.run().iter_rows(named=True):
             groups[group["source_key"]].append(group)
         batch.request_rejects += requests.rejects()
         for run in prepared:
+            _drop_unreadable(batch, run, requests.unreadable)
             _assemble_run(batch, run, groups)
         keys = pl.DataFrame(batch.request_sources, schema=REQUEST_SOURCE_SCHEMA)
         stats, percentiles = requests.finish(keys)
@@ -416,22 +419,23 @@ class _Point:
     read: _Read
     measurement: Measurement
     requests_source: str | None = None
+    index: int = 0  # position among its run's merged points (names a frame's request source)
 
     @property
     def source_name(self) -> str:
         return self.requests_source or self.read.fetched.name
 
-    def key(self, index: int) -> str:
+    def key(self) -> str:
         """The request source's key: the file, and for a frame the measurement it belongs to."""
         if isinstance(self.measurement.requests, RequestScan):
             return self.source_name
-        return f"{self.source_name}#{index}:{self.measurement.location}"
+        return f"{self.source_name}#{self.index}:{self.measurement.location}"
 
-    def source(self, run: _Run, index: int) -> Source:
+    def source(self, run: _Run) -> Source:
         m = self.measurement
         scanned_levels = isinstance(m.requests, RequestScan) and m.requests.level_columns
         kind, nominal = (None, None) if scanned_levels else _level(self, run.config["load_kind"])
-        return Source(self.key(index), self.source_name, m.requests, run.run_id, run.config["load_kind"], kind,
+        return Source(self.key(), self.source_name, m.requests, run.run_id, run.config["load_kind"], kind,
                       nominal)
 
 
@@ -508,8 +512,10 @@ def _prepare_run(batch: ObservedBatch, root: Path, sidecar_folder: PurePosixPath
         status = "read" if read.parsed.measurements else "quarantined"
         batch.files.append(SourceFile(f.name, f.sha256, size_of(f), read.parsed.kind, status,
                                       rows=len(read.parsed.measurements), note=read.parsed.note))
-    return _Run(root, sidecar_folder, tool, config, label, run_id, combined, sidecar_names, ordered_reads,
-                _merge(ordered_reads))
+    points = _merge(ordered_reads)
+    for index, point in enumerate(points):
+        point.index = index
+    return _Run(root, sidecar_folder, tool, config, label, run_id, combined, sidecar_names, ordered_reads, points)
 
 
 def _window_values(group: dict[str, Any]) -> dict[str, Any]:
@@ -532,12 +538,12 @@ def _expand(run: _Run, groups: dict[str, list[dict[str, Any]]]) -> list[tuple[_P
     """Each point with its request group: a generic file with level columns becomes one point per load
     level its rows hold (levels whose every row was quarantined are left out)."""
     out = []
-    for i, point in enumerate(run.points):
+    for point in run.points:
         m = point.measurement
         if m.requests is None:
             out.append((point, None))
             continue
-        found = [g for g in groups.get(point.key(i), []) if g["requests_sent"] + g["requests_warmup_excluded"]
+        found = [g for g in groups.get(point.key(), []) if g["requests_sent"] + g["requests_warmup_excluded"]
                  + g["requests_cooldown_excluded"] > 0]
         if not (isinstance(m.requests, RequestScan) and m.requests.level_columns):
             out.append((point, found[0] if found else None))
@@ -548,7 +554,7 @@ def _expand(run: _Run, groups: dict[str, list[dict[str, Any]]]) -> list[tuple[_P
             level = Measurement(location=generic.level_location(rate, concurrency, m.requests.level_columns),
                                 load_kind=load_kind, offered_rate_per_s=rate, concurrency=concurrency,
                                 requests=m.requests)
-            out.append((_Point(point.read, level, point.requests_source), group))
+            out.append((_Point(point.read, level, point.requests_source, point.index), group))
     return out
 
 
@@ -627,6 +633,20 @@ def _assemble_run(batch: ObservedBatch, run: _Run, groups: dict[str, list[dict[s
         "_source": run.sidecar_names[-1],
         "_location": f"run {run.label}",
     })
+
+
+def _drop_unreadable(batch: ObservedBatch, run: _Run, unreadable: dict[str, str]) -> None:
+    """Points whose per-request file DuckDB could not read: quarantined with the reason, left out."""
+    kept = []
+    for point in run.points:
+        reason = unreadable.get(point.key()) if point.measurement.requests is not None else None
+        if reason is None:
+            kept.append(point)
+            continue
+        batch.rejects.append(Reject(point.source_name, "file", reason))
+        batch.files = [dataclasses.replace(f, status="quarantined", rows=0) if f.source == point.source_name
+                       else f for f in batch.files]
+    run.points = kept
 
 
 def _sha_of(run: _Run, name: str) -> str | None:

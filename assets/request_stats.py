@@ -137,6 +137,7 @@ class RequestPass:
         self._parts: dict[str, str] = {}
         self._frames: list[pl.DataFrame] = []
         self.groups: pl.DataFrame | None = None
+        self.unreadable: dict[str, str] = {}
 
     def close(self) -> None:
         self.conn.close()
@@ -178,36 +179,48 @@ class RequestPass:
         self._parts[source.key] = f"SELECT {source_id} AS source_id, *, {level} FROM ({select})"
 
     def run(self) -> pl.DataFrame:
-        """Parse every source once; the groups (per source and load level) it holds."""
-        parts = list(self._parts.values())
+        """Parse every source once; the groups (per source and load level) it holds. A CSV or Parquet
+        file DuckDB cannot read is left out and listed in `unreadable` (key -> reason), to be
+        quarantined; JSON lines that are not JSON stop the run (IngestError naming the file), as any
+        file that looks like JSON and is not."""
         self.conn.register("request_frames", (pl.concat(self._frames) if self._frames
                                               else pl.DataFrame(schema=_ROW_TYPES)).to_arrow())
-        if not parts:
-            parts.append("SELECT *, NULL::VARCHAR AS run_id, NULL::VARCHAR AS level_kind, NULL::DOUBLE AS level_nominal "
-                         "FROM request_frames")
-        self.conn.execute(f"CREATE TEMP VIEW request_rows AS {_rows_sql(parts)}")
         self.conn.register("request_source_ids", pl.DataFrame(
             {"source_id": list(self._ids.values()), "source_key": list(self._ids)},
             schema={"source_id": pl.Int64, "source_key": pl.String}).to_arrow())
-        try:
-            self.conn.execute(f"CREATE TEMP TABLE request_groups AS {read_sql('observed/request_groups.sql')}")
-        except duckdb.Error as exc:
-            raise self._unreadable(exc) from None
+        while True:
+            parts = list(self._parts.values()) or [
+                "SELECT *, NULL::VARCHAR AS run_id, NULL::VARCHAR AS level_kind, NULL::DOUBLE AS level_nominal "
+                "FROM request_frames"]
+            try:
+                self.conn.execute(f"CREATE OR REPLACE TEMP VIEW request_rows AS {_rows_sql(parts)}")
+                self.conn.execute(f"CREATE OR REPLACE TEMP TABLE request_groups AS "
+                                  f"{read_sql('observed/request_groups.sql')}")
+                break
+            except duckdb.Error as exc:
+                key, reason = self._unreadable(exc)
+                source = self.sources.get(key)
+                if source is None or "read_ndjson" in source.requests.select:
+                    raise IngestError(f"{source.name}: invalid JSON ({reason})" if source
+                                      else f"reading per-request records failed: {reason}") from None
+                self.unreadable[key] = f"cannot read as CSV/Parquet: {reason}"
+                del self._parts[key]
         self.groups = self.conn.execute(
-            "SELECT i.source_key, g.* EXCLUDE (grouping_set, first_arrivals_s, ttft_q, tpot_q, e2e_q) FROM request_groups AS g JOIN request_source_ids AS i USING (source_id) "
+            "SELECT i.source_key, g.* EXCLUDE (grouping_set, first_arrivals_s, ttft_q, tpot_q, e2e_q) "
+            "FROM request_groups AS g JOIN request_source_ids AS i USING (source_id) "
             "WHERE grouping_set = 'repeat' ORDER BY i.source_key, file_offered_rate_per_s, file_concurrency").pl()
         return self.groups
 
-    def _unreadable(self, exc: duckdb.Error) -> IngestError:
-        """The source the pass could not read, named, with DuckDB's reason."""
+    def _unreadable(self, exc: duckdb.Error) -> tuple[str | None, str]:
+        """(key, DuckDB's reason) of the source the pass could not read (None: no single source)."""
         for key, part in self._parts.items():
             try:
-                self.conn.execute(f"SELECT count(*) FROM ({part})").fetchall()
+                self.conn.execute("SELECT count(*), min(phase), min(status), min(start_s), min(input_tokens), "
+                                  "min(output_tokens), min(ttft_ms), min(e2e_ms), min(level_nominal) "
+                                  f"FROM ({_rows_sql([part])})").fetchall()
             except duckdb.Error as own:
-                source = self.sources[key]
-                what = "invalid JSON" if "json" in source.requests.select.lower() else "cannot read as CSV/Parquet"
-                return IngestError(f"{source.name}: {what} ({str(own).splitlines()[0]})")
-        return IngestError(f"reading per-request records failed: {exc}")
+                return key, str(own).splitlines()[0]
+        return None, str(exc).splitlines()[0]
 
     def rejects(self) -> list[Reject]:
         """The rows that failed a check: the first QUARANTINE_ROWS_PER_SOURCE of each source one by one

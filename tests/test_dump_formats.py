@@ -326,3 +326,24 @@ def test_guidellm_other_report_version_is_quarantined(tmp_path):
     report["metadata"]["version"] = 3
     batch = write_run(tmp_path, "benchmarks.json", json.dumps(report))
     assert not batch.measurements and "report version 3" in batch.rejects[0].reason
+
+
+def test_a_generic_csv_duckdb_cannot_read_is_quarantined_and_the_rest_is_read(tmp_path):
+    good = (FIXTURES / "generic/requests.csv").read_text()
+    broken = good + "1790000999.0,1,2,3,4,ok,measure,,2.0,surplus,columns\n"  # more fields than the header
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "good.csv").write_text(good.replace("1790000", "1790100"))
+    (src / "broken.csv").write_text(broken)
+    batch = dumps.collect_all([str(dumps_tree(tmp_path / "dumps", {"r": src}))])
+    (reject,) = [r for r in batch.rejects if r.source.endswith("broken.csv")]
+    assert reject.location == "file" and reject.reason.startswith("cannot read as CSV/Parquet")
+    assert {f.status for f in batch.files if f.source.endswith("broken.csv")} == {"quarantined"}
+    assert batch.measurements and all(m["source"].endswith("good.csv") for m in batch.measurements)
+
+
+def test_a_large_json_document_is_read_whole(tmp_path, monkeypatch):
+    monkeypatch.setattr(dumps, "LARGE_FILE_BYTES", 1000)  # the fixture counts as large
+    batch = write_run(tmp_path, "r.json",
+                      (FIXTURES / "vllm/openai-4.0qps-Llama-3.1-8B-Instruct-20260901-120000.json").read_text())
+    assert len(batch.measurements) == 1 and batch.measurements[0]["has_requests"]
