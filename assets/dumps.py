@@ -166,6 +166,11 @@ class LargeFile:
     head: bytes
     tail: bytes
 
+    @property
+    def data(self) -> bytes:
+        """All the bytes, read now (for code that needs a file whole, like a Fetched's `data`)."""
+        return Path(self.name).read_bytes()
+
 
 LARGE_FILE_BYTES = 16 * 1024 * 1024
 HEAD_BYTES = 1024 * 1024
@@ -234,7 +239,7 @@ def decode(fetched: Fetched | LargeFile, path: str | None = None) -> Dump:
         if looks_like_json(fetched.head):
             head_lines = _json_lines_head(fetched.head)
             if head_lines is None:  # one large JSON document (a detailed vLLM result): read it whole
-                return decode(read_local(fetched.name)[0], path)
+                return decode(Fetched(fetched.name, fetched.data, fetched.sha256), path)
             dump.payload, dump.json_lines = head_lines, True
         return dump
     dump = Dump(fetched.name, fetched.data, path=path)
@@ -269,7 +274,7 @@ def complete(dump: Dump, fetched: Fetched | LargeFile) -> Dump:
     """The whole file decoded, for a format that reads every line or byte itself."""
     if not dump.partial:
         return dump
-    data = read_local(fetched.name)[0].data if isinstance(fetched, LargeFile) else fetched.data
+    data = fetched.data
     full = Dump(dump.name, data, path=dump.path)
     if dump.json_lines:
         full.payload, full.json_lines = _all_json_lines(data, dump.name), True
