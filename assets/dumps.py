@@ -213,6 +213,10 @@ def hash_large_files(paths: list[Path]) -> dict[Path, LargeFile]:
         return dict(zip(large, pool.map(read_dump_file, large)))
 
 
+def _without_bytes(fetched: Fetched) -> LargeFile:
+    return LargeFile(fetched.name, fetched.sha256, len(fetched.data), fetched.data[:HEAD_BYTES], fetched.data[-8:])
+
+
 def size_of(fetched: Fetched | LargeFile) -> int:
     return fetched.size if isinstance(fetched, LargeFile) else len(fetched.data)
 
@@ -356,6 +360,8 @@ def collect(root: Path) -> ObservedBatch:
             batch.files.append(SourceFile(fetched.name, fetched.sha256, size_of(fetched), parsed.kind, "read",
                                           note=inference_perf.NOT_LOAD_LEVELS[parsed.kind]))
         else:
+            if parsed.kind in SCANNED_KINDS and not isinstance(fetched, LargeFile):
+                fetched = _without_bytes(fetched)  # DuckDB reads it from disk: keep no copy
             reads.append(_Read(fetched, rel.parent, parsed))
 
     runs: dict[tuple[PurePosixPath, str], list[_Read]] = defaultdict(list)
