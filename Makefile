@@ -1,6 +1,7 @@
 # benchbill: two commands on a fresh machine (Python 3.11 and make; everything else is installed here).
 #   make run    set up and build the warehouse, print the shortlist
 #   make test   set up and run the test suite
+#   make bench  the benchmark harness (bench/): ours vs one DuckDB query vs pandas, 1M and 10M requests
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -22,14 +23,14 @@ endif
 # The report test renders the HTML report in Debian's chromium (installed here when missing).
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: setup run test dev clean browser
+.PHONY: setup run test dev clean browser bench
 
 setup: $(STAMP)
 
 $(STAMP):
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
 	rm -f $(VENV)/.installed-*
 	touch $(STAMP)
 
@@ -42,6 +43,11 @@ test: setup browser
 browser:
 	@test -x $(CHROMIUM) || { echo "installing Debian's chromium for the report test"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+# BENCH_ARGS: e.g. --sizes 10k,1M --runs 1 (see python -m bench --help)
+BENCH_ARGS ?= --sizes 1M,10M --runs 3
+bench: setup
+	$(BIN)/python -m bench $(BENCH_ARGS)
 
 dev: setup
 	mkdir -p $(DAGSTER_HOME)

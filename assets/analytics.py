@@ -65,7 +65,7 @@ def create_views(conn: duckdb.DuckDBPyConnection) -> dict[str, list[str]]:
           ["projected", "delivered_at_slo"], ["benchmark", "mlperf_reference"], ["benchmark", "mlperf_results"],
           ["benchmark", "accelerator_prices"], ["observed", "load_points"], ["observed", "runs"],
           ["requirement", "profiles"], ["requirement", "slo_bounds"], ["requirement", "traffic_shape"],
-          ["benchmark", "mlperf_round_over_round"]],
+          ["benchmark", "mlperf_round_over_round"], ["audit", "run_fingerprint"]],
     group_name="analytics",
     kinds={"duckdb", "sql"},
 )

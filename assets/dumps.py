@@ -10,8 +10,11 @@ content was already read (same sha256, e.g. copied twice) is read once.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
+import os
+from concurrent.futures import ThreadPoolExecutor
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -22,10 +25,10 @@ import polars as pl
 
 from assets import archives, canonical
 from assets.dump_formats import (
-    TEXT_COLUMNS,
     Dump,
     Measurement,
     Parsed,
+    RequestScan,
     aiperf,
     empty_point,
     generic,
@@ -35,9 +38,9 @@ from assets.dump_formats import (
     loadgen_run,
     sglang,
     vllm,
-    with_our_tpot,
 )
-from assets.fetch import Fetched, read_local, sha256_bytes, walk_files
+from assets.fetch import Fetched, read_local, read_whole, sha256_bytes, walk_files
+from assets.request_stats import RequestPass, Source
 from assets.textinput import decode_json, decode_json_lines, encoding_problem, looks_like_json, parse_yaml
 from assets.warehouse import IngestError, Reject, SourceFile
 
@@ -57,22 +60,43 @@ class SidecarProblem(ValueError):
     pass
 
 
+# observed.request_sources rows as a frame (also the keys that place request groups in a sweep).
+REQUEST_SOURCE_SCHEMA = {
+    "run_id": pl.String, "load_index": pl.Int64, "repeat_index": pl.Int64, "source": pl.String,
+    "source_sha256": pl.String, "reader": pl.String, "location": pl.String, "source_key": pl.String,
+    "file_offered_rate_per_s": pl.Float64, "file_concurrency": pl.Float64, "level_kind": pl.String,
+    "level_nominal": pl.Float64, "first_ordinal": pl.Int64,
+    "first_start_s": pl.Float64, "requests": pl.Int64, "rows_quarantined": pl.Int64, "evidence": pl.String,
+}
+
+
 @dataclass
 class ObservedBatch:
-    """What the dumps folders yield: rows for observed.runs, observed.measurements and
-    observed.tool_metrics, a request frame for observed.requests, rejects and the file inventory."""
+    """What the dumps folders yield: rows for observed.runs, observed.measurements,
+    observed.tool_metrics and observed.request_sources; the request pass's observed.request_stats,
+    observed.request_percentiles and the records to store (observed.stored_requests); the files
+    read in place for the view observed.requests (`scans`: source key, checked SELECT); rejects and
+    the file inventory; with `store_texts`, the prompt and response texts (observed.request_texts;
+    otherwise none is kept)."""
 
     runs: list[dict[str, Any]] = field(default_factory=list)
     measurements: list[dict[str, Any]] = field(default_factory=list)
     tool_metrics: list[dict[str, Any]] = field(default_factory=list)
-    requests: list[pl.DataFrame] = field(default_factory=list)
+    request_sources: list[dict[str, Any]] = field(default_factory=list)
+    request_stats: list[pl.DataFrame] = field(default_factory=list)
+    request_percentiles: list[pl.DataFrame] = field(default_factory=list)
+    stored_requests: list[pl.DataFrame] = field(default_factory=list)
+    scans: list[tuple[str, str]] = field(default_factory=list)
     rejects: list[Reject] = field(default_factory=list)
+    request_rejects: list[Reject] = field(default_factory=list)
     files: list[SourceFile] = field(default_factory=list)
     request_texts: list[pl.DataFrame] = field(default_factory=list)
     store_texts: bool = False  # keep prompt/response texts (observed.request_texts); off: never held
 
-    def request_frame(self) -> pl.DataFrame | None:
-        return pl.concat(self.requests, how="vertical") if self.requests else None
+    def frame(self, name: str) -> pl.DataFrame | None:
+        """One of the request pass's tables, all roots together (None when no root had any)."""
+        frames = getattr(self, name)
+        return pl.concat(frames, how="vertical_relaxed") if frames else None
 
 
 def read_sidecar(fetched: Fetched) -> dict[str, Any]:
@@ -128,28 +152,148 @@ def run_config(merged: dict[str, Any], sidecars: list[str]) -> dict[str, Any]:
     }
 
 
-# ---- recognising one file --------------------------------------------------------------------
+# ---- reading and recognising one file ---------------------------------------------------------
 
-def decode(fetched: Fetched) -> Dump:
-    """The file with its JSON decoded when it is JSON (or JSON lines); IngestError names a file
-    that looks like JSON and is not (the line, for JSON lines)."""
-    dump = Dump(fetched.name, fetched.data)
+@dataclass(frozen=True)
+class LargeFile:
+    """A dump file larger than LARGE_FILE_BYTES: its checksum (hashed as it streams past), size and
+    first and last bytes, never all of it in memory. Only the formats that are this large in practice
+    (per-request records, read by DuckDB in place) use it whole; any other is read in full."""
+
+    name: str
+    sha256: str
+    size: int
+    head: bytes
+    tail: bytes
+
+    @property
+    def data(self) -> bytes:
+        """All the bytes, read now (for code that needs a file whole, like a Fetched's `data`; the size
+        limit of files read into memory applies)."""
+        return read_whole(Path(self.name))
+
+
+LARGE_FILE_BYTES = 16 * 1024 * 1024
+HEAD_BYTES = 1024 * 1024
+JSON_LINES_HEAD = 64  # lines decoded to recognise a JSON-lines file
+# Formats whose records DuckDB reads in place: their files are never decoded by Python.
+SCANNED_KINDS = {generic.MEASUREMENT_CSV, generic.MEASUREMENT_PARQUET, generic.LOG_CSV, generic.LOG_PARQUET,
+                 aiperf.RECORDS}
+
+
+def read_dump_file(path: Path) -> Fetched | LargeFile:
+    """A dump file with its sha256: all its bytes, or (above LARGE_FILE_BYTES) a LargeFile."""
+    try:
+        size = path.stat().st_size
+        if size <= LARGE_FILE_BYTES:
+            return read_local(path)[0]
+        digest, head = hashlib.sha256(), b""
+        with open(path, "rb") as handle:
+            while chunk := handle.read(8 * 1024 * 1024):
+                head = head or chunk[:HEAD_BYTES]
+                digest.update(chunk)
+            handle.seek(max(0, size - 8))
+            tail = handle.read()
+    except OSError as exc:
+        raise IngestError(f"{path}: cannot read ({exc}); check its permissions") from exc
+    return LargeFile(str(path), digest.hexdigest(), size, head, tail)
+
+
+def hash_large_files(paths: list[Path]) -> dict[Path, LargeFile]:
+    """The files above LARGE_FILE_BYTES, hashed on every core at once (hashlib lets go of the GIL)."""
+    large = []
+    for path in paths:
+        try:
+            if path.stat().st_size > LARGE_FILE_BYTES:
+                large.append(path)
+        except OSError:
+            continue  # read_dump_file reports it
+    if len(large) < 2:
+        return {}
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        return dict(zip(large, pool.map(read_dump_file, large)))
+
+
+def _without_bytes(fetched: Fetched) -> LargeFile:
+    return LargeFile(fetched.name, fetched.sha256, len(fetched.data), fetched.data[:HEAD_BYTES], fetched.data[-8:])
+
+
+def size_of(fetched: Fetched | LargeFile) -> int:
+    return fetched.size if isinstance(fetched, LargeFile) else len(fetched.data)
+
+
+def head_of(fetched: Fetched | LargeFile) -> bytes:
+    """The first bytes of a file (all of them, for a file held whole)."""
+    return fetched.head if isinstance(fetched, LargeFile) else fetched.data
+
+
+def _json_lines_head(head: bytes) -> list[dict] | None:
+    """The first complete lines of `head` as JSON objects, when there are at least two and all are."""
+    lines = [line for line in head.decode("utf-8-sig", errors="replace").splitlines()[:JSON_LINES_HEAD + 1]
+             if line.strip()]
+    if len(lines) > JSON_LINES_HEAD or (head.endswith(b"\n") is False and len(lines) > 1):
+        lines = lines[:-1]  # the last line may be cut off
+    try:
+        values = [json.loads(line) for line in lines[:JSON_LINES_HEAD]]
+    except (ValueError, RecursionError):  # not JSON, or nested too deeply: decoded whole (textinput) instead
+        return None
+    return values if len(values) >= 2 and all(isinstance(v, dict) for v in values) else None
+
+
+def decode(fetched: Fetched | LargeFile, path: str | None = None) -> Dump:
+    """The file with its JSON decoded when it is JSON, or with the first lines decoded when it is JSON
+    lines (all of them only for a format that needs them: `complete`); IngestError names a file that
+    looks like JSON and is not. `path`: where the file lies on disk (DuckDB reads scanned formats there)."""
+    if isinstance(fetched, LargeFile):
+        dump = Dump(fetched.name, fetched.head, path=path or fetched.name, partial=True, tail=fetched.tail)
+        if looks_like_json(fetched.head):
+            head_lines = _json_lines_head(fetched.head)
+            if head_lines is None:  # one large JSON document (a detailed vLLM result): read it whole
+                return decode(Fetched(fetched.name, fetched.data, fetched.sha256), path)
+            dump.payload, dump.json_lines = head_lines, True
+        return dump
+    dump = Dump(fetched.name, fetched.data, path=path)
     if not looks_like_json(fetched.data):
+        return dump
+    head_lines = _json_lines_head(fetched.data[:HEAD_BYTES])
+    if head_lines is not None:
+        dump.payload, dump.json_lines, dump.partial = head_lines, True, True
         return dump
     try:
         dump.payload = decode_json(fetched.data, fetched.name)
     except IngestError as whole_file:  # names the file and the position
-        first = fetched.data.lstrip(b"\xef\xbb\xbf \t\r\n").split(b"\n", 1)[0]
+        dump.payload, dump.json_lines = _all_json_lines(fetched.data, fetched.name, whole_file), True
+    return dump
+
+
+def _all_json_lines(data: bytes, name: str, whole_file: IngestError | None = None) -> list[dict]:
+    """Every line of a JSON-lines file (textinput: UTF-8, nesting limits, the line that is not JSON named,
+    a last line cut short said so). `whole_file`: the error of reading the file as one JSON document
+    (naming the position), raised instead when its first line is not a JSON object (not JSON lines)."""
+    if whole_file is not None:
+        first = data.lstrip(b"\xef\xbb\xbf \t\r\n").split(b"\n", 1)[0]
         try:
             if not isinstance(json.loads(first), dict):
-                raise whole_file from None
+                raise ValueError
         except (ValueError, RecursionError):
             raise whole_file from None
-        values = decode_json_lines(fetched.data, fetched.name)  # names the line that is not JSON
-        if len(values) < 2 or not all(isinstance(v, dict) for v in values):
-            raise whole_file from None
-        dump.payload, dump.json_lines = values, True
-    return dump
+    values = decode_json_lines(data, name)  # names the line that is not JSON
+    if len(values) < 2 or not all(isinstance(v, dict) for v in values):
+        raise whole_file or IngestError(f"{name}: invalid JSON lines (expected one JSON object per line)")
+    return values
+
+
+def complete(dump: Dump, fetched: Fetched | LargeFile) -> Dump:
+    """The whole file decoded, for a format that reads every line or byte itself."""
+    if not dump.partial:
+        return dump
+    data = fetched.data
+    full = Dump(dump.name, data, path=dump.path)
+    if dump.json_lines:
+        full.payload, full.json_lines = _all_json_lines(data, dump.name), True
+    elif looks_like_json(data):
+        full.payload = decode_json(data, dump.name)
+    return full
 
 
 def recognise(dump: Dump) -> tuple[Any, str] | None:
@@ -161,12 +305,14 @@ def recognise(dump: Dump) -> tuple[Any, str] | None:
     return None
 
 
-def parse_file(fetched: Fetched) -> tuple[Parsed | None, Dump]:
-    dump = decode(fetched)
+def parse_file(fetched: Fetched | LargeFile, path: str | None = None) -> tuple[Parsed | None, Dump]:
+    dump = decode(fetched, path)
     found = recognise(dump)
     if found is None:
         return None, dump
     module, kind = found
+    if kind not in SCANNED_KINDS:
+        dump = complete(dump, fetched)
     return module.parse(dump, kind), dump
 
 
@@ -184,7 +330,7 @@ def _governing_sidecars(folder: PurePosixPath, sidecars: dict[PurePosixPath, dic
 
 @dataclass
 class _Read:
-    fetched: Fetched
+    fetched: Fetched | LargeFile
     folder: PurePosixPath
     parsed: Parsed
 
@@ -197,33 +343,36 @@ def collect(root: Path, store_texts: bool = False) -> ObservedBatch:
     sidecars: dict[PurePosixPath, dict[str, Any]] = {}
     reads: list[_Read] = []
     seen: dict[str, str] = {}
-    for fetched, rel in _inputs(root, batch):
+    for fetched, rel, path in _inputs(root, batch):
         if rel.name == SIDECAR:
             sidecars[rel.parent] = read_sidecar(fetched)
-            batch.files.append(SourceFile(fetched.name, fetched.sha256, len(fetched.data), "run.yaml sidecar", "read"))
+            batch.files.append(SourceFile(fetched.name, fetched.sha256, size_of(fetched), "run.yaml sidecar", "read"))
             continue
         if fetched.sha256 in seen:
-            batch.files.append(SourceFile(fetched.name, fetched.sha256, len(fetched.data), "duplicate", "skipped",
+            batch.files.append(SourceFile(fetched.name, fetched.sha256, size_of(fetched), "duplicate", "skipped",
                                           note=f"same content as {seen[fetched.sha256]}: read once"))
             continue
         seen[fetched.sha256] = fetched.name
-        parsed, _dump = parse_file(fetched)
+        parsed, _dump = parse_file(fetched, path)
         if parsed is None:
-            wide = fetched.data.startswith((b"\xff\xfe", b"\xfe\xff"))  # UTF-16/32: a dump saved in the wrong encoding
-            note = ("empty file (0 bytes)" if not fetched.data else encoding_problem(fetched.data) if wide
+            head = head_of(fetched)
+            wide = head.startswith((b"\xff\xfe", b"\xfe\xff"))  # UTF-16/32: a dump saved in the wrong encoding
+            note = ("empty file (0 bytes)" if not head else encoding_problem(head) if wide
                     else "not a dump format this version reads")
-            batch.files.append(SourceFile(fetched.name, fetched.sha256, len(fetched.data), "unrecognised",
+            batch.files.append(SourceFile(fetched.name, fetched.sha256, size_of(fetched), "unrecognised",
                                           "quarantined" if wide else "skipped", note=note))
             if wide:
                 batch.rejects.append(Reject(fetched.name, "file", note))
         elif parsed.kind in SKIPPED_KINDS or (parsed.note and not parsed.measurements and not parsed.problems):
             status = "skipped" if parsed.kind in SKIPPED_KINDS else "read"
-            batch.files.append(SourceFile(fetched.name, fetched.sha256, len(fetched.data), parsed.kind, status,
+            batch.files.append(SourceFile(fetched.name, fetched.sha256, size_of(fetched), parsed.kind, status,
                                           note=parsed.note or inference_perf.NOT_LOAD_LEVELS.get(parsed.kind, "")))
         elif parsed.kind == inference_perf.SUMMARY:
-            batch.files.append(SourceFile(fetched.name, fetched.sha256, len(fetched.data), parsed.kind, "read",
+            batch.files.append(SourceFile(fetched.name, fetched.sha256, size_of(fetched), parsed.kind, "read",
                                           note=inference_perf.NOT_LOAD_LEVELS[parsed.kind]))
         else:
+            if parsed.kind in SCANNED_KINDS and not isinstance(fetched, LargeFile):
+                fetched = _without_bytes(fetched)  # DuckDB reads it from disk: keep no copy
             reads.append(_Read(fetched, rel.parent, parsed))
 
     runs: dict[tuple[PurePosixPath, str], list[_Read]] = defaultdict(list)
@@ -237,22 +386,57 @@ def collect(root: Path, store_texts: bool = False) -> ObservedBatch:
     tools_per_sidecar: dict[PurePosixPath, set[str]] = defaultdict(set)
     for sidecar_folder, tool in runs:
         tools_per_sidecar[sidecar_folder].add(tool)
+    prepared = []
     for (sidecar_folder, tool), run_reads in sorted(runs.items()):
         chain = _governing_sidecars(sidecar_folder, sidecars)
         merged: dict[str, Any] = {}
         for link in chain:
             merged.update(sidecars[link])
         names = [str(root / link / SIDECAR) for link in chain]
-        _add_run(batch, root, sidecar_folder, tool, len(tools_per_sidecar[sidecar_folder]) > 1, merged, names,
-                 run_reads)
+        run = _prepare_run(batch, root, sidecar_folder, tool, len(tools_per_sidecar[sidecar_folder]) > 1, merged,
+                           names, run_reads)
+        if run is not None:
+            prepared.append(run)
+    with RequestPass(store_texts) as requests:
+        for run in prepared:
+            for point in run.points:
+                if point.measurement.requests is not None:
+                    requests.add(point.source(run))
+        groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for group in requests.run().iter_rows(named=True):
+            groups[group["source_key"]].append(group)
+        batch.request_rejects += requests.rejects()
+        for run in prepared:
+            _drop_unreadable(batch, run, requests.unreadable)
+            _assemble_run(batch, run, groups)
+        keys = pl.DataFrame(batch.request_sources, schema=REQUEST_SOURCE_SCHEMA)
+        stats, percentiles = requests.finish(keys)
+        batch.request_stats, batch.request_percentiles = [stats], [percentiles]
+        batch.stored_requests = [requests.stored(keys)]
+        batch.scans = requests.view_scans()
+        if store_texts:
+            batch.request_texts = [requests.texts(keys)]
     return batch
 
 
-def _inputs(root: Path, batch: ObservedBatch) -> Iterator[tuple[Fetched, PurePosixPath]]:
-    """Every file below `root` with its path relative to it; an archive gives its members instead,
-    as files of a folder named after it (`assets.archives`: read in memory, no traversal, no links, limits)."""
-    for path in sorted(_all_files(root, batch)):
-        yield from archives.expand(read_local(path)[0], _relative(path, root), batch.files, batch.rejects)
+def _inputs(root: Path, batch: ObservedBatch) -> Iterator[tuple[Fetched | LargeFile, PurePosixPath, str | None]]:
+    """Every file below `root` with its path relative to it and where it lies on disk (DuckDB reads the
+    per-request formats there, in place); a large file is hashed as it streams past (LargeFile). An
+    archive gives its members instead, as files of a folder named after it (`assets.archives`: read in
+    memory, no traversal, no links, limits): a member has no place on disk, so its per-request records are
+    read from a temporary copy and stored in the warehouse (observed.stored_requests) rather than read in
+    place."""
+    paths = sorted(_all_files(root, batch))
+    large = hash_large_files(paths)
+    for path in paths:
+        fetched = large.get(path) or read_dump_file(path)
+        rel = _relative(path, root)
+        if archives.kind_of(head_of(fetched)) is None:
+            yield fetched, rel, str(path.absolute())
+            continue
+        whole = fetched if isinstance(fetched, Fetched) else Fetched(fetched.name, fetched.data, fetched.sha256)
+        for member, member_rel in archives.expand(whole, rel, batch.files, batch.rejects):
+            yield member, member_rel, None
 
 
 def _all_files(root: Path, batch: ObservedBatch) -> list[Path]:
@@ -268,7 +452,7 @@ def _all_files(root: Path, batch: ObservedBatch) -> list[Path]:
 
 def _quarantine_file(batch: ObservedBatch, read: _Read, reason: str) -> None:
     f = read.fetched
-    batch.files.append(SourceFile(f.name, f.sha256, len(f.data), read.parsed.kind, "quarantined"))
+    batch.files.append(SourceFile(f.name, f.sha256, size_of(f), read.parsed.kind, "quarantined"))
     batch.rejects.append(Reject(f.name, "file", reason))
 
 
@@ -279,6 +463,24 @@ class _Point:
     read: _Read
     measurement: Measurement
     requests_source: str | None = None
+    index: int = 0  # position among its run's merged points (names a frame's request source)
+
+    @property
+    def source_name(self) -> str:
+        return self.requests_source or self.read.fetched.name
+
+    def key(self) -> str:
+        """The request source's key: the file, and for a frame the measurement it belongs to."""
+        if isinstance(self.measurement.requests, RequestScan):
+            return self.source_name
+        return f"{self.source_name}#{self.index}:{self.measurement.location}"
+
+    def source(self, run: _Run) -> Source:
+        m = self.measurement
+        scanned_levels = isinstance(m.requests, RequestScan) and m.requests.level_columns
+        kind, nominal = (None, None) if scanned_levels else _level(self, run.config["load_kind"])
+        return Source(self.key(), self.source_name, m.requests, run.run_id, run.config["load_kind"], kind,
+                      nominal)
 
 
 def _merge(run_reads: list[_Read]) -> list[_Point]:
@@ -315,16 +517,32 @@ def _level(point: _Point, run_kind: str) -> tuple[str, float | None]:
     return kind, None if nominal is None else round(nominal, 6)
 
 
-def _add_run(batch: ObservedBatch, root: Path, sidecar_folder: PurePosixPath, tool: str, several_tools: bool,
-             merged: dict[str, Any], sidecar_names: list[str], run_reads: list[_Read]) -> None:
+@dataclass
+class _Run:
+    """A run before its records are read: config, label, id, and its merged measurements."""
+
+    root: Path
+    sidecar_folder: PurePosixPath
+    tool: str
+    config: dict[str, Any]
+    label: str
+    run_id: str
+    combined: str
+    sidecar_names: list[str]
+    reads: list[_Read]
+    points: list[_Point]
+
+
+def _prepare_run(batch: ObservedBatch, root: Path, sidecar_folder: PurePosixPath, tool: str, several_tools: bool,
+                 merged: dict[str, Any], sidecar_names: list[str], run_reads: list[_Read]) -> _Run | None:
     try:
         config = run_config(merged, sidecar_names)
     except SidecarProblem as problem:
         for read in run_reads:
             f = read.fetched
-            batch.files.append(SourceFile(f.name, f.sha256, len(f.data), read.parsed.kind, "quarantined"))
+            batch.files.append(SourceFile(f.name, f.sha256, size_of(f), read.parsed.kind, "quarantined"))
         batch.rejects.append(Reject(sidecar_names[-1], f"run {root / sidecar_folder}", str(problem), merged))
-        return
+        return None
     base_label = config.pop("label") or (sidecar_folder.as_posix() if str(sidecar_folder) != "." else root.name)
     label = f"{base_label}/{tool}" if several_tools else base_label
     ordered_reads = sorted(run_reads, key=lambda r: r.fetched.name)
@@ -336,35 +554,90 @@ def _add_run(batch: ObservedBatch, root: Path, sidecar_folder: PurePosixPath, to
         for location, reason in read.parsed.problems:
             batch.rejects.append(Reject(f.name, location, reason))
         status = "read" if read.parsed.measurements else "quarantined"
-        batch.files.append(SourceFile(f.name, f.sha256, len(f.data), read.parsed.kind, status,
+        batch.files.append(SourceFile(f.name, f.sha256, size_of(f), read.parsed.kind, status,
                                       rows=len(read.parsed.measurements), note=read.parsed.note))
-
     points = _merge(ordered_reads)
-    levels: dict[tuple[str, float | None, int], list[_Point]] = defaultdict(list)
-    for i, point in enumerate(points):
+    for index, point in enumerate(points):
+        point.index = index
+    return _Run(root, sidecar_folder, tool, config, label, run_id, combined, sidecar_names, ordered_reads, points)
+
+
+def _window_values(group: dict[str, Any]) -> dict[str, Any]:
+    """Throughput over the measured window of one repeat's records (first measured send -> last
+    measured completion), from its request group."""
+    row = empty_point()
+    window = None if group["first_start_s"] is None else group["last_end_s"] - group["first_start_s"]
+    row.update(requests_sent=group["requests_sent"], requests_ok=group["requests_ok"],
+               requests_failed=group["requests_failed"], duration_s=window,
+               mean_input_tokens=group["mean_input_tokens"], mean_output_tokens=group["mean_output_tokens"])
+    if window and window > 0:
+        row.update(achieved_requests_per_s=group["requests_ok"] / window,
+                   input_tokens_per_s=(group["input_tokens_sum"] or 0) / window,
+                   output_tokens_per_s=(group["output_tokens_sum"] or 0) / window)
+        row["total_tokens_per_s"] = row["input_tokens_per_s"] + row["output_tokens_per_s"]
+    return row
+
+
+def _expand(run: _Run, groups: dict[str, list[dict[str, Any]]]) -> list[tuple[_Point, dict[str, Any] | None]]:
+    """Each point with its request group: a generic file with level columns becomes one point per load
+    level its rows hold (levels whose every row was quarantined are left out)."""
+    out = []
+    for point in run.points:
+        m = point.measurement
+        if m.requests is None:
+            out.append((point, None))
+            continue
+        found = [g for g in groups.get(point.key(), []) if g["requests_sent"] + g["requests_warmup_excluded"]
+                 + g["requests_cooldown_excluded"] > 0]
+        if not (isinstance(m.requests, RequestScan) and m.requests.level_columns):
+            out.append((point, found[0] if found else None))
+            continue
+        for group in found:
+            rate, concurrency = group["file_offered_rate_per_s"], group["file_concurrency"]
+            load_kind = "rate" if rate is not None else ("concurrency" if concurrency is not None else None)
+            level = Measurement(location=generic.level_location(rate, concurrency, m.requests.level_columns),
+                                load_kind=load_kind, offered_rate_per_s=rate, concurrency=concurrency,
+                                requests=m.requests)
+            out.append((_Point(point.read, level, point.requests_source, point.index), group))
+    return out
+
+
+def _assemble_run(batch: ObservedBatch, run: _Run, groups: dict[str, list[dict[str, Any]]]) -> None:
+    """The run's load levels and repeats, its measurement rows and where its request groups sit
+    (`groups`: the request pass's groups by source key)."""
+    config = dict(run.config)
+    placed = _expand(run, groups)
+    levels: dict[tuple[str, float | None, int], list[tuple[_Point, dict | None]]] = defaultdict(list)
+    for i, (point, group) in enumerate(placed):
         kind, nominal = _level(point, config["load_kind"])
-        levels[(kind, nominal, -1 if nominal is not None else i)].append(point)
+        levels[(kind, nominal, -1 if nominal is not None else i)].append((point, group))
+
+    def achieved(point: _Point, group: dict | None) -> float:
+        value = point.measurement.values.get("achieved_requests_per_s")
+        if value is None and group is not None:
+            value = _window_values(group)["achieved_requests_per_s"]
+        return value or 0.0
 
     def level_order(item):
         (kind, nominal, _i), pts = item
-        achieved = pts[0].measurement.values.get("achieved_requests_per_s") or 0.0
-        return (kind != config["load_kind"], nominal if nominal is not None else achieved, pts[0].read.fetched.name)
+        return (kind != config["load_kind"], nominal if nominal is not None else achieved(*pts[0]),
+                pts[0][0].read.fetched.name)
 
     max_repeats, request_count, formats = 0, 0, set()
     for load_index, ((kind, _nominal, _i), pts) in enumerate(sorted(levels.items(), key=level_order)):
-        pts.sort(key=lambda p: (p.read.fetched.name, p.measurement.location))
+        pts.sort(key=lambda p: (p[0].read.fetched.name, p[0].measurement.location))
         max_repeats = max(max_repeats, len(pts))
-        for repeat_index, point in enumerate(pts):
+        for repeat_index, (point, group) in enumerate(pts):
             m, read = point.measurement, point.read
             formats.add(read.parsed.kind)
-            keys = {"run_id": run_id, "load_index": load_index, "repeat_index": repeat_index}
+            keys = {"run_id": run.run_id, "load_index": load_index, "repeat_index": repeat_index}
             row = {**keys, "load_kind": kind, "offered_rate_per_s": m.offered_rate_per_s,
                    "concurrency": m.concurrency}
-            values = {**empty_point(), **m.values}  # every load-point column, even from requests alone
-            if m.requests is not None and values.get("achieved_requests_per_s") is None:
-                values.update({k: v for k, v in generic.window_values(m.requests).items() if v is not None})
-            row.update(values or {})
-            row.update({"has_requests": m.requests is not None, "source": read.fetched.name,
+            values = {**empty_point(), **m.values}
+            if group is not None and values.get("achieved_requests_per_s") is None:
+                values.update({k: v for k, v in _window_values(group).items() if v is not None})
+            row.update(values)
+            row.update({"has_requests": group is not None, "source": read.fetched.name,
                         "source_sha256": read.fetched.sha256, "location": m.location,
                         "tool_definitions": read.parsed.definitions, "evidence": "observed",
                         "_source": read.fetched.name, "_location": m.location})
@@ -372,34 +645,56 @@ def _add_run(batch: ObservedBatch, root: Path, sidecar_folder: PurePosixPath, to
             batch.tool_metrics += [{**keys, "tool": read.parsed.tool, "metric": metric, "statistic": stat,
                                     "value": value, "unit": unit, "tool_definitions": read.parsed.definitions}
                                    for metric, stat, value, unit in m.tool_metrics]
-            if m.requests is not None:
-                request_count += m.requests.height
-                frame = with_our_tpot(m.requests).with_columns(
-                    *[pl.lit(v).alias(k) for k, v in keys.items()],
-                    pl.lit(point.requests_source or read.fetched.name).alias("source"))
-                texts = [c for c in TEXT_COLUMNS if c in frame.columns]
-                if texts and batch.store_texts:
-                    batch.request_texts.append(frame.select(
-                        *keys, "request_index", "source",
-                        *[pl.col(c) if c in texts else pl.lit(None, pl.String).alias(c) for c in TEXT_COLUMNS]))
-                batch.requests.append(frame.drop(texts))
+            if group is not None:
+                request_count += group["requests_sent"] + group["requests_warmup_excluded"] \
+                    + group["requests_cooldown_excluded"]
+                in_place = isinstance(m.requests, RequestScan) and m.requests.data is None
+                batch.request_sources.append({
+                    **keys, "source": point.source_name, "source_sha256": _sha_of(run, point.source_name),
+                    "reader": "read in place" if in_place else "stored in observed.stored_requests",
+                    "location": m.location, "source_key": group["source_key"],
+                    "file_offered_rate_per_s": group["file_offered_rate_per_s"],
+                    "file_concurrency": group["file_concurrency"],
+                    "first_ordinal": group["first_ordinal"], "first_start_s": group["first_start_any_s"],
+                    "level_kind": group["level_kind"], "level_nominal": group["level_nominal"],
+                    "requests": group["requests_sent"] + group["requests_warmup_excluded"]
+                    + group["requests_cooldown_excluded"],
+                    "rows_quarantined": group["rows_quarantined"], "evidence": "observed"})
     batch.runs.append({
-        "run_id": run_id,
-        "run_label": label,
-        "tool": tool,
+        "run_id": run.run_id,
+        "run_label": run.label,
+        "tool": run.tool,
         "tool_version": config.pop("tool_version"),
         **config,
         "load_points": len(levels),
         "repeats_max": max_repeats,
         "requests": request_count,
         "formats": ", ".join(sorted(formats)),
-        "sidecar": " + ".join(sidecar_names),
-        "report_dir": str(root / sidecar_folder),
-        "source_sha256": combined,
+        "sidecar": " + ".join(run.sidecar_names),
+        "report_dir": str(run.root / run.sidecar_folder),
+        "source_sha256": run.combined,
         "evidence": "observed",
-        "_source": sidecar_names[-1],
-        "_location": f"run {label}",
+        "_source": run.sidecar_names[-1],
+        "_location": f"run {run.label}",
     })
+
+
+def _drop_unreadable(batch: ObservedBatch, run: _Run, unreadable: dict[str, str]) -> None:
+    """Points whose per-request file DuckDB could not read: quarantined with the reason, left out."""
+    kept = []
+    for point in run.points:
+        reason = unreadable.get(point.key()) if point.measurement.requests is not None else None
+        if reason is None:
+            kept.append(point)
+            continue
+        batch.rejects.append(Reject(point.source_name, "file", reason))
+        batch.files = [dataclasses.replace(f, status="quarantined", rows=0) if f.source == point.source_name
+                       else f for f in batch.files]
+    run.points = kept
+
+
+def _sha_of(run: _Run, name: str) -> str | None:
+    return next((r.fetched.sha256 for r in run.reads if r.fetched.name == name), None)
 
 
 def collect_all(roots: list[str], store_texts: bool = False) -> ObservedBatch:
@@ -418,10 +713,16 @@ def collect_all(roots: list[str], store_texts: bool = False) -> ObservedBatch:
                 continue
             labels[run["run_label"]] = run["report_dir"]
             total.runs.append(run)
+        kept = pl.col("run_id").is_in(list(dropped)).not_()
         total.measurements += [m for m in batch.measurements if m["run_id"] not in dropped]
         total.tool_metrics += [m for m in batch.tool_metrics if m["run_id"] not in dropped]
-        total.requests += [r for r in batch.requests if r.get_column("run_id")[0] not in dropped]
-        total.request_texts += [r for r in batch.request_texts if r.get_column("run_id")[0] not in dropped]
+        total.request_sources += [s for s in batch.request_sources if s["run_id"] not in dropped]
+        for name in ("request_stats", "request_percentiles", "stored_requests"):
+            getattr(total, name).extend(frame.filter(kept) for frame in getattr(batch, name))
+        dropped_keys = {s["source_key"] for s in batch.request_sources if s["run_id"] in dropped}
+        total.scans += [(key, select) for key, select in batch.scans if key not in dropped_keys]
+        total.request_texts += [frame.filter(kept) for frame in batch.request_texts]
         total.rejects += batch.rejects
+        total.request_rejects += batch.request_rejects
         total.files += batch.files
     return total

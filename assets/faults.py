@@ -5,7 +5,7 @@ that point (comma-separated names); then the process kills itself with SIGKILL a
 `finally`, no rollback, no cleanup, as the OOM killer, a `kill -9` or a power cut would. The
 points (the tests kill a run at each and check the serving file and the Parquet export):
 
-write.<schema>.<table>  inside the transaction that replaces a table, after the new rows are in,
+write.<schema>.<table>  inside the transaction that replaces a table (or a view), after the new rows are in,
                         before COMMIT (e.g. write.benchmark.mlperf_run_conditions: mid round
                         ingestion, the results already replaced; write.marts.config_shortlist)
 publish.copied          the next serving file is complete beside the old one, not yet swapped

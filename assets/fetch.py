@@ -194,16 +194,22 @@ def read_local(location: str | Path) -> list[Fetched]:
     files = [path] if path.is_file() else list(walk_files(path))
     fetched = []
     for file in files:
-        try:
-            size = file.stat().st_size
-            if size > MAX_LOCAL_FILE_BYTES:
-                raise IngestError(f"{file}: {size:,} bytes, above the {MAX_LOCAL_FILE_BYTES:,}-byte limit for one "
-                                  "input file; split it (a generic per-request log can be several files)")
-            data = file.read_bytes()
-        except OSError as exc:
-            raise IngestError(f"{file}: cannot read ({exc}); check its permissions") from exc
+        data = read_whole(file)
         fetched.append(Fetched(name=str(file), data=data, sha256=sha256_bytes(data)))
     return fetched
+
+
+def read_whole(file: Path) -> bytes:
+    """All the bytes of a local file, read into memory; IngestError naming the file when it cannot be read
+    or is above MAX_LOCAL_FILE_BYTES (files DuckDB reads in place are never read whole: no limit there)."""
+    try:
+        size = file.stat().st_size
+        if size > MAX_LOCAL_FILE_BYTES:
+            raise IngestError(f"{file}: {size:,} bytes, above the {MAX_LOCAL_FILE_BYTES:,}-byte limit for one "
+                              "input file; split it (a generic per-request log can be several files)")
+        return file.read_bytes()
+    except OSError as exc:
+        raise IngestError(f"{file}: cannot read ({exc}); check its permissions") from exc
 
 
 def read_location(

@@ -11,7 +11,7 @@ from schemas.config_shortlist import ConfigShortlist
 @dg.asset(
     key=["marts", "config_shortlist"],
     deps=[["cost", "cost_per_request"], ["observed", "delivered_at_slo"], ["projected", "delivered_at_slo"],
-          ["benchmark", "mlperf_reference"], ["requirement", "traffic_shape"], ["observed", "requests"]],
+          ["benchmark", "mlperf_reference"], ["requirement", "traffic_shape"], ["observed", "request_stats"]],
     group_name="marts",
     kinds={"duckdb", "sql"},
 )

@@ -10,10 +10,12 @@ of `PRECEDENCE`) and every field on which they differ is recorded as a disagreem
 
 from __future__ import annotations
 
+import contextlib
+import copy
 import json
 import math
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -149,6 +151,92 @@ def parse_file(fetched: Fetched, detected: Detected) -> tuple[list[dict[str, Any
     return rows, rejects + bad, note
 
 
+# --- reading each input once ---------------------------------------------------------------
+
+# While `reading_once()` is active (one `benchbill run`: planning the rounds, then one partition run per
+# round, all in one process), each URL is fetched once, each file's content is recognised and parsed
+# once (keyed by its checksum), and each submission tree is read once; every round's partition then
+# takes from these what holds its round. Outside it (a Dagster daemon's runs) nothing is kept.
+_ONCE: dict | None = None
+
+
+@contextlib.contextmanager
+def reading_once() -> Iterator[None]:
+    global _ONCE
+    outer, _ONCE = _ONCE, _ONCE if _ONCE is not None else {"urls": {}, "files": {}, "trees": {}, "local": {},
+                                                           "walks": {}}
+    try:
+        yield
+    finally:
+        _ONCE = outer
+
+
+def fetch_once(location: str, allowed_hosts: list[str], log: Callable[[str], None] | None) -> Fetched:
+    """A URL's bytes, fetched once while reading_once is active; a fetch that failed (its retries spent)
+    fails again with the same error, without another round of attempts."""
+    if _ONCE is None:
+        return fetch_url(location, allowed_hosts, progress=log)
+    if location not in _ONCE["urls"]:
+        try:
+            _ONCE["urls"][location] = fetch_url(location, allowed_hosts, progress=log)
+        except IngestError as failed:
+            _ONCE["urls"][location] = failed
+    found = _ONCE["urls"][location]
+    if isinstance(found, IngestError):
+        raise found
+    return found
+
+
+def _read(path: Path) -> Fetched:
+    if _ONCE is None:
+        return read_local(path)[0]
+    key = str(path)
+    if key not in _ONCE["local"]:
+        _ONCE["local"][key] = read_local(path)[0]
+    return _ONCE["local"][key]
+
+
+def _walk(folder: Path) -> list[tuple[Path, Path]]:
+    """Every file below `folder` with its real path (walked once while reading_once is active)."""
+    if _ONCE is not None and str(folder) in _ONCE["walks"]:
+        return _ONCE["walks"][str(folder)]
+    found = [(path, path.resolve()) for path in walk_files(folder)]
+    if _ONCE is not None:
+        _ONCE["walks"][str(folder)] = found
+    return found
+
+
+def _parsed(fetched: Fetched) -> tuple[Detected, tuple | IngestError | None]:
+    """detect + parse_file of one file's content (rows copied, so no round's batch shares them); a file
+    of a known format that cannot be parsed gives its IngestError (kept too: the caller decides whether
+    it stops the run)."""
+    key = (fetched.sha256, fetched.name)
+    if _ONCE is not None and key in _ONCE["files"]:
+        detected, parsed = _ONCE["files"][key]
+    else:
+        detected = detect(fetched)
+        try:
+            parsed = None if detected.format is None else parse_file(fetched, detected)
+        except IngestError as exc:
+            parsed = exc
+        detected = Detected(detected.format, None, detected.note)  # the decoded payload is not needed again
+        if _ONCE is not None:
+            _ONCE["files"][key] = (detected, parsed)
+    if parsed is None or isinstance(parsed, IngestError):
+        return detected, parsed
+    rows, rejects, note = parsed
+    return detected, ([dict(r) for r in rows], list(rejects), note)
+
+
+def _tree(root: Path, only: Path | None) -> mlperf_tree.TreeBatch:
+    key = (str(root), str(only))
+    if _ONCE is None:
+        return mlperf_tree.read_tree(root, only=only)
+    if key not in _ONCE["trees"]:
+        _ONCE["trees"][key] = mlperf_tree.read_tree(root, only=only)
+    return copy.deepcopy(_ONCE["trees"][key])
+
+
 # --- reading locations --------------------------------------------------------------------
 
 
@@ -176,7 +264,7 @@ class _Reader:
                                                "skipped", note=f"same content as {self.seen[fetched.sha256]}"))
             return
         self.seen[fetched.sha256] = fetched.name
-        detected = detect(fetched)
+        detected, parsed = _parsed(fetched)
         if detected.format is None:
             if explicit:
                 raise IngestError(f"{fetched.name}: not an MLPerf result file this version reads ({detected.note}); "
@@ -185,17 +273,16 @@ class _Reader:
             self.batch.files.append(SourceFile(fetched.name, fetched.sha256, len(fetched.data), "unrecognised",
                                                "skipped", note=detected.note))
             return
-        try:
-            rows, rejects, note = parse_file(fetched, detected)
-        except IngestError as exc:
+        if isinstance(parsed, IngestError):
             if explicit or detected.format not in CROSS_CHECK_ONLY:
-                raise
+                raise parsed
             # A result page only cross-checks the other sources: one whose layout changed is set aside
             # (quarantined, with the reason) rather than stopping the round.
             self.batch.files.append(SourceFile(fetched.name, fetched.sha256, len(fetched.data), detected.format,
-                                               "quarantined", note=str(exc)))
-            self.batch.rejects.append(Reject(fetched.name, "file", f"result page not read: {exc}"))
+                                               "quarantined", note=str(parsed)))
+            self.batch.rejects.append(Reject(fetched.name, "file", f"result page not read: {parsed}"))
             return
+        rows, rejects, note = parsed
         self._keep(fetched, detected.format, rows, rejects, note)
 
     def _keep(self, fetched: Fetched, fmt: str, rows: list[dict[str, Any]], rejects: list[Reject], note: str) -> None:
@@ -217,7 +304,7 @@ class _Reader:
         round_name = mlperf_tree.tree_round(root)
         if not self.wanted(round_name):
             return
-        tree = mlperf_tree.read_tree(root, only=only)
+        tree = _tree(root, only)
         self.batch.files += tree.files
         self.batch.rejects += tree.rejects
         for result in tree.results:
@@ -230,7 +317,7 @@ class _Reader:
                                               **result.conditions, "source": result.location,
                                               "source_sha256": result.sha256})
         for page in tree.html_pages:
-            self.add_file(read_local(page)[0], explicit=False)
+            self.add_file(_read(page), explicit=False)
         if self.log:
             self.log(f"read submission tree {root}: {len(tree.results)} results, {len(tree.rejects)} quarantined")
 
@@ -240,13 +327,13 @@ class _Reader:
         resolved = folder.resolve()
         for root in roots:
             self.add_tree(root, resolved if resolved.is_relative_to(root) and resolved != root else None)
-        for path in walk_files(folder):
-            if any(path.resolve().is_relative_to(prefix) for prefix in claimed):
+        for path, real in _walk(folder):
+            if any(real.is_relative_to(prefix) for prefix in claimed):
                 continue
             if path.is_symlink() and not path.exists():
                 self.batch.files.append(SourceFile(str(path), None, None, "dangling symlink", "skipped"))
                 continue
-            self.add_file(read_local(path)[0], explicit=False)
+            self.add_file(_read(path), explicit=False)
 
 
 def read_locations(locations: list[str], allowed_hosts: list[str], *, round_name: str | None = None,
@@ -260,7 +347,7 @@ def read_locations(locations: list[str], allowed_hosts: list[str], *, round_name
     reader = _Reader(round_name, log)
     for location in locations:
         if is_url(location):
-            reader.add_file(fetch_url(location, allowed_hosts, progress=log), explicit=True)
+            reader.add_file(fetch_once(location, allowed_hosts, log), explicit=True)
             continue
         path = Path(location)
         if not path.exists():
@@ -268,7 +355,7 @@ def read_locations(locations: list[str], allowed_hosts: list[str], *, round_name
         if path.is_dir():
             reader.add_folder(path)
         else:
-            reader.add_file(read_local(path)[0], explicit=True)
+            reader.add_file(_read(path), explicit=True)
     kept, rejects, disagreements = merge(reader.raw_rows)
     reader.batch.rows = kept
     reader.batch.rejects += rejects

@@ -8,8 +8,10 @@ deeper than can be read, a YAML alias), never a crash deep inside a parser.
 
 from __future__ import annotations
 
+import codecs
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 import yaml
@@ -17,23 +19,56 @@ import yaml
 from assets.warehouse import IngestError
 
 UTF8_BOM = b"\xef\xbb\xbf"
+_CHUNK = 8 * 1024 * 1024
 _WIDE_BOMS = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"), (b"\xff\xfe", "UTF-16"),
               (b"\xfe\xff", "UTF-16"))
 
 
-def encoding_problem(data: bytes) -> str | None:
-    """Why `data` is not UTF-8 text (with or without a BOM), in words; None when it is."""
+def _wide_problem(head: bytes) -> str | None:
+    """Why text starting with `head` is UTF-16/32 or binary rather than UTF-8, or None."""
     for bom, name in _WIDE_BOMS:
-        if data.startswith(bom):
+        if head.startswith(bom):
             return f"{name} text (byte-order mark {bom.hex(' ')}); expected UTF-8: save it as UTF-8"
-    head = data[:4096]
+    head = head[:4096]
     if len(head) >= 8 and head.count(b"\x00") >= len(head) // 4:
         return "UTF-16 or binary data (NUL bytes between characters); expected UTF-8 text"
+    return None
+
+
+def _not_utf8(byte: int, exc: UnicodeDecodeError) -> str:
+    return f"not UTF-8 text (byte {byte}: {exc.reason}); save it as UTF-8"
+
+
+def encoding_problem(data: bytes) -> str | None:
+    """Why `data` is not UTF-8 text (with or without a BOM), in words; None when it is."""
+    problem = _wide_problem(data)
+    if problem:
+        return problem
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        return f"not UTF-8 text (byte {exc.start}: {exc.reason}); save it as UTF-8"
+        return _not_utf8(exc.start, exc)
     return None
+
+
+def file_encoding_problem(path: Path) -> str | None:
+    """`encoding_problem` of a file, read a chunk at a time (a file too large to hold, read in place by DuckDB)."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    offset = 0
+    with open(path, "rb") as handle:
+        chunk = handle.read(_CHUNK)
+        problem = _wide_problem(chunk)
+        if problem:
+            return problem
+        while True:
+            try:
+                decoder.decode(chunk, final=not chunk)
+            except UnicodeDecodeError as exc:
+                return _not_utf8(offset + exc.start, exc)  # about there: a character cut by a chunk starts before
+            if not chunk:
+                return None
+            offset += len(chunk)
+            chunk = handle.read(_CHUNK)
 
 
 def decode_text(data: bytes, name: str) -> str:
@@ -64,6 +99,10 @@ def decode_json(data: bytes, name: str) -> Any:
     return _loads(decode_text(data, name), name)
 
 
+def _on_line(number: int, cut: bool) -> str:
+    return f"on line {number}{' (the last line, cut short?) ' if cut else ' '}"
+
+
 def decode_json_lines(data: bytes, name: str) -> list[Any]:
     """Every non-empty line as one JSON value; IngestError naming the line that is not JSON (a last
     line cut short says so)."""
@@ -72,9 +111,31 @@ def decode_json_lines(data: bytes, name: str) -> list[Any]:
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
-        cut = " (the last line, cut short?) " if number == len(lines) and not data.endswith(b"\n") else ""
-        values.append(_loads(line, name, f"on line {number}{cut} "))
+        values.append(_loads(line, name, _on_line(number, number == len(lines) and not data.endswith(b"\n"))))
     return values
+
+
+def json_lines_file_problem(path: Path, name: str) -> str | None:
+    """What `decode_json_lines` would say is wrong with a JSON-lines file, read a line at a time (a file
+    too large to hold, read in place by DuckDB); None when every line is JSON."""
+    try:
+        with open(path, "rb") as handle:
+            problem = _wide_problem(handle.read(4096))
+            if problem:
+                return f"{name}: {problem}"
+            handle.seek(0)
+            for number, raw in enumerate(handle, start=1):
+                raw = raw.removeprefix(UTF8_BOM) if number == 1 else raw
+                if not raw.strip():
+                    continue
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    return f"{name}: {_not_utf8(exc.start, exc)} on line {number}"
+                _loads(line, name, _on_line(number, not raw.endswith(b"\n")))
+    except IngestError as exc:
+        return str(exc)
+    return None
 
 
 class _NoAliasLoader(yaml.SafeLoader):

@@ -16,7 +16,7 @@ from typing import Any
 import dagster as dg
 import polars as pl
 
-from assets.dump_formats import FormatProblem, generic
+from assets.dump_formats import Dump, FormatProblem, generic
 from assets.fetch import read_local
 from assets.warehouse import IngestError, SourceFile, frame_from_rows, query_frame, write_table
 from pipelines.resources import Warehouse
@@ -74,7 +74,7 @@ def shape_of(frame: pl.DataFrame) -> tuple[dict[str, Any], pl.DataFrame]:
 def read_traffic_log(path: str) -> tuple[dict[str, Any], pl.DataFrame, SourceFile]:
     fetched = read_local(path)[0]
     try:
-        frame = generic.request_frame(generic.read_frame(fetched.data, fetched.name))
+        frame = generic.read_requests(Dump(fetched.name, fetched.data, path=str(path)))
         shape, rates = shape_of(frame)
     except (FormatProblem, pl.exceptions.PolarsError) as problem:
         raise IngestError(f"{path}: not a usable traffic log ({problem}); expected the generic per-request "

@@ -20,6 +20,7 @@ from typing import Any
 import duckdb
 import pandera.polars as pa
 import polars as pl
+from pandera.config import ValidationDepth, config_context
 
 from assets.faults import checkpoint
 from schemas.quarantine import Quarantine
@@ -153,12 +154,31 @@ def one_line(text: str | None) -> str:
 
 def describe_table(conn: duckdb.DuckDBPyConnection, table: str, model: type[pa.DataFrameModel]) -> None:
     """COMMENT ON the table and each of its columns, from the model's docstring and each
-    `Field(description=...)`: the one place a column is described."""
+    `Field(description=...)`: the one place a column is described (one round trip)."""
     schema = model.to_schema()
-    conn.execute(f"COMMENT ON TABLE {qualified(table)} IS {sql_string_literal(one_line(schema.description))}")
-    for name, column in schema.columns.items():
-        conn.execute(f"COMMENT ON COLUMN {qualified(table)}.{quote_ident(name)} "
-                     f"IS {sql_string_literal(one_line(column.description))}")
+    statements = [f"COMMENT ON TABLE {qualified(table)} IS {sql_string_literal(one_line(schema.description))}"]
+    statements += [f"COMMENT ON COLUMN {qualified(table)}.{quote_ident(name)} "
+                   f"IS {sql_string_literal(one_line(column.description))}" for name, column in schema.columns.items()]
+    conn.execute(";\n".join(statements))
+
+
+def _described(conn: duckdb.DuckDBPyConnection, table: str, model: type[pa.DataFrameModel]) -> bool:
+    """Whether `table` and its columns already carry the model's descriptions."""
+    schema, name = table.split(".")
+    found = dict(conn.execute("SELECT column_name, comment FROM duckdb_columns() WHERE schema_name = ? "
+                              "AND table_name = ?", [schema, name]).fetchall())
+    return all(found.get(c) == one_line(column.description) for c, column in model.to_schema().columns.items())
+
+
+def _describe_audit(conn: duckdb.DuckDBPyConnection) -> None:
+    """Create the audit tables if need be and describe them, unless they already are."""
+    conn.execute(_AUDIT_DDL)
+    described = conn.execute("SELECT count(*) FROM duckdb_tables() WHERE schema_name = 'audit' AND table_name IN "
+                             "('quarantine', 'source_files') AND comment = ?",
+                             [one_line(Quarantine.to_schema().description)]).fetchone()[0]
+    if not described:
+        describe_table(conn, "audit.quarantine", Quarantine)
+        describe_table(conn, "audit.source_files", SourceFiles)
 
 
 def _json_default(value: Any) -> Any:
@@ -180,11 +200,83 @@ def model_columns(model: type[pa.DataFrameModel]) -> list[str]:
     return list(model.to_schema().columns.keys())
 
 
+# The pandera checks our models use, as SQL conditions on one value (`{c}`), for validating in DuckDB.
+_SQL_CHECKS = {
+    "greater_than_or_equal_to": lambda stats: f"{{c}} >= {stats['min_value']!r}",
+    "greater_than": lambda stats: f"{{c}} > {stats['min_value']!r}",
+    "less_than_or_equal_to": lambda stats: f"{{c}} <= {stats['max_value']!r}",
+    "less_than": lambda stats: f"{{c}} < {stats['max_value']!r}",
+    "in_range": lambda stats: (f"{{c}} {'>=' if stats.get('include_min', True) else '>'} {stats['min_value']!r} AND "
+                               f"{{c}} {'<=' if stats.get('include_max', True) else '<'} {stats['max_value']!r}"),
+    "isin": lambda stats: "{c} IN (" + ", ".join(sql_string_literal(v) if isinstance(v, str) else repr(v)
+                                                 for v in stats["allowed_values"]) + ")",
+    "notin": lambda stats: "{c} NOT IN (" + ", ".join(sql_string_literal(v) if isinstance(v, str) else repr(v)
+                                                      for v in stats["forbidden_values"]) + ")",
+    "str_matches": lambda stats: f"regexp_matches({{c}}, {sql_string_literal('^(?:' + str(stats['pattern']) + ')')})",
+    "str_length": lambda stats: " AND ".join(
+        [f"length({{c}}) >= {stats['min_value']}"] * (stats.get("min_value") is not None)
+        + [f"length({{c}}) <= {stats['max_value']}"] * (stats.get("max_value") is not None)) or "true",
+}
+
+
+@dataclass(frozen=True)
+class SqlCheck:
+    """One pandera check of one column, as a SQL condition that is true when a row passes."""
+
+    column: str
+    check: str  # as pandera names it, e.g. greater_than_or_equal_to(0)
+    condition: str
+
+
+def sql_checks(model: type[pa.DataFrameModel], columns: list[str] | None = None) -> list[SqlCheck]:
+    """The model's column checks (nullability and every Field check) as SQL conditions, for the given
+    columns (default all): the same rules pandera applies, evaluated by DuckDB over any number of rows.
+    A check this translation does not know raises, so a model never loses a check silently."""
+    out = []
+    for name, column in model.to_schema().columns.items():
+        if columns is not None and name not in columns:
+            continue
+        ident = quote_ident(name)
+        if not column.nullable:  # pandera counts a float NaN as null
+            floating = column.dtype is not None and "Float" in str(column.dtype)
+            out.append(SqlCheck(name, "not_nullable",
+                                f"{ident} IS NOT NULL" + (f" AND NOT isnan({ident})" if floating else "")))
+        for check in column.checks:
+            if check.name not in _SQL_CHECKS:
+                raise SchemaMismatch(f"{model.__name__}.{name}: check {check.name} has no SQL form in "
+                                     "assets.warehouse._SQL_CHECKS; add it there")
+            condition = _SQL_CHECKS[check.name](check.statistics).replace("{c}", ident)
+            label = str(check).split(": ", 1)[-1].rstrip(">")
+            out.append(SqlCheck(name, label, f"({ident} IS NULL OR ({condition}))"))
+    return out
+
+
+def sql_valid(checks: list[SqlCheck]) -> str:
+    """A SQL condition true when a row passes every check."""
+    return " AND ".join(c.condition for c in checks) or "true"
+
+
+def sql_reasons(checks: list[SqlCheck], model_name: str) -> str:
+    """A SQL expression naming every check a row fails, worded like pandera's quarantine reasons."""
+    parts = [f"CASE WHEN NOT coalesce({c.condition}, false) THEN {sql_string_literal(c.column + ' failed ' + c.check)}"
+             f" || ' (value ' || coalesce(CAST({quote_ident(c.column)} AS VARCHAR), 'None') || ')' END"
+             for c in checks]
+    return f"{sql_string_literal('schema ' + model_name + ': ')} || concat_ws('; ', {', '.join(parts)})"
+
+
 def frame_from_rows(rows: list[dict[str, Any]], model: type[pa.DataFrameModel]) -> pl.DataFrame:
     """A frame of `rows`; with no rows, an empty frame typed by the model (so tables keep types)."""
     if rows:
         return pl.DataFrame(rows, infer_schema_length=None)
     return pl.DataFrame(schema={name: column.dtype.type for name, column in model.to_schema().columns.items()})
+
+
+# Validation strategy. The pandera model of a table is the one statement of its rules. pandera itself
+# validates every frame's schema (columns, types, coercion: validation depth SCHEMA_ONLY); the model's
+# data checks (nullability, every Field check, uniqueness) are compiled to SQL (`sql_checks`) and run by
+# DuckDB over every row, vectorised, whatever the size, so validation never iterates rows in Python nor
+# pays pandera's per-check cost on large frames. tests/test_schemas.py shows both give the same verdicts.
+# Per-request records are checked the same way, in the scan that reads them (assets.request_stats).
 
 
 def split_valid(
@@ -201,22 +293,31 @@ def split_valid(
     sources = frame.get_column("_source") if "_source" in frame.columns else None
     locations = frame.get_column("_location") if "_location" in frame.columns else None
     body = frame.select(columns)
+    reasons: dict[int, list[str]] = {}
     try:
-        return model.validate(body, lazy=True), []
+        with config_context(validation_depth=ValidationDepth.SCHEMA_ONLY):
+            coerced = model.validate(body, lazy=True)
     except pa.errors.SchemaErrors as errors:
         cases = errors.failure_cases
-    row_cases = cases.filter(pl.col("index").is_not_null())
-    table_cases = cases.filter(pl.col("index").is_null())
-    if table_cases.height:
-        described = "; ".join(
-            f"{r['column']}: {r['check']} ({r['failure_case']})" for r in table_cases.iter_rows(named=True)
-        )
-        raise SchemaMismatch(f"{table}: whole-table check failed against {model.__name__}: {described}")
-    reasons: dict[int, list[str]] = {}
-    for case in row_cases.iter_rows(named=True):
-        reasons.setdefault(int(case["index"]), []).append(
-            f"{case['column']} failed {case['check']} (value {case['failure_case']!r})"
-        )
+        table_cases = cases.filter(pl.col("index").is_null())
+        if table_cases.height:
+            described = "; ".join(
+                f"{r['column']}: {r['check']} ({r['failure_case']})" for r in table_cases.iter_rows(named=True)
+            )
+            raise SchemaMismatch(f"{table}: whole-table check failed against {model.__name__}: {described}") from None
+        for case in cases.iter_rows(named=True):  # values that do not coerce to the column's type
+            reasons.setdefault(int(case["index"]), []).append(
+                f"{case['column']} failed {case['check']} (value {case['failure_case']!r})")
+        keep = body.with_row_index("_i").filter(~pl.col("_i").is_in(sorted(reasons))).drop("_i")
+        with config_context(validation_depth=ValidationDepth.SCHEMA_ONLY):
+            coerced = model.validate(keep, lazy=True)
+        positions = [i for i in range(body.height) if i not in reasons]
+    else:
+        positions = None
+    for i, reason in _failing_rows(coerced, model):
+        reasons.setdefault(positions[i] if positions is not None else i, []).append(reason)
+    if not reasons:
+        return coerced, []
     bad = sorted(reasons)
     rejects = [
         Reject(
@@ -227,8 +328,51 @@ def split_valid(
         )
         for i in bad
     ]
-    good = body.with_row_index("_i").filter(~pl.col("_i").is_in(bad)).drop("_i")
-    return model.validate(good, lazy=True), rejects
+    good_positions = [i for i in range(body.height) if i not in reasons]
+    kept = [j for j, i in enumerate(positions if positions is not None else range(body.height)) if i not in reasons]
+    assert len(kept) == len(good_positions)
+    return coerced.with_row_index("_j").filter(pl.col("_j").is_in(kept)).drop("_j"), rejects
+
+
+_CHECKER: list[duckdb.DuckDBPyConnection] = []
+
+
+def _checker() -> duckdb.DuckDBPyConnection:
+    """The in-memory DuckDB connection that runs the data checks (one per process, kept: opening one
+    costs more than checking a small frame)."""
+    if not _CHECKER:
+        _CHECKER.append(duckdb.connect())
+    return _CHECKER[0].cursor()
+
+
+def _failing_rows(frame: pl.DataFrame, model: type[pa.DataFrameModel]) -> list[tuple[int, str]]:
+    """(row position, reason) for every failed data check of `model` in `frame`, evaluated by DuckDB."""
+    if frame.height == 0:
+        return []
+    checks = sql_checks(model)
+    schema = model.to_schema()
+    uniques = [[c] for c, column in schema.columns.items() if column.unique]
+    if schema.unique:
+        uniques.append([schema.unique] if isinstance(schema.unique, str) else list(schema.unique))
+    duplicate = [f"count(*) OVER (PARTITION BY {', '.join(quote_ident(c) for c in cols)}) > 1" for cols in uniques]
+    conn = _checker()
+    try:
+        conn.register("_frame", frame.with_row_index("_i").to_arrow())
+        failing = conn.execute(
+            f"SELECT _i, CASE WHEN NOT ({sql_valid(checks)}) THEN {sql_reasons(checks, '')} END, "
+            + (", ".join(f"({d})" for d in duplicate) or "NULL")
+            + f" FROM _frame {'QUALIFY' if duplicate else 'WHERE'} NOT ({sql_valid(checks)})"
+            + "".join(f" OR ({d})" for d in duplicate)).fetchall()
+    finally:
+        conn.unregister("_frame")
+    out = []
+    for i, reason, *dupes in failing:
+        if reason:
+            out.append((int(i), reason.split(": ", 1)[1]))
+        for cols, dupe in zip(uniques, dupes):
+            if dupe:
+                out.append((int(i), f"{', '.join(cols)} failed uniqueness (another row has the same value)"))
+    return out
 
 
 def _replace_scope(conn: duckdb.DuckDBPyConnection, table: str, column: str, value: str) -> None:
@@ -271,6 +415,22 @@ def transaction(conn: duckdb.DuckDBPyConnection) -> Iterator[None]:
         _IN_TRANSACTION.discard(id(conn))
 
 
+@contextlib.contextmanager
+def _within_transaction(conn: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """The caller's `transaction` when one is open on `conn`, else one of its own: committed when the
+    block ends, rolled back on an error."""
+    if id(conn) in _IN_TRANSACTION:
+        yield
+        return
+    conn.execute("BEGIN TRANSACTION")
+    try:
+        yield
+    except Exception:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
 def write_table(
     conn: duckdb.DuckDBPyConnection,
     table: str,
@@ -300,34 +460,20 @@ def write_table(
     valid, schema_rejects = split_valid(frame, model, table)
     all_rejects = list(rejects or []) + schema_rejects
     schema = table.split(".")[0]
-    conn.execute(_AUDIT_DDL)
-    describe_table(conn, "audit.quarantine", Quarantine)
-    describe_table(conn, "audit.source_files", SourceFiles)
+    _describe_audit(conn)
     conn.execute(f"CREATE SCHEMA IF NOT EXISTS {quote_ident(schema)}")
-    # Without a scope every row of the table's quarantine and inventory goes; with one, that scope's.
-    in_scope = [table, scope_label, scope_label]
-    own = id(conn) not in _IN_TRANSACTION
-    if own:
-        conn.execute("BEGIN TRANSACTION")
-    try:
+    with _within_transaction(conn):
         conn.register("_benchbill_frame", valid.to_arrow())
         if scope is None:
             conn.execute(f"CREATE OR REPLACE TABLE {qualified(table)} AS SELECT * FROM _benchbill_frame")
         else:
             _replace_scope(conn, table, scope[0], scope[1])
         conn.unregister("_benchbill_frame")
-        describe_table(conn, table, model)
-        conn.execute("DELETE FROM audit.quarantine WHERE table_name = ? AND (?::VARCHAR IS NULL "
-                     "OR scope IS NOT DISTINCT FROM ?)", in_scope)
-        if all_rejects:
-            conn.executemany(
-                "INSERT INTO audit.quarantine (table_name, source, location, reason, row_json, scope) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                [[table, r.source, r.location, r.reason, row_json(r.row), scope_label] for r in all_rejects],
-            )
+        if scope is None or not _described(conn, table, model):
+            describe_table(conn, table, model)
+        _record_quarantine(conn, table, all_rejects, scope_label)
         if source_files is not None:
-            conn.execute("DELETE FROM audit.source_files WHERE table_name = ? AND (?::VARCHAR IS NULL "
-                         "OR scope IS NOT DISTINCT FROM ?)", in_scope)
+            _clear_audit(conn, "audit.source_files", table, scope_label)
             if source_files:
                 conn.executemany(
                     "INSERT INTO audit.source_files (table_name, source, sha256, size_bytes, detected_format, "
@@ -336,17 +482,67 @@ def write_table(
                       scope_label] for f in source_files],
                 )
         checkpoint(f"write.{table}")
-        if own:
-            conn.execute("COMMIT")
-    except Exception:
-        if own:
-            conn.execute("ROLLBACK")
-        raise
     counts: dict[str, int] = {}
     for r in all_rejects:
         key = r.reason.split(":")[0]
         counts[key] = counts.get(key, 0) + 1
     return WriteReport(table=table, rows=valid.height, quarantined=len(all_rejects), quarantine_reasons=counts)
+
+
+def _clear_audit(conn: duckdb.DuckDBPyConnection, audit: str, table: str, scope_label: str | None) -> None:
+    """Delete `table`'s rows from the audit table `audit`: without a scope all of them; with one, that scope's."""
+    conn.execute(f"DELETE FROM {qualified(audit)} WHERE table_name = ? AND (?::VARCHAR IS NULL "
+                 "OR scope IS NOT DISTINCT FROM ?)", [table, scope_label, scope_label])
+
+
+def _record_quarantine(conn: duckdb.DuckDBPyConnection, table: str, rejects: list[Reject],
+                       scope_label: str | None) -> None:
+    """Replace `table`'s quarantine rows (of the scope) with `rejects` (inside the caller's transaction)."""
+    _clear_audit(conn, "audit.quarantine", table, scope_label)
+    if rejects:
+        conn.executemany(
+            "INSERT INTO audit.quarantine (table_name, source, location, reason, row_json, scope) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            [[table, r.source, r.location, r.reason, row_json(r.row), scope_label] for r in rejects],
+        )
+
+
+VIEW_SAMPLE_ROWS = 10_000
+
+
+def create_view(conn: duckdb.DuckDBPyConnection, view: str, parts: list[str], model: type[pa.DataFrameModel],
+                rejects: list[Reject] | None = None, sampled: list[int] | None = None) -> int:
+    """Replace `view` (a view over files read in place, too large to copy) with the UNION ALL of the
+    SELECTs in `parts`, described from `model` like a table, its quarantine rows replaced with
+    `rejects`, in one transaction. Its rows were checked where they were read (the model's checks
+    in SQL); pandera validates a sample here (the first rows of the parts `sampled`, default all;
+    VIEW_SAMPLE_ROWS in all), and a mismatch raises SchemaMismatch. Returns the rows sampled."""
+    _describe_audit(conn)
+    schema, name = view.split(".")
+    conn.execute(f"CREATE SCHEMA IF NOT EXISTS {quote_ident(schema)}")
+    with _within_transaction(conn):
+        if conn.execute("SELECT count(*) FROM duckdb_tables() WHERE schema_name = ? AND table_name = ?",
+                        [schema, name]).fetchone()[0]:
+            conn.execute(f"DROP TABLE {qualified(view)}")  # a build file from before it was a view
+        conn.execute(f"CREATE OR REPLACE VIEW {qualified(view)} AS "
+                     + "\nUNION ALL\n".join(f"({part})" for part in parts))
+        chosen = [parts[i] for i in (sampled if sampled is not None else range(len(parts)))]
+        each = max(1, VIEW_SAMPLE_ROWS // max(1, len(chosen)))
+        sample = pl.concat([conn.execute(f"SELECT * FROM ({part}) LIMIT {each}").pl() for part in chosen],
+                           how="vertical_relaxed")
+        try:
+            model.validate(sample.select(model_columns(model)), lazy=True)
+        except pa.errors.SchemaErrors as errors:
+            raise SchemaMismatch(f"{view}: a sample of the view fails {model.__name__}: "
+                                 f"{errors.failure_cases.head(5).to_dicts()}") from None
+        comment = sql_string_literal(one_line(model.to_schema().description))
+        conn.execute(f"COMMENT ON VIEW {qualified(view)} IS {comment}")
+        conn.execute(";\n".join(f"COMMENT ON COLUMN {qualified(view)}.{quote_ident(column_name)} "
+                                 f"IS {sql_string_literal(one_line(column.description))}"
+                                 for column_name, column in model.to_schema().columns.items()))
+        _record_quarantine(conn, view, list(rejects or []), None)
+        checkpoint(f"write.{view}")
+    return sample.height
 
 
 def query_frame(conn: duckdb.DuckDBPyConnection, sql: str, params: list | dict | None = None) -> pl.DataFrame:

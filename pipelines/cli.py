@@ -79,21 +79,57 @@ def run(args: argparse.Namespace) -> int:
                     prices=args.prices, profiles=args.profiles, store_texts=args.store_texts or settings.store_texts())
     warehouse = Warehouse(dir=args.warehouse, lock_timeout_s=settings.lock_timeout_s())
     try:
-        with warehouse.hold():  # one writer from the first ingestion to the publish
-            return _run(inputs, warehouse)
+        with warehouse.hold():  # one writer from the fingerprint check through the publish
+            return _run(inputs, warehouse, force=args.force)
     except WarehouseBusy as busy:
         return _report_failure([str(busy)])
 
 
-def _run(inputs: Inputs, warehouse: Warehouse) -> int:
+def _run(inputs: Inputs, warehouse: Warehouse, force: bool = False) -> int:
+    """The run under the whole-run lock: the no-change fast path (the published fingerprint is read
+    while no other run can publish), else every job."""
+    from assets.fingerprint import inputs_json, published_fingerprint
+    from assets.mlperf_ingest import reading_once
+    from pipelines.definitions import build_definitions
+
+    # Each input is read once for the whole run (reading_once): the fingerprint, then every job.
+    with reading_once():
+        found = _fingerprint(inputs)
+        if found is not None and not force and published_fingerprint(warehouse) == found[0]:
+            print(f"benchbill: nothing changed since the last publish of {warehouse.path.resolve()} (same "
+                  f"inputs by checksum, same code, same settings): showing it; --force builds anyway",
+                  file=sys.stderr)
+            return _print_published(warehouse, [])
+        if found is not None:
+            inputs = Inputs(**{**inputs.model_dump(), "fingerprint": found[0], "code_sha256": found[1],
+                               "fingerprint_inputs": inputs_json(found[2])})
+        print(f"benchbill: building {warehouse.path.resolve()}", file=sys.stderr)
+        definitions = build_definitions(inputs, warehouse)
+        # MLPerf rounds are partitions: find the rounds the inputs hold, ingest each, then build the rest.
+        return _run_jobs(definitions, inputs, warehouse)
+
+
+def _fingerprint(inputs: Inputs) -> tuple[str, str, list] | None:
+    """The run's fingerprint, or None when an input cannot be read (the run then says what is wrong)."""
+    from assets.fingerprint import inputs_fingerprint
+    from assets.mlperf import load_sources
+    from assets.mlperf_ingest import fetch_once
+    from assets.warehouse import IngestError
+
+    try:
+        sources = load_sources(inputs.sources_file)
+        locations = list(inputs.mlperf) or [url for _name, url in sources.rounds]
+        return inputs_fingerprint(inputs, locations, lambda url: fetch_once(
+            url, sources.allowed_hosts, lambda m: print(f"  {m}", file=sys.stderr)))
+    except (IngestError, OSError):
+        return None
+
+
+def _run_jobs(definitions: dg.Definitions, inputs: Inputs, warehouse: Warehouse) -> int:
     from assets.mlperf import MLPERF_ROUND_OP, load_sources, plan_rounds, round_run_config
     from assets.warehouse import IngestError
-    from pipelines.definitions import build_definitions
     from pipelines.partitions import MLPERF_ROUND_PARTITIONS
 
-    print(f"benchbill: building {warehouse.path.resolve()}", file=sys.stderr)
-    definitions = build_definitions(inputs, warehouse)
-    # MLPerf rounds are partitions: find the rounds the inputs hold, ingest each, then build the rest.
     try:
         plan = plan_rounds(list(inputs.mlperf), load_sources(inputs.sources_file),
                            log=lambda m: print(f"  {m}", file=sys.stderr))
@@ -112,6 +148,11 @@ def _run(inputs: Inputs, warehouse: Warehouse) -> int:
     failures = _execute(definitions.resolve_job_def("build_warehouse"), instance, warnings)
     if failures:
         return _report_failure(failures)
+    return _print_published(warehouse, warnings)
+
+
+def _print_published(warehouse: Warehouse, warnings: list[str]) -> int:
+    """The shortlist of the published serving file, its quarantine counts, the warnings, and where things are."""
     rows, quarantine = read_shortlist(warehouse.serving_path)
     print(format_shortlist(rows))
     if quarantine:
@@ -192,6 +233,8 @@ def build_parser() -> argparse.ArgumentParser:
     run_parser.add_argument("--store-texts", action="store_true",
                             help="keep the prompt and response texts of dumps (observed.request_texts); "
                                  "by default they are never stored")
+    run_parser.add_argument("--force", action="store_true",
+                            help="build even when no input (by checksum) and no code changed since the last publish")
     run_parser.set_defaults(handler=run)
 
     report_parser = commands.add_parser("report", help="write the HTML report from the published serving file")

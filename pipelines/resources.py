@@ -141,7 +141,9 @@ _HELD: dict[str, tuple[Any, int]] = {}  # lock file -> (open handle, holders) in
 class Inputs(dg.ConfigurableResource):
     """What a run reads: MLPerf round tables (paths or URLs; empty means the sources file),
     dump folders, the price table and the profiles; `store_texts` keeps the prompt and response
-    texts of dumps (observed.request_texts), which are otherwise never stored."""
+    texts of dumps (observed.request_texts), which are otherwise never stored; and, from `benchbill
+    run`, the fingerprint of all of them and of the code (assets/fingerprint.py), recorded with the
+    build."""
 
     mlperf: list[str] = []
     sources_file: str = str(DEFAULT_SOURCES)
@@ -149,3 +151,6 @@ class Inputs(dg.ConfigurableResource):
     prices: str = str(DEFAULT_PRICES)
     profiles: str = str(DEFAULT_PROFILES)
     store_texts: bool = False
+    fingerprint: str = ""
+    code_sha256: str = ""
+    fingerprint_inputs: str = ""

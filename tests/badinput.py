@@ -9,7 +9,7 @@ import json
 import shutil
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path, PurePath
 
 import duckdb
@@ -131,8 +131,9 @@ def read_dump_folders(folders: dict[str, Path]) -> dict[str, Outcome]:
         if failed:
             results[name] = failed
             continue
-        for part in ("runs", "measurements", "tool_metrics", "requests", "rejects", "files"):
-            getattr(total, part).extend(getattr(batch, part))
+        for part in fields(dumps.ObservedBatch):  # every list the batch holds (rows, request pass tables, scans)
+            if isinstance(getattr(batch, part.name), list):
+                getattr(total, part.name).extend(getattr(batch, part.name))
         results[name] = Outcome()
     conn = duckdb.connect()
     write_observed(conn, total)

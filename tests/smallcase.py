@@ -41,7 +41,7 @@ EXTRA_PROFILE = """
     delivered_fraction_prior: [0.6, 0.9]
 """
 # Volatile by nature: when a round version was ingested. Everything else must match exactly.
-VOLATILE = {"audit.mlperf_round_versions": {"ingested_at"}}
+VOLATILE = {"audit.mlperf_round_versions": {"ingested_at"}, "audit.run_fingerprint": {"recorded_at"}}
 
 # One statement, so one snapshot: the corrected result, as the results table and as the mart's
 # reference; runs; profiles, as the requirement table and as the shortlist. A reader that ever saw

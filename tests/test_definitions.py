@@ -22,6 +22,9 @@ ASSETS = {
     "observed/delivered_at_slo", "projected/delivered_at_slo", "cost/cost_per_request",
     "marts/config_shortlist", "analytics/views", "publish/serving_duckdb", "publish/parquet_export",
     "publish/report_html",
+    # issue 7: per-request records read in one DuckDB pass (observed/requests is a view over them)
+    "observed/request_sources", "observed/stored_requests", "observed/request_stats", "observed/request_percentiles",
+    "audit/run_fingerprint",
 }
 
 

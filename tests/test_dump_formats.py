@@ -11,12 +11,11 @@ import pytest
 from assets import dumps
 from assets.dump_formats import aiperf, generic, guidellm, inference_perf, llmperf, sglang, vllm
 from assets.fetch import read_local
-from assets.warehouse import IngestError, frame_from_rows, run_sql_file, write_table
+from assets.observed import write_observed
+from assets.request_stats import scan_frame
+from assets.warehouse import IngestError, run_sql_file, write_table
 from schemas.load_point_measures import LoadPointMeasures
 from schemas.load_points import LoadPoints
-from schemas.measurements import Measurements
-from schemas.requests import Requests
-from schemas.runs import Runs
 from tests import synthetic
 from tests.conftest import DATA, REPO_ROOT, WORKED_RUN_YAML
 
@@ -139,11 +138,12 @@ def test_llmperf_strings_as_numbers_and_its_itl_is_not_our_tpot():
 
 def test_aiperf_records_mark_warmup_errors_and_epoch_times():
     (m,) = parse(FIXTURES / "aiperf/rate8/profile_export.jsonl").measurements
-    assert m.requests.height == 19
-    assert m.requests.filter(pl.col("phase") == "warmup").height == 3
-    assert m.requests.filter(pl.col("status") == "error").height == 1
-    assert m.requests.get_column("start_time_unix_s").min() > 1.7e9
-    assert m.requests.get_column("start_offset_s").min() == 0.0  # from the first request, warm-up included
+    requests = scan_frame(m.requests)  # DuckDB reads the lines; Python never decodes them
+    assert requests.height == 19
+    assert requests.filter(pl.col("phase") == "warmup").height == 3
+    assert requests.filter(pl.col("status") == "error").height == 1
+    assert requests.get_column("start_time_unix_s").min() > 1.7e9
+    assert requests.get_column("start_offset_s").min() == 0.0  # from the first request, warm-up included
 
 
 def test_inference_perf_per_request_groups_by_stage():
@@ -159,10 +159,7 @@ def test_inference_perf_per_request_groups_by_stage():
 
 def build(conn, batch):
     """The observed tables of a batch, built like the assets do."""
-    write_table(conn, "observed.runs", frame_from_rows(batch.runs, Runs), Runs)
-    write_table(conn, "observed.measurements", frame_from_rows(batch.measurements, Measurements), Measurements)
-    frame = batch.request_frame()
-    write_table(conn, "observed.requests", frame if frame is not None else frame_from_rows([], Requests), Requests)
+    write_observed(conn, batch)
     write_table(conn, "observed.load_point_measures", run_sql_file(conn, "observed/load_point_measures.sql"),
                 LoadPointMeasures)
     write_table(conn, "observed.load_points", run_sql_file(conn, "observed/load_points.sql"), LoadPoints)
@@ -221,7 +218,7 @@ def test_the_same_requests_in_four_formats_give_the_same_percentiles(tmp_path, c
     assert {r["requests_failed"] for r in rows.values()} == {2} and {r["requests_ok"] for r in rows.values()} == {58}
 
 
-def test_bootstrap_interval_brackets_the_estimate_and_repeats_widen_it(tmp_path, conn):
+def test_order_statistic_interval_brackets_the_estimate_and_repeats_widen_it(tmp_path, conn):
     root = dumps_tree(tmp_path / "dumps", {"sweep": SLA_TREE.parent.parent})
     build(conn, dumps.collect_all([str(root)]))
     rows = points(conn)
@@ -229,10 +226,12 @@ def test_bootstrap_interval_brackets_the_estimate_and_repeats_widen_it(tmp_path,
     measures = conn.execute("SELECT load_index, value, ci_low, ci_high, interval_method FROM "
                             "observed.load_point_measures WHERE measure = 'ttft_p95_ms' ORDER BY 1").fetchall()
     for _i, value, low, high, method in measures:
-        assert low < value < high and "bootstrap: 200 resamples of 58 requests" in method and "2 repeats" in method
-    again = conn.execute("SELECT ci_low, ci_high FROM observed.load_point_measures WHERE measure = 'ttft_p95_ms' "
-                         "ORDER BY load_index").fetchall()
-    assert again == [(m[2], m[3]) for m in measures]  # reproducible draws
+        assert low < value < high and "2 repeats" in method
+        # 58 requests: X(51) is the 95% lower end of p95; no rank gives a 95% upper end, so it is the largest
+        assert "order statistics X(51), X(58) of 58 requests (exact binomial ranks)" in method
+        assert "too few requests for a 95% upper end: the largest value" in method
+    (ranks,) = conn.execute("SELECT DISTINCT requests_used FROM observed.request_percentiles").fetchall()
+    assert ranks == (58,)
 
 
 def test_sweep_tree_summaries_are_listed_not_read_twice(tmp_path):
@@ -307,10 +306,14 @@ def test_guidellm_csv_with_a_short_percentile_list_quarantines_that_row(tmp_path
     assert batch.rejects[0].location == "row 4"
 
 
-def test_generic_csv_with_unknown_status_is_quarantined(tmp_path):
+def test_generic_csv_row_with_unknown_status_is_quarantined(tmp_path):
     text = (FIXTURES / "generic/requests.csv").read_text().replace(",ok,measure,", ",fine,measure,", 1)
     batch = write_run(tmp_path, "requests.csv", text)
-    assert not batch.measurements and "status outside" in batch.rejects[0].reason
+    (reject,) = batch.request_rejects
+    line = next(i for i, row in enumerate(text.splitlines(), start=1) if ",fine,measure," in row)
+    assert reject.source.endswith("requests.csv") and reject.location == f"line {line}"  # as an editor counts
+    assert "status failed isin" in reject.reason and "(value fine)" in reject.reason
+    assert sum(s["rows_quarantined"] for s in batch.request_sources) == 1 and batch.measurements
 
 
 def test_truncated_json_lines_fail_naming_the_file(tmp_path):
@@ -324,3 +327,132 @@ def test_guidellm_other_report_version_is_quarantined(tmp_path):
     report["metadata"]["version"] = 3
     batch = write_run(tmp_path, "benchmarks.json", json.dumps(report))
     assert not batch.measurements and "report version 3" in batch.rejects[0].reason
+
+
+def test_a_generic_csv_duckdb_cannot_read_is_quarantined_and_the_rest_is_read(tmp_path):
+    good = (FIXTURES / "generic/requests.csv").read_text()
+    broken = good + "1790000999.0,1,2,3,4,ok,measure,,2.0,surplus,columns\n"  # more fields than the header
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "good.csv").write_text(good.replace("1790000", "1790100"))
+    (src / "broken.csv").write_text(broken)
+    batch = dumps.collect_all([str(dumps_tree(tmp_path / "dumps", {"r": src}))])
+    (reject,) = [r for r in batch.rejects if r.source.endswith("broken.csv")]
+    assert reject.location == "file" and reject.reason.startswith("cannot read as CSV/Parquet")
+    assert {f.status for f in batch.files if f.source.endswith("broken.csv")} == {"quarantined"}
+    assert batch.measurements and all(m["source"].endswith("good.csv") for m in batch.measurements)
+
+
+def test_a_large_json_document_is_read_whole(tmp_path, monkeypatch):
+    monkeypatch.setattr(dumps, "LARGE_FILE_BYTES", 1000)  # the fixture counts as large
+    batch = write_run(tmp_path, "r.json",
+                      (FIXTURES / "vllm/openai-4.0qps-Llama-3.1-8B-Instruct-20260901-120000.json").read_text())
+    assert len(batch.measurements) == 1 and batch.measurements[0]["has_requests"]
+
+
+# ---- the value checks of the JSON formats hold where DuckDB reads the records in place -----------------------------
+
+def generic_rows(copies: int) -> tuple[str, list[str]]:
+    """The generic fixture's header and its rows repeated `copies` times (later copies shifted in time)."""
+    lines = (FIXTURES / "generic/requests.csv").read_text().splitlines()
+    rows = []
+    for copy in range(copies):
+        for line in lines[1:]:
+            start, rest = line.split(",", 1)
+            rows.append(f"{float(start) + copy * 30:.6f},{rest}")
+    return lines[0], rows
+
+
+def test_a_word_far_down_a_number_column_quarantines_its_row_and_the_rest_is_read(tmp_path):
+    """DuckDB infers the column's type from the first rows; a word past them fails the typed read, so the file is
+    read again with every value as text and checked row by row (not quarantined whole, not read as NULL)."""
+    header, rows = generic_rows(2000)  # ~44,000 rows, past DuckDB's sample of 20,480
+    at = len(rows) - 10
+    fields = rows[at].split(",")
+    fields[header.split(",").index("ttft_ms")] = "N/A"
+    rows[at] = ",".join(fields)
+    batch = write_run(tmp_path, "requests.csv", "\n".join([header, *rows]) + "\n")
+    (reject,) = batch.request_rejects
+    assert reject.location == f"line {at + 2}" and f"ttft_ms of line {at + 2} is not a number (got 'N/A')" \
+        in reject.reason
+    assert sum(s["requests"] for s in batch.request_sources) == len(rows) - 1
+    assert {s["reader"] for s in batch.request_sources} == {"read in place"}
+
+
+def test_a_generic_csv_in_an_archive_is_read_from_memory_stored_and_checked(tmp_path):
+    """An archive member has no place on disk for DuckDB to read: its records are read from a temporary copy,
+    stored in the warehouse, and checked by the same rules."""
+    import io
+    import tarfile
+
+    header, *rows = (FIXTURES / "generic/requests.csv").read_text().splitlines()
+    fields = rows[4].split(",")
+    fields[header.split(",").index("input_tokens")] = "12.5"
+    rows[4] = ",".join(fields)
+    data = ("\n".join([header, *rows]) + "\n").encode()
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w:gz") as archive:
+        info = tarfile.TarInfo("requests.csv")
+        info.size = len(data)
+        archive.addfile(info, io.BytesIO(data))
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "logs.tar.gz").write_bytes(out.getvalue())
+    batch = dumps.collect_all([str(dumps_tree(tmp_path / "dumps", {"r": src}))])
+    assert {s["reader"] for s in batch.request_sources} == {"stored in observed.stored_requests"}
+    assert not batch.scans and batch.frame("stored_requests").height == len(rows) - 1
+    (reject,) = batch.request_rejects
+    assert reject.source.endswith("logs.tar.gz/requests.csv") and reject.location == "line 6"
+    assert "input_tokens of line 6 is not a whole number (got 12.5)" in reject.reason
+
+
+@pytest.mark.parametrize("store", [False, True], ids=["without --store-texts", "with --store-texts"])
+def test_texts_of_a_file_read_in_place_are_stored_only_when_asked(tmp_path, conn, store):
+    header, rows = generic_rows(1)
+    lines = [header + ",prompt_text,response_text"] + [f'{row},"prompt {i}","answer {i}"' for i, row in enumerate(rows)]
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "requests.csv").write_text("\n".join(lines) + "\n")
+    batch = dumps.collect_all([str(dumps_tree(tmp_path / "dumps", {"r": src}))], store_texts=store)
+    write_observed(conn, batch)
+    texts = conn.execute("SELECT count(*), count(DISTINCT prompt_text), min(response_text) FROM "
+                         "observed.request_texts").fetchone()
+    requests = conn.execute("SELECT count(*) FROM observed.requests").fetchone()[0]
+    assert texts == ((requests, requests, "answer 0") if store else (0, 0, None)) and requests == len(rows)
+    joined = conn.execute("SELECT count(*) FROM observed.requests JOIN observed.request_texts "
+                          "USING (run_id, load_index, repeat_index, request_index)").fetchone()[0]
+    assert joined == (requests if store else 0)  # each text sits with its request
+
+
+def test_large_json_lines_cut_short_stop_the_run_naming_the_line(tmp_path, monkeypatch):
+    """A file above LARGE_FILE_BYTES is never decoded by Python, yet its error names the line, as for a small one."""
+    monkeypatch.setattr(dumps, "LARGE_FILE_BYTES", 1000)
+    src = tmp_path / "src"
+    shutil.copytree(FIXTURES / "aiperf/rate8", src)
+    records = src / "profile_export.jsonl"
+    lines = records.read_bytes().rstrip(b"\n").split(b"\n")
+    records.write_bytes(b"\n".join(lines)[:-30])
+    with pytest.raises(IngestError, match=rf"profile_export.jsonl: invalid JSON on line {len(lines)} "
+                                          r"\(the last line, cut short\?\)"):
+        dumps.collect_all([str(dumps_tree(tmp_path / "dumps", {"r": src}))])
+
+
+def test_records_of_a_quarantined_repeat_reach_no_percentile(tmp_path, conn):
+    """An AIPerf aggregate whose throughput is absurd passes its parser (a finite number) but fails the
+    measurement's schema: its repeat is quarantined, and with it the records read in place, their statistics
+    and the level's pooled percentiles."""
+    src = tmp_path / "src"
+    shutil.copytree(FIXTURES / "aiperf/rate8", src)
+    aggregate = json.loads((src / "profile_export_aiperf.json").read_text())
+    aggregate["request_throughput"]["avg"] = 1e300
+    (src / "profile_export_aiperf.json").write_text(json.dumps(aggregate))
+    batch = dumps.collect_all([str(dumps_tree(tmp_path / "dumps", {"r": src}))])
+    assert batch.frame("request_percentiles").height > 0  # computed by the pass, before the schema check
+    write_observed(conn, batch)
+    counts = conn.execute("SELECT (SELECT count(*) FROM observed.measurements), (SELECT count(*) FROM "
+                          "observed.requests), (SELECT count(*) FROM observed.request_stats), (SELECT count(*) FROM "
+                          "observed.request_percentiles)").fetchone()
+    assert counts == (0, 0, 0, 0)
+    reasons = [r for (r,) in conn.execute("SELECT reason FROM audit.quarantine").fetchall()]
+    assert any("achieved_requests_per_s failed less_than" in r for r in reasons)
+    assert any("requests of a repeat" in r for r in reasons) and any("percentiles pooled" in r for r in reasons)

@@ -85,12 +85,14 @@ def test_a_round_whose_fetch_fails_during_ingestion_publishes_nothing(small_case
                                                                        capsys):
     warehouse, before = published_copy
     table = (small_case.root / "b" / "summary_results.json").read_bytes()
-    with ScriptedServer() as server:  # planning reads the table; then every fault, until attempts run out
-        server.respond("/v5.1.json", (200, {}, table), (503, {}, b""), (429, {"Retry-After": "1"}, b""),
+    # A run fetches each URL once, at its start (the fingerprint; planning and ingestion reuse the bytes):
+    # every fault there, until attempts run out; the failure is not fetched again by the later steps.
+    with ScriptedServer() as server:
+        server.respond("/v5.1.json", (503, {}, b""), (429, {"Retry-After": "1"}, b""),
                        (RESET, {}, b""), (200, {"Content-Length": str(len(table))}, table[:1000]))
         url = server.url("/v5.1.json")
         assert main(run_url(small_case, warehouse, url, sources(tmp_path, LOOPBACK))) == 1
-        assert server.hits["/v5.1.json"] == 1 + fetch.ATTEMPTS
+        assert server.hits["/v5.1.json"] == fetch.ATTEMPTS
     err = capsys.readouterr().err
     assert "run failed; the published serving file (if any) is unchanged" in err
     assert f"{url}: failed after 4 attempts; last problem: truncated body" in err and "1000 bytes read" in err

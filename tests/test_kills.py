@@ -47,7 +47,7 @@ def finish(process: subprocess.Popen) -> tuple[int, str]:
 
 
 @pytest.mark.parametrize("where", KILL_POINTS)
-def test_a_run_killed_at_a_named_point_loses_nothing_and_the_next_run_completes(where, killed, small_case):
+def test_a_run_killed_at_a_named_point_loses_nothing_and_the_next_run_completes(where, killed, small_case, capsys):
     warehouse, returncode, err = killed[where]
     assert returncode == -9, f"the run was not killed at {KILL_POINTS[where]}: exit {returncode}\n{err[-2000:]}"
     published = small_case.published
@@ -58,7 +58,10 @@ def test_a_run_killed_at_a_named_point_loses_nothing_and_the_next_run_completes(
             assert build.execute("SELECT count(*) FROM audit.mlperf_round_versions").fetchone()[0] == 1
         assert content(warehouse / "build.duckdb")["benchmark.mlperf_results"] == \
             content(published / "build.duckdb")["benchmark.mlperf_results"]
+    capsys.readouterr()
     assert main(small_case.run_args(small_case.args_b, warehouse)) == 0
+    # The killed run published no fingerprint: the next one builds (no "nothing changed" shortcut).
+    assert "benchbill: building" in capsys.readouterr().err
     assert content(warehouse / "serving.duckdb") == content(small_case.reference / "serving.duckdb")
     assert not leftovers(warehouse)
 

@@ -58,7 +58,7 @@ def test_repeats_give_a_band_wider_than_zero_and_ordered(serving):
     assert band["delivered_requests_per_s_low"] == pytest.approx(points[1]["achieved_requests_per_s_min"])
     assert band["delivered_requests_per_s_low"] < band["delivered_requests_per_s_high"]
     assert band["delivered_requests_per_s_high"] <= points[2]["achieved_requests_per_s_max"]
-    assert "bootstrap: 200 resamples" in band["method"] and "open loop" in band["method"]
+    assert "order statistics X(" in band["method"] and "open loop" in band["method"]
     assert band["percentile_source"] == "per_request"
 
 

@@ -4,6 +4,7 @@ import datetime
 
 import duckdb
 import polars as pl
+import pandera.polars as pa
 import pytest
 
 from assets.warehouse import SchemaMismatch, split_valid, write_table
@@ -78,3 +79,36 @@ def test_load_point_latency_bounds():
     frame = pl.DataFrame([row, bad], schema_overrides={c: pl.Float64 for c in columns if c.endswith("_ms")})
     valid, rejects = split_valid(frame, LoadPoints, "observed.load_points")
     assert valid.height == 1 and "ttft_p95_ms" in rejects[0].reason
+
+
+def pandera_failing_rows(frame, model):
+    """The rows pandera's own (full) validation fails."""
+    try:
+        model.validate(frame, lazy=True)
+    except pa.errors.SchemaErrors as errors:
+        return sorted({int(i) for i in errors.failure_cases.get_column("index").drop_nulls()})
+    return []
+
+
+@pytest.mark.parametrize("changes", [
+    {"usd_per_accelerator_hour": -1.0},           # greater_than / ge
+    {"usd_per_accelerator_hour": float("inf")},   # less_than
+    {"usd_per_accelerator_hour": float("nan")},   # NaN in a non-nullable float is a null
+    {"price_class": "whenever"},                  # isin
+    {"provider": "Lambda"},                       # a second row with the same key: uniqueness
+    {"evidence": None},                           # not nullable
+])
+def test_the_checks_run_in_sql_give_pandera_s_verdicts(changes):
+    """split_valid lets pandera check the schema and DuckDB run the model's data checks (compiled to SQL):
+    every row pandera's full validation fails is rejected, and only those."""
+    frame = pl.DataFrame([price(), price(provider="Other"), price(**{"provider": "Third", **changes})])
+    _valid, rejects = split_valid(frame, AcceleratorPrices, "benchmark.accelerator_prices")
+    assert sorted(int(r.location.split()[1]) for r in rejects) == pandera_failing_rows(frame, AcceleratorPrices)
+    assert rejects
+
+
+def test_string_checks_in_sql_match_pandera():
+    frame = pl.DataFrame({"profile": ["p", "p", "q"], "measure": ["ttft_p95_ms", "ttft_p95_ms_x", "error_rate"],
+                          "bound": [1.0, 2.0, 0.1]})
+    _valid, rejects = split_valid(frame, SloBounds, "requirement.slo_bounds")
+    assert [r.location for r in rejects] == ["row 1"] == [f"row {i}" for i in pandera_failing_rows(frame, SloBounds)]

@@ -34,6 +34,47 @@ REVIEWED = {
     ("assets/warehouse.py", "sql"): "query_frame(): SQL files of this repository, parameters bound",
     ("pipelines/query.py", "sql"): "benchbill sql: the analyst's own statement, on a read-only connection, "
                                    "parameters bound",
+    # The per-request pass (issue 7), merged with the value checks (issue 6): SQL files of this repository, and
+    # SELECTs assembled by code whose every file path, source key, run id and reason goes through
+    # sql_path_literal / sql_string_literal and every column name through quote_ident (assets/dump_formats,
+    # assets/request_stats.py); numbers are Python ints and floats.
+    ("assets/dump_formats/generic.py", "checked_scan_sql(requests, select)"):
+        "a traffic log's scan (generic.scan: path by sql_path_literal, columns by quote_ident), checked",
+    ("assets/request_stats.py", "read_sql('observed/request_groups.sql')"): "an SQL file of this repository",
+    ("assets/request_stats.py", "read_sql('observed/request_groups_keyed.sql')"): "an SQL file of this repository",
+    ("assets/request_stats.py", "read_sql('observed/request_stats.sql')"): "an SQL file of this repository",
+    ("assets/request_stats.py", "read_sql('observed/request_pooled.sql')"): "an SQL file of this repository",
+    ("assets/request_stats.py", "read_sql('observed/request_small.sql')"): "an SQL file of this repository",
+    ("assets/request_stats.py", "read_sql('observed/request_percentiles.sql')"): "an SQL file of this repository",
+    ("assets/request_stats.py", "_rows_sql(parts)"): "the pass's parts (RequestPass._scan_part: checked scans, "
+                                                     "ids and levels quoted) with the schema's checks",
+    ("assets/request_stats.py", "_rows_sql([part])"): "one of those parts",
+    ("assets/request_stats.py", "', '.join(('r.' + n for n in names))"): "constant column names",
+    ("assets/request_stats.py", "requests_select('(SELECT * FROM request_rows WHERE source_id IN (' + ', '.join(map("
+                                "str, stored)) + '))', 'request_keys')"): "source ids are ints",
+    ("assets/request_stats.py", "rows"): "RequestPass.texts: _rows_sql of the pass's own parts",
+    ("assets/request_stats.py", "explained"): "RequestPass.rejects: _rows_sql of the pass's own parts, explained",
+    ("assets/request_stats.py", "' UNION ALL BY NAME '.join(parts)"): "RequestPass.texts: text SELECTs of the "
+                                                                      "scans (paths quoted) and a registered frame",
+    ("assets/request_stats.py", "' UNION ALL '.join(parts)"): "the same text SELECTs",
+    ("assets/request_stats.py", "TPOT_SQL"): "a constant",
+    ("assets/request_stats.py", "checked_scan_sql(requests, requests.select)"): "scan_frame: a scan, checked",
+    ("assets/warehouse.py", "';\\n'.join(statements)"): "COMMENT ON statements: names by qualified/quote_ident, "
+                                                       "descriptions by sql_string_literal",
+    ("assets/warehouse.py", "f'CREATE OR REPLACE VIEW {qualified(view)} AS ' + '\\nUNION ALL\\n'.join((f'({part})' "
+                            "for part in parts))"): "create_view: observed.requests' parts (request_stats.view_parts)",
+    ("assets/warehouse.py", "part"): "create_view's pandera sample: one of those parts",
+    ("assets/warehouse.py", "each"): "create_view's pandera sample: an int",
+    ("assets/warehouse.py", "comment"): "a description through sql_string_literal",
+    ("assets/warehouse.py", "';\\n'.join((f'COMMENT ON COLUMN {qualified(view)}.{quote_ident(column_name)} IS "
+                            "{sql_string_literal(one_line(column.description))}' for column_name, column in "
+                            "model.to_schema().columns.items()))"): "COMMENT ON the view's columns, quoted",
+    ("assets/warehouse.py", "f\"SELECT _i, CASE WHEN NOT ({sql_valid(checks)}) THEN {sql_reasons(checks, '')} END, "
+                            "\" + (', '.join((f'({d})' for d in duplicate)) or 'NULL') + f\" FROM _frame "
+                            "{('QUALIFY' if duplicate else 'WHERE')} NOT ({sql_valid(checks)})\" + ''.join((f' OR "
+                            "({d})' for d in duplicate))"): "a pandera model's checks compiled to SQL (sql_checks: "
+                                                          "column names by quote_ident, values by "
+                                                          "sql_string_literal or repr of numbers)",
 }
 
 

@@ -15,7 +15,8 @@ from schemas.load_points import LoadPoints
 from schemas.measurements import Measurements
 from schemas.mlperf_reference import MlperfReference
 from schemas.profiles import Profiles, SloBounds
-from schemas.requests import Requests
+from schemas.request_percentiles import RequestPercentiles
+from schemas.request_stats import RequestStats
 from schemas.runs import Runs
 
 H100 = "nvidia-h100-sxm-80gb"
@@ -62,15 +63,16 @@ def conn(tmp_path):
     connection.close()
 
 
-def load(conn, runs, points, profiles=None, bounds=None, requests=None):
-    """Write runs, measurements (and per-request records) and profiles, then build the SQL tables in order."""
+def load(conn, runs, points, profiles=None, bounds=None):
+    """Write runs, measurements (tool aggregates only: no request records) and profiles, then build the SQL
+    tables in order."""
     profiles, bounds = (profiles, bounds) if profiles else profile_rows()
     write_table(conn, "observed.runs", frame_from_rows(runs, Runs), Runs)
     write_table(conn, "observed.measurements", pl.DataFrame(points, schema_overrides={
         c: pl.Float64 for c in Measurements.to_schema().columns if c.endswith(("_ms", "_per_s", "_tokens"))}),
         Measurements)
-    write_table(conn, "observed.requests", requests if requests is not None else frame_from_rows([], Requests),
-                Requests)
+    write_table(conn, "observed.request_stats", frame_from_rows([], RequestStats), RequestStats)
+    write_table(conn, "observed.request_percentiles", frame_from_rows([], RequestPercentiles), RequestPercentiles)
     write_table(conn, "requirement.profiles", pl.DataFrame(profiles), Profiles)
     write_table(conn, "requirement.slo_bounds", pl.DataFrame(bounds), SloBounds)
     write_table(conn, "observed.load_point_measures", run_sql_file(conn, "observed/load_point_measures.sql"),

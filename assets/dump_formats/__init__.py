@@ -4,8 +4,11 @@ Every module exposes `FORMATS` (the names it recognises, as written in `audit.so
 `recognise(dump) -> str | None` and `parse(dump, kind) -> Parsed`. `assets.dumps` holds the one
 registry that tries them in order. A parser turns a file into `Measurement`s: one load level
 measured once (one repeat), with the tool's own aggregates and, where the dump has them,
-per-request records as a polars frame with the columns of `REQUEST_COLUMNS` (columnar, so a
-large log never becomes millions of Python objects).
+per-request records: a polars frame with the columns of `REQUEST_COLUMNS` for the JSON formats
+(whose files are small; checked value by value by `checked_column`), or, for the formats that hold
+millions of requests (the generic CSV/Parquet, AIPerf's JSON lines), a `RequestScan`: the SQL with
+which DuckDB reads the file in place, so a large log is never loaded into Python at all; its values
+are checked by the same rules, row by row, in SQL (`checked_scan_sql`).
 
 Our metric definitions (DESIGN.md), whatever the tool: TTFT = request sent -> first output token;
 E2E = request sent -> last token; TPOT = (E2E - TTFT) / (output tokens - 1), undefined (NULL) for
@@ -24,12 +27,15 @@ from typing import Any
 
 import polars as pl
 
+from assets.textinput import CUT_LINE_REASON
+from assets.warehouse import quote_ident, sql_string_literal
+
 PERCENTILES = ("p50", "p90", "p95", "p99")
 MEASURES = ("ttft", "tpot", "itl", "e2e")
 PHASES = ("measure", "warmup", "cooldown")
 STATUSES = ("ok", "error", "incomplete", "cancelled")
 
-# The per-request columns every parser yields (tpot_ms is added centrally by `with_our_tpot`).
+# The per-request columns every parser yields (tpot_ms is added centrally, in SQL: assets.request_stats).
 REQUEST_SCHEMA: dict[str, pl.DataType] = {
     "request_index": pl.Int64,
     "phase": pl.String,
@@ -66,19 +72,70 @@ class FormatProblem(ValueError):
     """A file of a recognised format whose content cannot be used; the message is the reason."""
 
 
+# What a RequestScan's SELECT yields, one row per request (the generic columns, numbers as the file has
+# them: `checked_scan_sql` checks and types them).
+SCAN_COLUMNS = ("ordinal", "phase", "status", "start_s", "input_tokens", "output_tokens", "ttft_ms", "e2e_ms",
+                "error", "offered_rate_per_s", "concurrency")
+# The scan's other numbers, in the order they are checked (after start_s): whether each is a count.
+SCAN_NUMBERS = {"input_tokens": True, "output_tokens": True, "ttft_ms": False, "e2e_ms": False,
+                "offered_rate_per_s": False, "concurrency": False}
+
+
 @dataclass
 class Dump:
     """One file as the registry hands it to recognisers: name, bytes, and the decoded content
-    (a JSON value, a list of JSON values for JSON lines, or None)."""
+    (a JSON value, a list of JSON values for JSON lines, or None). A file too large to hold
+    (`partial`) carries only its first bytes (`data`), its last bytes (`tail`) and its `path`;
+    for JSON lines, `payload` then holds the complete lines of that head."""
 
     name: str
     data: bytes
     payload: Any = None
     json_lines: bool = False
+    path: str | None = None
+    partial: bool = False
+    tail: bytes | None = None
 
     @property
     def text_head(self) -> str:
         return self.data[:4096].decode("utf-8-sig", errors="replace")
+
+    @property
+    def last_bytes(self) -> bytes:
+        return self.tail if self.tail is not None else self.data[-8:]
+
+
+@dataclass(frozen=True)
+class RequestScan:
+    """Per-request records that DuckDB reads from a file where it lies (never as Python objects).
+
+    `select` is a SELECT over the file yielding SCAN_COLUMNS; `tolerant_select` the same with every
+    value read as text, for a file DuckDB cannot read with the types it inferred or was told (a word in
+    a number column far down a CSV): its values are then checked row by row like any other.
+    `level_columns` names the file's own load-level columns (generic files: rows are grouped into load
+    levels by them). `data` holds the bytes of a file that is not on disk (an archive member; read from
+    a temporary copy, then stored in the warehouse). `start_column` says what start_s is (Unix seconds,
+    or seconds from any origin), `start_units_per_s` its unit (1e9: epoch ns). A row is named
+    `row_word` `ordinal + row_offset` (a CSV's first row is line 2). `read_once`: a row equal to an earlier
+    one in every column is a copy, quarantined and read once; `cut_last_row`: the file does not end with
+    a newline, so its last row may be cut short and is quarantined. `text_select`: the prompt and
+    response texts by ordinal, where the file has them (read only when a run stores texts)."""
+
+    path: str
+    select: str
+    level_columns: tuple[str, ...] = ()
+    data: bytes | None = None
+    tolerant_select: str | None = None
+    start_column: str = "start_time_unix_s"
+    start_units_per_s: float = 1.0
+    row_word: str = "row"
+    row_offset: int = 0
+    read_once: bool = False
+    cut_last_row: bool = False
+    text_select: str | None = None
+
+    def row_name(self, ordinal: int) -> str:
+        return f"{self.row_word} {ordinal + self.row_offset}"
 
 
 @dataclass
@@ -91,7 +148,7 @@ class Measurement:
     concurrency: float | None = None
     values: dict[str, Any] = field(default_factory=dict)  # load-point columns the tool reported
     tool_metrics: list[tuple[str, str, float, str]] = field(default_factory=list)  # metric, statistic, value, unit
-    requests: pl.DataFrame | None = None
+    requests: pl.DataFrame | RequestScan | None = None
     merge_key: str | None = None  # same key in one folder = one measurement (stage file + its requests)
 
 
@@ -188,6 +245,14 @@ def _request(i: int) -> str:
     return f"request {i}"
 
 
+# How `checked_column` and `checked_scan_sql` say what is wrong with a value (one wording for both).
+NOT_A_NUMBER, NOT_FINITE, NOT_WHOLE = "is not a number", "is not finite", "is not a whole number"
+
+
+def outside(low: float, high: float) -> str:
+    return f"is outside the plausible range [{low:g}, {high:g}) (broken, or in another unit)"
+
+
 def checked_column(name: str, values: Any, dtype: pl.DataType, row: Callable[[int], str] = _request, *,
                    plausible: bool = True) -> pl.Series:
     """`values` (a list or a polars Series) as a numeric column of `dtype`. FormatProblem names the first
@@ -209,15 +274,14 @@ def checked_column(name: str, values: Any, dtype: pl.DataType, row: Callable[[in
                             "numbers")
     numbers = (raw.str.strip_chars() if raw.dtype == pl.String else raw).cast(pl.Float64, strict=False)
     problems = [
-        (raw.is_not_null() & numbers.is_null(), "is not a number"),
-        (numbers.is_nan() | numbers.is_infinite(), "is not finite"),
+        (raw.is_not_null() & numbers.is_null(), NOT_A_NUMBER),
+        (numbers.is_nan() | numbers.is_infinite(), NOT_FINITE),
     ]
     if dtype.is_integer():
-        problems.append((numbers.is_finite() & (numbers != numbers.floor()), "is not a whole number"))
+        problems.append((numbers.is_finite() & (numbers != numbers.floor()), NOT_WHOLE))
     low, high = REQUEST_RANGES.get(name, (None, None)) if plausible else (None, None)
     if low is not None:
-        problems.append((numbers.is_finite() & ((numbers < low) | (numbers >= high)),
-                         f"is outside the plausible range [{low:g}, {high:g}) (broken, or in another unit)"))
+        problems.append((numbers.is_finite() & ((numbers < low) | (numbers >= high)), outside(low, high)))
     for mask, what in problems:
         hits = mask.fill_null(False)
         if hits.any():
@@ -249,14 +313,54 @@ def requests_frame(columns: dict[str, Any], row: Callable[[int], str] = _request
     return pl.DataFrame(data)
 
 
-def with_our_tpot(frame: pl.DataFrame) -> pl.DataFrame:
-    """Add tpot_ms by our one definition: (E2E - TTFT) / (output tokens - 1); NULL below 2 tokens."""
-    return frame.with_columns(
-        pl.when(pl.col("output_tokens") >= 2)
-        .then((pl.col("e2e_ms") - pl.col("ttft_ms")) / (pl.col("output_tokens") - 1))
-        .otherwise(None)
-        .alias("tpot_ms")
-    )
+COPY_REASON = "the same request as an earlier line (every column equal): read once"
+VALUE_PROBLEM = "a value failed its check"  # what an unexplained row keeps (the pass explains only what it quarantines)
+
+
+def checked_scan_sql(scan: RequestScan, select: str, *, explain: bool = True, copies: str | None = None) -> str:
+    """The SQL twin of `checked_column`, row by row: `select` (the scan's SELECT or its tolerant one) with
+    its numbers checked by the same rules (not a number, not finite, not whole where a count is wanted,
+    outside REQUEST_RANGES) and typed, start_time_unix_s added, and `problem`: NULL when the row can be
+    used; else, with `explain`, the first reason, worded as `checked_column` words it and naming the row
+    (without, VALUE_PROBLEM: cheaper, for a pass that explains only the rows it quarantines); the scan's
+    own rules first and last (a last row that may be cut short; with `copies="find"`, a copy of an
+    earlier row, COPY_REASON, found by a window over the file). `copies="hash"` gives `row_hash`, a hash
+    of every column, so that a pass can count distinct rows cheaply and find copies only in files that
+    have some. A row with a problem is quarantined, never read as NULL or as another number."""
+    row = f"({sql_string_literal(scan.row_word + ' ')} || (ordinal + {scan.row_offset}))"
+    unix = scan.start_column == "start_time_unix_s"
+    numbers = [("start_s", scan.start_column, False, REQUEST_RANGES["start_time_unix_s"] if unix else None,
+                scan.start_units_per_s)]
+    numbers += [(column, column, whole, REQUEST_RANGES[column], 1.0) for column, whole in SCAN_NUMBERS.items()]
+    converted, failures, typed = [], [], []
+    for column, name, whole, bounds, units in numbers:
+        raw, value = quote_ident(column), quote_ident("n_" + column)
+        converted.append(f"TRY_CAST({raw} AS DOUBLE){f' / {units!r}' if units != 1.0 else ''} AS {value}")
+        got = f"CASE WHEN typeof({raw}) = 'VARCHAR' THEN '''' || {raw} || '''' ELSE CAST({raw} AS VARCHAR) END"
+        checks = [(f"{raw} IS NOT NULL AND {value} IS NULL", NOT_A_NUMBER), (f"NOT isfinite({value})", NOT_FINITE)]
+        if whole:
+            checks.append((f"{value} <> floor({value})", NOT_WHOLE))
+        if bounds is not None:
+            checks.append((f"{value} < {bounds[0]!r} OR {value} >= {bounds[1]!r}", outside(*bounds)))
+        failures += [(condition, f"{sql_string_literal(name + ' of ')} || {row} || "
+                                 f"{sql_string_literal(' ' + what + ' (got ')} || {got} || ')'")
+                     for condition, what in checks]
+        typed.append(f"CASE WHEN {value} = floor({value}) THEN TRY_CAST({value} AS BIGINT) END AS {quote_ident(column)}"
+                     if whole else f"{value} AS {quote_ident(column)}")
+    typed.append(f"{'n_start_s' if unix else 'NULL::DOUBLE'} AS start_time_unix_s")
+    if explain:
+        cases = [f"WHEN {condition} THEN {reason}" for condition, reason in failures]
+    else:
+        cases = [f"WHEN {' OR '.join(f'({condition})' for condition, _reason in failures)} "
+                 f"THEN {sql_string_literal(VALUE_PROBLEM)}"]
+    if scan.cut_last_row:
+        cases.insert(0, f"WHEN ordinal = max(ordinal) OVER () THEN {sql_string_literal(CUT_LINE_REASON)}")
+    every = ", ".join(quote_ident(c) for c in SCAN_COLUMNS if c != "ordinal")
+    if copies == "find":
+        cases.append(f"WHEN min(ordinal) OVER (PARTITION BY {every}) < ordinal THEN {sql_string_literal(COPY_REASON)}")
+    row_hash = f"hash({every})" if copies == "hash" else "NULL::UBIGINT"
+    return (f"SELECT ordinal, phase, status, error, {', '.join(typed)}, CASE {' '.join(cases)} END AS problem, "
+            f"{row_hash} AS row_hash FROM (SELECT *, {', '.join(converted)} FROM ({select}))")
 
 
 def repeated(objects: list[Any]) -> dict[int, int]:

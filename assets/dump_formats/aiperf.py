@@ -15,7 +15,7 @@ is not always a token): kept as a tool metric, not as our ITL.
 
 from __future__ import annotations
 
-import io
+from pathlib import Path
 
 import polars as pl
 
@@ -24,13 +24,15 @@ from assets.dump_formats import (
     FormatProblem,
     Measurement,
     Parsed,
+    RequestScan,
     count,
     empty_point,
     number,
-    requests_frame,
     stats_metrics,
 )
+from assets.fetch import read_whole
 from assets.textinput import UTF8_BOM
+from assets.warehouse import sql_path_literal
 
 TOOL = "aiperf"
 AGGREGATE = "aiperf profile_export_aiperf.json"
@@ -100,7 +102,7 @@ def parse(dump: Dump, kind: str) -> Parsed:
         return parsed
     try:
         if kind == RECORDS:
-            parsed.measurements.append(Measurement(location="records", requests=records_frame(dump.data),
+            parsed.measurements.append(Measurement(location="records", requests=records_scan(dump),
                                                    merge_key=MERGE_KEY))
         else:
             parsed.measurements.append(aggregate_measurement(dump.payload))
@@ -144,37 +146,40 @@ def aggregate_measurement(payload: dict) -> Measurement:
                        values=row, tool_metrics=metrics, merge_key=MERGE_KEY)
 
 
-def records_frame(data: bytes) -> pl.DataFrame:
-    """The request lines as a request frame, read column-wise by polars (no per-line Python objects)."""
-    raw = pl.read_ndjson(io.BytesIO(data.removeprefix(UTF8_BOM)), infer_schema_length=None)
-    meta = raw.get_column("metadata").struct
-    metrics = raw.get_column("metrics") if "metrics" in raw.columns else None
+def _record_columns(number: str) -> str:
+    """The fields we use, declared (DuckDB skips the rest of each line without building it); numbers as
+    `number` (DOUBLE, or VARCHAR to read a line whose number is a word: it is then checked and quarantined)."""
+    return (f"{{metadata: 'STRUCT(request_start_ns {'BIGINT' if number == 'DOUBLE' else number}, "
+            f"benchmark_phase VARCHAR, was_cancelled BOOLEAN)', "
+            f"metrics: 'STRUCT(time_to_first_token STRUCT(value {number}), request_latency STRUCT(value {number}), "
+            f"input_sequence_length STRUCT(value {number}), output_sequence_length STRUCT(value {number}))', "
+            f"error: 'JSON'}}")
 
-    def metric(name: str) -> pl.Series:
-        if metrics is None or metrics.dtype == pl.Null or name not in metrics.struct.fields:
-            return pl.Series([None] * raw.height, dtype=pl.Float64)
-        return metrics.struct.field(name).struct.field("value").cast(pl.Float64)
 
-    error = raw.get_column("error") if "error" in raw.columns else pl.Series([None] * raw.height)
-    has_error = error.is_not_null() if error.dtype != pl.Null else pl.Series([False] * raw.height)
-    error_text = (error.struct.field("message").cast(pl.String) if isinstance(error.dtype, pl.Struct)
-                  else pl.Series([None] * raw.height, dtype=pl.String))
-    cancelled = (meta.field("was_cancelled").fill_null(False) if "was_cancelled" in meta.fields
-                 else pl.Series([False] * raw.height))
-    start_s = meta.field("request_start_ns").cast(pl.Float64) / 1e9
-    phase = meta.field("benchmark_phase").cast(pl.String)
-    flags = pl.DataFrame({"cancelled": cancelled.cast(pl.Boolean), "failed": has_error.cast(pl.Boolean)})
-    status = flags.select(pl.when(pl.col("cancelled")).then(pl.lit("cancelled"))
-                          .when(pl.col("failed")).then(pl.lit("error")).otherwise(pl.lit("ok"))).to_series()
-    return requests_frame({
-        "request_index": list(range(raw.height)),
-        "phase": phase.replace_strict({"warmup": "warmup", "profiling": "measure"}, default="measure"),
-        "status": status,
-        "start_time_unix_s": start_s,
-        "start_offset_s": start_s - start_s.min(),
-        "input_tokens": metric("input_sequence_length"),
-        "output_tokens": metric("output_sequence_length"),
-        "ttft_ms": metric("time_to_first_token"),
-        "e2e_ms": metric("request_latency"),
-        "error": error_text,
-    }, row=lambda i: f"line {i + 1}")
+def records_scan(dump: Dump) -> RequestScan:
+    """The request lines as DuckDB reads them in place: warm-up marked by `benchmark_phase`, failed by
+    `error`, cancelled by `was_cancelled`; epoch-ns start times; numbers as written (checked row by row:
+    `checked_scan_sql`). DuckDB does not read a byte-order mark: such a file is read from a copy without it
+    (and its records stored)."""
+    path = dump.path or dump.name
+    data = None if dump.path else dump.data
+    if dump.data.startswith(UTF8_BOM):
+        whole = read_whole(Path(dump.path)) if dump.path and dump.tail is not None else dump.data
+        data = whole.removeprefix(UTF8_BOM)
+
+    def select(number: str) -> str:
+        return (
+            "SELECT ordinality AS ordinal, "
+            "CASE WHEN metadata.benchmark_phase = 'warmup' THEN 'warmup' ELSE 'measure' END AS phase, "
+            "CASE WHEN coalesce(metadata.was_cancelled, false) THEN 'cancelled' "
+            "     WHEN error IS NOT NULL THEN 'error' ELSE 'ok' END AS status, "
+            "metadata.request_start_ns AS start_s, "
+            "metrics.input_sequence_length.value AS input_tokens, "
+            "metrics.output_sequence_length.value AS output_tokens, "
+            "metrics.time_to_first_token.value AS ttft_ms, metrics.request_latency.value AS e2e_ms, "
+            "json_extract_string(error, '$.message') AS error, "
+            "NULL::DOUBLE AS offered_rate_per_s, NULL::DOUBLE AS concurrency "
+            f"FROM read_ndjson({sql_path_literal(path)}, columns = {_record_columns(number)}) WITH ORDINALITY"
+        )
+    return RequestScan(path=path, select=select("DOUBLE"), data=data, tolerant_select=select("VARCHAR"),
+                       start_column="start_time_unix_s", start_units_per_s=1e9, row_word="line", row_offset=0)

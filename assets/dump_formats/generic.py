@@ -11,33 +11,30 @@ A CSV file (comma-separated, one header row) or a Parquet file, one row per requ
 | `phase` | no (measure) | measure, warmup or cooldown |
 | `offered_rate_per_s` / `concurrency` | no | the load level the row was measured at; rows are grouped by it |
 | `error` | no | error text |
+| `prompt_text`, `response_text` | no | the request's texts: read only by a run with `--store-texts` |
 
 Other columns are ignored. A file with `ttft_ms` and `e2e_ms` is a measurement (one load level
 per distinct `offered_rate_per_s`/`concurrency`, or the whole file); without them it is a request
 log that only tells traffic (arrivals and token mix) and is read through a profile's
-`workload.traffic_log`. Files are read column-wise by polars (a 10-million-row log never becomes
-Python objects); TPOT is computed by our one definition, never read from the file.
+`workload.traffic_log`. DuckDB reads the file where it lies (`RequestScan`): a 10-million-row log
+never becomes Python objects. Every value is checked row by row (`checked_scan_sql`: a number that is
+not a number, not finite, a fractional token count, a value outside its plausible range such as a
+Unix time in ms; assets.request_stats: phase and status outside the lists above, negative counts and
+times), and so is every row (a copy of an earlier row; the last row of a CSV that does not end with a
+newline, which may be cut short): a row that fails is quarantined with the reason, never read as
+NULL or as another number. TPOT is computed by our one definition, never read from the file.
 """
 
 from __future__ import annotations
 
 import io
-from collections.abc import Callable
 
+import duckdb
 import polars as pl
 
-from assets.dump_formats import (
-    PHASES,
-    REQUEST_SCHEMA,
-    STATUSES,
-    Dump,
-    FormatProblem,
-    Measurement,
-    Parsed,
-    checked_column,
-    empty_point,
-)
-from assets.textinput import CUT_LINE_REASON, encoding_problem
+from assets.dump_formats import TEXT_COLUMNS, Dump, FormatProblem, Measurement, Parsed, RequestScan, checked_scan_sql
+from assets.textinput import CUT_LINE_REASON
+from assets.warehouse import quote_ident, sql_path_literal, sql_string_literal
 
 TOOL = "generic"
 MEASUREMENT_CSV = "generic per-request CSV"
@@ -58,10 +55,10 @@ LEVEL_COLUMNS = ("offered_rate_per_s", "concurrency")
 
 
 def _columns(dump: Dump) -> list[str] | None:
-    if dump.data[:4] == b"PAR1" and dump.data[-4:] == b"PAR1":
+    if dump.data[:4] == b"PAR1" and dump.last_bytes[-4:] == b"PAR1":
         try:
-            return list(pl.read_parquet_schema(io.BytesIO(dump.data)))
-        except pl.exceptions.PolarsError:
+            return list(pl.read_parquet_schema(dump.path if dump.path else io.BytesIO(dump.data)))
+        except (pl.exceptions.PolarsError, OSError):
             return None
     if dump.payload is not None:
         return None
@@ -80,110 +77,91 @@ def recognise(dump: Dump) -> str | None:
     return LOG_PARQUET if parquet else LOG_CSV
 
 
-def cut_csv_line(data: bytes) -> bool:
+def cut_csv_line(dump: Dump) -> bool:
     """True when a CSV does not end with a newline: its last line may be cut short (not read)."""
-    return data[:4] != b"PAR1" and bool(data) and data[-1:] not in (b"\n", b"\r")
+    return dump.data[:4] != b"PAR1" and bool(dump.data) and dump.last_bytes[-1:] not in (b"\n", b"\r")
 
 
-def read_frame(data: bytes, name: str) -> pl.DataFrame:
-    """The file as a polars frame (CSV or Parquet by content), a CSV without a last line that may be
-    cut short (`cut_csv_line`); FormatProblem names what is wrong."""
-    try:
-        if data[:4] == b"PAR1":
-            return pl.read_parquet(io.BytesIO(data))
-        problem = encoding_problem(data)
-        if problem:
-            raise FormatProblem(problem)
-        if cut_csv_line(data):
-            data = data[: data.rfind(b"\n") + 1]
-        return pl.read_csv(io.BytesIO(data), infer_schema_length=10000)
-    except pl.exceptions.PolarsError as exc:
-        raise FormatProblem(f"cannot read as CSV/Parquet: {exc}") from None
+def scan(dump: Dump) -> RequestScan:
+    """The SQL with which DuckDB reads the file's requests in place (SCAN_COLUMNS, numbers as written:
+    `checked_scan_sql` checks them), and the same reading every value as text."""
+    columns = _columns(dump) or []
+    parquet = dump.data[:4] == b"PAR1"
+    path = dump.path or dump.name
+    start = "start_time_unix_s" if "start_time_unix_s" in columns else "start_offset_s"
 
+    def raw(name: str) -> str:
+        return quote_ident(name) if name in columns else "NULL"
 
-def request_frame(raw: pl.DataFrame, row: Callable[[int], str] = lambda i: f"row {i}") -> pl.DataFrame:
-    """Canonical request columns from a generic frame, checked column-wise (`checked_column`: a value
-    that is not a number, not finite or not plausible names its row)."""
-    start = "start_time_unix_s" if "start_time_unix_s" in raw.columns else "start_offset_s"
-    starts = checked_column(start, raw.get_column(start), pl.Float64, row, plausible=start == "start_time_unix_s")
-    checked = [checked_column(c, raw.get_column(c), REQUEST_SCHEMA[c], row).alias(c)
-               for c in ("input_tokens", "output_tokens", "ttft_ms", "e2e_ms") if c in raw.columns]
-    checked += [checked_column(c, raw.get_column(c), pl.Float64, row).alias(c) for c in LEVEL_COLUMNS
-                if c in raw.columns]
-    frame = raw.with_columns(*checked).with_columns(
-        pl.int_range(0, raw.height).alias("request_index"),
-        (pl.col("phase") if "phase" in raw.columns else pl.lit("measure")).cast(pl.String).str.to_lowercase()
-        .alias("phase"),
-        (pl.col("status") if "status" in raw.columns else pl.lit("ok")).cast(pl.String).str.to_lowercase()
-        .alias("status"),
-        (starts - starts.min()).alias("start_offset_s"),
-        (starts if start == "start_time_unix_s" else pl.lit(None, pl.Float64)).alias("start_time_unix_s"),
-        *[(pl.col(c) if c in raw.columns else pl.lit(None)).cast(REQUEST_SCHEMA[c], strict=False).alias(c)
-          for c in ("input_tokens", "output_tokens", "ttft_ms", "e2e_ms", "error")],
-    )
-    checked_column("start_offset_s", frame.get_column("start_offset_s"), pl.Float64, row)
-    bad_phase = frame.filter(~pl.col("phase").is_in(list(PHASES))).height
-    bad_status = frame.filter(~pl.col("status").is_in(list(STATUSES))).height
-    if bad_phase or bad_status:
-        raise FormatProblem(f"{bad_phase} rows with a phase outside {list(PHASES)} and {bad_status} with a status "
-                            f"outside {list(STATUSES)}")
-    return frame
+    def word(name: str, default: str) -> str:
+        return f"lower(CAST({quote_ident(name)} AS VARCHAR))" if name in columns else sql_string_literal(default)
+
+    def select(source: str) -> str:
+        return (f"SELECT ordinality AS ordinal, {word('phase', 'measure')} AS phase, {word('status', 'ok')} AS status, "
+                f"{raw(start)} AS start_s, {raw('input_tokens')} AS input_tokens, "
+                f"{raw('output_tokens')} AS output_tokens, {raw('ttft_ms')} AS ttft_ms, {raw('e2e_ms')} AS e2e_ms, "
+                f"CAST({raw('error')} AS VARCHAR) AS error, {raw('offered_rate_per_s')} AS offered_rate_per_s, "
+                f"{raw('concurrency')} AS concurrency FROM {source} WITH ORDINALITY")
+
+    texts = [c for c in TEXT_COLUMNS if c in columns]
+    text_select = None
+    if parquet:
+        source, tolerant = f"read_parquet({sql_path_literal(path)})", None
+    else:
+        source = f"read_csv({sql_path_literal(path)}, header = true, auto_detect = true)"
+        tolerant = select(f"read_csv({sql_path_literal(path)}, header = true, auto_detect = true, all_varchar = true)")
+    if texts:
+        text_select = ("SELECT ordinality AS ordinal, "
+                       + ", ".join(f"CAST({raw(c)} AS VARCHAR) AS {c}" for c in TEXT_COLUMNS)
+                       + f" FROM {source} WITH ORDINALITY")
+    return RequestScan(path=path, select=select(source), level_columns=tuple(c for c in LEVEL_COLUMNS if c in columns),
+                       data=None if dump.path else dump.data, tolerant_select=tolerant, start_column=start,
+                       row_word="row" if parquet else "line", row_offset=-1 if parquet else 1, read_once=True,
+                       cut_last_row=cut_csv_line(dump), text_select=text_select)
 
 
 def parse(dump: Dump, kind: str) -> Parsed:
+    """One measurement whose records DuckDB reads in place; a file with level columns is split into
+    one measurement per level once its levels are known (assets.dumps)."""
     parsed = Parsed(kind=kind, tool=TOOL, definitions=DEFINITIONS)
     if kind in NOT_LOAD_LEVELS:
         parsed.note = NOT_LOAD_LEVELS[kind]
         return parsed
-    csv = dump.data[:4] != b"PAR1"
-    row = (lambda i: f"line {i + 2}") if csv else (lambda i: f"row {i}")
-    try:
-        frame = request_frame(read_frame(dump.data, dump.name), row)
-    except FormatProblem as problem:
-        parsed.problems.append(("file", str(problem)))
-        return parsed
-    if cut_csv_line(dump.data):
-        parsed.problems.append((f"line {frame.height + 2}", CUT_LINE_REASON))
-    # A request written twice (every column equal) is kept once; the copies are quarantined.
-    copies = ~frame.drop("request_index").select(pl.struct(pl.all()).is_first_distinct()).to_series()
-    for i in copies.arg_true().to_list():
-        parsed.problems.append((row(i), "the same request as an earlier line (every column equal): read once"))
-    frame = frame.filter(~copies)
-    levels = [c for c in LEVEL_COLUMNS if c in frame.columns]
-    groups = frame.partition_by(levels, maintain_order=True, as_dict=True) if levels else {(): frame}
-    for key, group in groups.items():
-        level = dict(zip(levels, key))
-        rate, concurrency = level.get("offered_rate_per_s"), level.get("concurrency")
-        load_kind = "rate" if rate is not None else ("concurrency" if concurrency is not None else None)
-        where = ", ".join(f"{k}={v}" for k, v in level.items()) or "all rows"
-        requests = group.with_columns(
-            (pl.col("start_offset_s") - pl.col("start_offset_s").min()).alias("start_offset_s"),
-            pl.int_range(0, group.height).alias("request_index"),
-        ).select(list(REQUEST_SCHEMA))
-        parsed.measurements.append(Measurement(location=where, load_kind=load_kind, offered_rate_per_s=rate,
-                                               concurrency=concurrency, values=window_values(requests),
-                                               requests=requests))
+    requests = scan(dump)
+    parsed.measurements.append(Measurement(location="all rows", requests=requests))
     return parsed
 
 
-def window_values(requests: pl.DataFrame) -> dict:
-    """Throughput over the measured window (first measured send -> last measured completion)."""
-    measured = requests.filter(pl.col("phase") == "measure")
-    ok = measured.filter(pl.col("status") == "ok")
-    row = empty_point()
-    stats = measured.select(
-        pl.col("start_offset_s").min().alias("first"),
-        (pl.col("start_offset_s") + pl.col("e2e_ms").fill_null(0) / 1000.0).max().alias("last"),
-    ).row(0, named=True)
-    window = None if stats["first"] is None else stats["last"] - stats["first"]
-    failed = measured.height - ok.height
-    row.update(requests_sent=measured.height, requests_ok=ok.height, requests_failed=failed,
-               duration_s=window,
-               mean_input_tokens=ok.get_column("input_tokens").mean(),
-               mean_output_tokens=ok.get_column("output_tokens").mean())
-    if window and window > 0:
-        row.update(achieved_requests_per_s=ok.height / window,
-                   input_tokens_per_s=(ok.get_column("input_tokens").sum() or 0) / window,
-                   output_tokens_per_s=(ok.get_column("output_tokens").sum() or 0) / window)
-        row["total_tokens_per_s"] = row["input_tokens_per_s"] + row["output_tokens_per_s"]
-    return row
+def level_location(offered_rate_per_s: float | None, concurrency: float | None, level_columns: tuple[str, ...]) -> str:
+    """Where one level of a generic file is: `offered_rate_per_s=2.0`, or `all rows`."""
+    values = {"offered_rate_per_s": offered_rate_per_s, "concurrency": concurrency}
+    return ", ".join(f"{c}={values[c]}" for c in level_columns) or "all rows"
+
+
+def read_requests(dump: Dump) -> pl.DataFrame:
+    """The file's requests as a frame (start_offset_s from the first request): for the traffic logs
+    of profiles, which only need arrivals and token counts. FormatProblem names the first row whose
+    values cannot be used (`checked_scan_sql`): a traffic log is used whole or not at all (a last line
+    that may be cut short is left out, as line readers do; copies of a row are arrivals too)."""
+    requests = scan(dump)
+    if requests.data is not None:
+        raise FormatProblem("a traffic log must be a file on disk")
+    conn = duckdb.connect()
+    try:
+        for select in [requests.select] + ([requests.tolerant_select] if requests.tolerant_select else []):
+            try:
+                frame = conn.execute(
+                    f"SELECT start_s - min(start_s) OVER () AS start_offset_s, input_tokens, output_tokens, problem "
+                    f"FROM ({checked_scan_sql(requests, select)}) "
+                    f"WHERE problem IS DISTINCT FROM {sql_string_literal(CUT_LINE_REASON)} ORDER BY ordinal").pl()
+                break
+            except duckdb.Error as exc:
+                failure = exc
+        else:
+            raise FormatProblem(f"cannot read as CSV/Parquet: {str(failure).splitlines()[0]}") from None
+    finally:
+        conn.close()
+    problems = frame.get_column("problem").drop_nulls()
+    if problems.len():
+        raise FormatProblem(problems[0])
+    return frame.drop("problem")

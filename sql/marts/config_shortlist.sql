@@ -4,22 +4,12 @@
 -- Observed configs appear even without a price (cost empty); projected ones only with a price.
 -- Where the profile names a production request log (requirement.traffic_shape), the arrival pattern and token
 -- mix each measurement was taken under are compared with it: open-loop runs by the inter-arrival CV of their
--- measured requests (else the nominal CV of run.yaml `arrival`: constant 0, poisson 1), closed-loop runs as such.
+-- measured requests (observed.request_stats: the first 5,000 of each repeat; else the nominal CV of run.yaml
+-- `arrival`: constant 0, poisson 1), closed-loop runs as such.
 WITH measured_arrivals AS (
-    SELECT run_id, avg(cv) AS measured_cv
-    FROM (
-        SELECT run_id, load_index, repeat_index, stddev_samp(gap) / nullif(avg(gap), 0) AS cv
-        FROM (
-            SELECT run_id, load_index, repeat_index,
-                   start_offset_s - lag(start_offset_s) OVER (PARTITION BY run_id, load_index, repeat_index
-                                                              ORDER BY start_offset_s) AS gap
-            FROM observed.requests
-            WHERE phase = 'measure' AND start_offset_s IS NOT NULL
-        )
-        WHERE gap IS NOT NULL
-        GROUP BY ALL
-        HAVING count(*) >= 2
-    )
+    SELECT run_id, avg(interarrival_cv) AS measured_cv
+    FROM observed.request_stats
+    WHERE interarrival_cv IS NOT NULL
     GROUP BY run_id
 ),
 observed_rows AS (

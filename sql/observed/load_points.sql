@@ -1,8 +1,8 @@
 -- observed.load_points: one row per run x load level, over the level's repeats. Rates and token rates are the
 -- mean over repeats (with the lowest and highest achieved rate); latency percentiles and the error rate come
 -- from observed.load_point_measures (recomputed from per-request records where the dump has them, else the
--- tool's aggregates where its definition is ours). Requests left out of the percentiles are counted:
--- warm-up, cool-down, and failed (error, incomplete, cancelled) measured requests.
+-- tool's aggregates where its definition is ours). Requests left out of the percentiles are counted
+-- (observed.request_stats): warm-up, cool-down, and failed (error, incomplete, cancelled) measured requests.
 WITH levels AS (
     SELECT run_id, load_index,
            any_value(load_kind) AS load_kind,
@@ -30,14 +30,14 @@ WITH levels AS (
 ),
 request_counts AS (
     SELECT run_id, load_index,
-           count(*) FILTER (WHERE phase = 'measure') AS requests_sent,
-           count(*) FILTER (WHERE phase = 'measure' AND status = 'ok') AS requests_ok,
-           count(*) FILTER (WHERE phase = 'measure' AND status <> 'ok') AS requests_failed,
-           count(*) FILTER (WHERE phase = 'warmup') AS requests_warmup_excluded,
-           count(*) FILTER (WHERE phase = 'cooldown') AS requests_cooldown_excluded,
-           avg(input_tokens) FILTER (WHERE phase = 'measure' AND status = 'ok') AS mean_input_tokens,
-           avg(output_tokens) FILTER (WHERE phase = 'measure' AND status = 'ok') AS mean_output_tokens
-    FROM observed.requests
+           sum(requests_sent)::BIGINT AS requests_sent,
+           sum(requests_ok)::BIGINT AS requests_ok,
+           sum(requests_failed)::BIGINT AS requests_failed,
+           sum(requests_warmup_excluded)::BIGINT AS requests_warmup_excluded,
+           sum(requests_cooldown_excluded)::BIGINT AS requests_cooldown_excluded,
+           sum(mean_input_tokens * requests_ok) / nullif(sum(requests_ok), 0) AS mean_input_tokens,
+           sum(mean_output_tokens * requests_ok) / nullif(sum(requests_ok), 0) AS mean_output_tokens
+    FROM observed.request_stats
     GROUP BY run_id, load_index
 ),
 wide AS (
