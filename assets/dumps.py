@@ -14,9 +14,9 @@ import dataclasses
 import hashlib
 import json
 import os
-from concurrent.futures import ThreadPoolExecutor
 from collections import defaultdict
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any

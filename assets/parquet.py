@@ -48,7 +48,7 @@ def prepare_export(serving_path: Path, parquet_dir: Path, serving_name: Path | N
     """Write a complete export to `exports/<id>` (through a staging folder, renamed when complete)
     without making it current; returns its manifest. `serving_name` is the file the export belongs
     to, when `serving_path` is a copy about to replace it (publishing exports before swapping)."""
-    stamp = datetime.datetime.now(datetime.timezone.utc)
+    stamp = datetime.datetime.now(datetime.UTC)
     export_id = stamp.strftime("%Y%m%dT%H%M%S%fZ")
     exports = parquet_dir / "exports"
     exports.mkdir(parents=True, exist_ok=True)

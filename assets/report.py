@@ -353,7 +353,7 @@ def write_report(serving_path: Path, output: Path) -> int:
         data = read_report_data(conn, str(serving_path.resolve()))
     finally:
         conn.close()
-    html = render(data, datetime.datetime.now(datetime.timezone.utc))
+    html = render(data, datetime.datetime.now(datetime.UTC))
     output.parent.mkdir(parents=True, exist_ok=True)
     staging = output.with_name(f".{output.name}.{os.getpid()}.tmp")
     staging.write_text(html, encoding="utf-8")

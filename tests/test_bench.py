@@ -13,7 +13,7 @@ def test_the_harness_runs_every_contender_and_writes_the_table(tmp_path, capsys)
     table = output.read_text()
     assert table.strip() in capsys.readouterr().out
     for contender in ("benchbill observed layer", "reference: one DuckDB query", "peer: pandas notebook"):
-        assert f"| 10k | " in table and contender in table
+        assert "| 10k | " in table and contender in table
     assert "contenders agree on requests and p95s: yes (32 load points" in table
     assert "Machine:" in table and "python -m bench --sizes 10k" in table
 

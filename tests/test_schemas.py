@@ -3,8 +3,8 @@
 import datetime
 
 import duckdb
-import polars as pl
 import pandera.polars as pa
+import polars as pl
 import pytest
 
 from assets.warehouse import SchemaMismatch, split_valid, write_table
