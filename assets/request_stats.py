@@ -31,6 +31,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from statistics import NormalDist
 
 import duckdb
 import polars as pl
@@ -71,33 +72,14 @@ def bracket(p: float, n: int = EXACT_UP_TO, confidence: float = CONFIDENCE) -> f
     """Half-width in probability of the order-statistic interval of the p-quantile at n values, plus
     a margin of 4 ranks: for more than n values, the quantiles at p -/+ bracket(p) lie outside that
     interval, so they bound it (conservatively)."""
-    z = _normal_quantile(0.5 + confidence / 2)
+    z = NormalDist().inv_cdf(0.5 + confidence / 2)
     return z * math.sqrt(p * (1 - p) / n) + 4 / n
 
 
 def bracket_probabilities() -> list[float]:
-    """The probabilities request_pooled.sql evaluates: each percentile and its two bracket ends."""
+    """The probabilities sql/observed/request_groups.sql evaluates (written there as literals, in this order):
+    each percentile and its two bracket ends."""
     return sorted({round(q, 7) for p in PERCENTILES for q in (p - bracket(p), p, p + bracket(p))})
-
-
-def _normal_quantile(q: float) -> float:
-    """The standard normal quantile (Acklam's rational approximation, |error| < 1.2e-9)."""
-    a = (-3.969683028665376e01, 2.209460984245205e02, -2.759285104469687e02, 1.383577518672690e02,
-         -3.066479806614716e01, 2.506628277459239e00)
-    b = (-5.447609879822406e01, 1.615858368580409e02, -1.556989798598866e02, 6.680131188771972e01,
-         -1.328068155288572e01)
-    c = (-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e00, -2.549732539343734e00,
-         4.374664141464968e00, 2.938163982698783e00)
-    d = (7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e00, 3.754408661907416e00)
-    if q < 0.02425:
-        r = math.sqrt(-2 * math.log(q))
-        return (((((c[0] * r + c[1]) * r + c[2]) * r + c[3]) * r + c[4]) * r + c[5]) / \
-            ((((d[0] * r + d[1]) * r + d[2]) * r + d[3]) * r + 1)
-    if q > 1 - 0.02425:
-        return -_normal_quantile(1 - q)
-    r = (q - 0.5) ** 2
-    return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * (q - 0.5) / \
-        (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1)
 
 
 def order_statistic_ranks(n: int, p: float, confidence: float = CONFIDENCE) -> tuple[int | None, int | None]:

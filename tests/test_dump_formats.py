@@ -1,6 +1,7 @@
 """Every dump format on real or recorded files, its quirks, bad inputs, and one definition per metric."""
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -12,8 +13,8 @@ from assets import dumps
 from assets.dump_formats import aiperf, generic, guidellm, inference_perf, llmperf, sglang, vllm
 from assets.fetch import read_local
 from assets.observed import write_observed
-from assets.request_stats import scan_frame
-from assets.warehouse import IngestError, run_sql_file, write_table
+from assets.request_stats import EXACT_UP_TO, PERCENTILES, bracket_probabilities, scan_frame
+from assets.warehouse import IngestError, read_sql, run_sql_file, write_table
 from schemas.load_point_measures import LoadPointMeasures
 from schemas.load_points import LoadPoints
 from tests import synthetic
@@ -235,6 +236,22 @@ def test_order_statistic_interval_brackets_the_estimate_and_repeats_widen_it(tmp
         assert "too few requests for a 95% upper end: the largest value" in method
     (ranks,) = conn.execute("SELECT DISTINCT requests_used FROM observed.request_percentiles").fetchall()
     assert ranks == (58,)
+
+
+def test_the_sql_evaluates_the_probabilities_and_the_exact_limit_request_stats_defines():
+    """The percentiles, their bracket ends and EXACT_UP_TO are written into the request pass's SQL as literals
+    (a constant list keeps the one scan cheap): they must be the ones assets/request_stats.py defines, and the
+    positions the SQL reads each percentile from must be that percentile's place in the list."""
+    probabilities = bracket_probabilities()
+    lists = re.findall(r"quantile_cont\(ok_\w+, \[([^\]]+)\]\)", read_sql("observed/request_groups.sql"))
+    assert len(lists) == 3 and all([float(x) for x in found.split(",")] == probabilities for found in lists)
+    positions = [probabilities.index(p) + 1 for p in PERCENTILES]  # DuckDB lists count from 1
+    assert f"unnest({positions}) AS at" in read_sql("observed/request_percentiles.sql")
+    stats = read_sql("observed/request_stats.sql")
+    for measure, alias in (("ttft", "t"), ("tpot", "p"), ("e2e", "e")):
+        for p, at in zip(PERCENTILES, positions):
+            assert f"{alias}[{at}] AS {measure}_p{round(p * 100)}_ms" in stats
+    assert f"requests_used <= {EXACT_UP_TO} THEN sorted_values" in read_sql("observed/request_pooled.sql")
 
 
 def test_sweep_tree_summaries_are_listed_not_read_twice(tmp_path):
