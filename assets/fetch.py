@@ -46,6 +46,15 @@ def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def sha256_file(path: Path) -> str:
+    """The sha256 of a file's content, read a chunk at a time (never the whole file in memory)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while chunk := handle.read(8 * 1024 * 1024):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
 def is_url(location: str) -> bool:
     return urlparse(str(location)).scheme in ("http", "https")
 

@@ -19,7 +19,7 @@ from typing import Any
 import dagster as dg
 import duckdb
 
-from assets.fetch import is_url, walk_files
+from assets.fetch import is_url, sha256_file, walk_files
 from assets.textinput import parse_yaml
 from assets.warehouse import REPO_ROOT, IngestError, frame_from_rows, write_table
 from pipelines.resources import Inputs, Warehouse
@@ -31,14 +31,6 @@ CODE_SUFFIXES = (".py", ".sql", ".csv", ".yaml", ".yml")
 LIBRARIES = ("dagster", "duckdb", "polars", "pandera", "pyarrow")
 
 
-def _sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        while chunk := handle.read(8 * 1024 * 1024):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 def code_fingerprint() -> str:
     """sha256 over the pipeline's own files (code, SQL, reference tables) and the library versions."""
     from importlib.metadata import PackageNotFoundError, version
@@ -47,7 +39,7 @@ def code_fingerprint() -> str:
     for folder in CODE_FOLDERS:
         for path in sorted((REPO_ROOT / folder).rglob("*")):
             if path.is_file() and path.suffix in CODE_SUFFIXES and "__pycache__" not in path.parts:
-                digest.update(f"{path.relative_to(REPO_ROOT)}\n{_sha256_file(path)}\n".encode())
+                digest.update(f"{path.relative_to(REPO_ROOT)}\n{sha256_file(path)}\n".encode())
     for name in LIBRARIES:
         try:
             digest.update(f"{name}=={version(name)}\n".encode())
@@ -63,10 +55,10 @@ def _location(location: str, fetch) -> list[tuple[str, str]]:
         return [(location, fetch(location).sha256)]
     path = Path(location)
     if path.is_dir():
-        return [(f"{path.resolve()}/{p.relative_to(path).as_posix()}", _sha256_file(p))
+        return [(f"{path.resolve()}/{p.relative_to(path).as_posix()}", sha256_file(p))
                 for p in walk_files(path) if p.exists()]
     if path.is_file():
-        return [(str(path.resolve()), _sha256_file(path))]
+        return [(str(path.resolve()), sha256_file(path))]
     return [(str(path.resolve()), "missing")]
 
 

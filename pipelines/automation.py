@@ -15,7 +15,7 @@ from pathlib import Path
 
 import dagster as dg
 
-from assets.fetch import walk_files
+from assets.fetch import sha256_file, walk_files
 from assets.mlperf import MLPERF_ROUND_ASSETS, load_sources, round_run_config
 from assets.mlperf_discovery import discover
 from assets.observed import DUMP_TABLES
@@ -61,7 +61,7 @@ def dump_checksums(folders: list[str]) -> set[str]:
             continue
         for path in walk_files(root):
             if path.exists():
-                checksums.add(hashlib.sha256(path.read_bytes()).hexdigest())
+                checksums.add(sha256_file(path))  # streamed: a per-request log may be gigabytes
     return checksums
 
 
