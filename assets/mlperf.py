@@ -14,6 +14,7 @@ import duckdb
 import polars as pl
 
 from assets import mlperf_ingest
+from assets.canonical import round_sort_key
 from assets.sqlfiles import build_table_from_sql, sql_check
 from assets.textinput import parse_yaml
 from assets.warehouse import IngestError, frame_from_rows, transaction, write_table
@@ -266,4 +267,4 @@ def plan_rounds(mlperf_locations: list[str], sources: Sources, log=None) -> dict
             plan.setdefault(round_name, []).append(location)
     if not plan:
         raise IngestError(f"no MLPerf results in {mlperf_locations}: every file was skipped or quarantined")
-    return dict(sorted(plan.items(), key=lambda item: tuple(int(x) for x in item[0][1:].split("."))))
+    return dict(sorted(plan.items(), key=lambda item: round_sort_key(item[0])))

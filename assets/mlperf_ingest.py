@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from assets import mlperf_checker, mlperf_cm, mlperf_html, mlperf_tree, mlperf_xlsx
+from assets.canonical import round_sort_key
 from assets.fetch import Fetched, fetch_url, is_url, read_local, walk_files
 from assets.mlperf_tables import (
     SUMMARY_RESULTS_JSON,
@@ -62,7 +63,7 @@ class Batch:
 
     @property
     def rounds(self) -> list[str]:
-        return sorted({r["round"] for r in self.rows}, key=lambda r: tuple(int(x) for x in r[1:].split(".")))
+        return sorted({r["round"] for r in self.rows}, key=round_sort_key)
 
 
 # --- detection ----------------------------------------------------------------------------
