@@ -137,12 +137,6 @@ def raw_unit(raw: str | None) -> str | None:
     return _RAW_UNITS.get(str(raw).strip().lower())
 
 
-def raw_unit_kind(raw: str | None) -> str | None:
-    """Whether an MLCommons `Units` string names a throughput or a latency (None if unknown)."""
-    unit = raw_unit(raw)
-    return None if unit is None else unit_kind(unit)
-
-
 def unit_kind(unit: str) -> str:
     return "throughput" if unit in THROUGHPUT_UNITS else "latency"
 

@@ -219,12 +219,3 @@ def read_whole(file: Path) -> bytes:
         return file.read_bytes()
     except OSError as exc:
         raise IngestError(f"{file}: cannot read ({exc}); check its permissions") from exc
-
-
-def read_location(
-    location: str, allowed_hosts: list[str], progress: Callable[[str], None] | None = None
-) -> list[Fetched]:
-    """A local path (file or folder) or an http(s) URL, as a list of fetched inputs."""
-    if is_url(location):
-        return [fetch_url(location, allowed_hosts, progress=progress)]
-    return read_local(location)

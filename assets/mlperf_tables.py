@@ -333,12 +333,6 @@ def records_to_rows(records: list[tuple[str, Any]], origin: Origin, *, require_n
 # --- summary_results.json -----------------------------------------------------------------
 
 
-def summary_record_to_row(record: Any, *, source: str, sha256: str, commit: str | None,
-                          index: int) -> dict[str, Any]:
-    """One `summary_results.json` record as a canonical row (see `record_to_row`)."""
-    return record_to_row(record, origin=Origin(source, sha256, commit, SUMMARY_RESULTS_JSON), index=index)
-
-
 def parse_summary_results(records: list[Any], fetched: Fetched) -> tuple[list[dict[str, Any]], list[Reject]]:
     """Canonical rows and rejects for every record of a `summary_results.json` list."""
     return records_to_rows([(f"record {i}", r) for i, r in enumerate(records)],

@@ -25,7 +25,6 @@ from assets.faults import checkpoint
 from assets.warehouse import qualified, quote_ident, sql_path_literal
 
 PARTITIONED = {"benchmark.mlperf_results": "round"}
-KEEP_EXPORTS = 2  # the current export and the one before it (readers may still hold it)
 
 
 def _fsync_dir(path: Path) -> None:

@@ -2,7 +2,6 @@
 
 import pandera.polars as pa
 
-LATENCY_COLUMNS = [f"{m}_{p}_ms" for m in ("ttft", "tpot", "itl", "e2e") for p in ("p50", "p90", "p95", "p99")]
 LATENCY_MEANINGS = {
     "ttft": "time to first token (request sent to first output token)",
     "tpot": "time per output token ((E2E - TTFT) / (output tokens - 1))",

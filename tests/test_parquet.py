@@ -7,7 +7,7 @@ import duckdb
 import pytest
 
 from assets import parquet
-from assets.parquet import KEEP_EXPORTS, export_parquet
+from assets.parquet import export_parquet
 
 
 def manifest_of(folder):
@@ -58,8 +58,9 @@ def test_a_new_export_switches_current_and_leaves_the_previous_one_whole(serving
     second = export_parquet(serving_copy, out)
     assert (out / "current").resolve().name == second["export_id"] != first["export_id"]
     assert held.name == first["export_id"] and manifest_of(held) == first
-    export_parquet(serving_copy, out)
-    assert len(list((out / "exports").iterdir())) == KEEP_EXPORTS
+    third = export_parquet(serving_copy, out)
+    # kept: the current export and the one before it (a reader may still hold it); older ones are removed
+    assert {p.name for p in (out / "exports").iterdir()} == {second["export_id"], third["export_id"]}
     assert [p.name for p in out.iterdir() if p.name.startswith(".")] == []
 
 
