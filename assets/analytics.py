@@ -5,7 +5,7 @@ import dagster as dg
 import duckdb
 
 from assets import sqldoc
-from assets.warehouse import one_line, qualified, quote_ident, sql_string_literal
+from assets.warehouse import one_line, qualified, quote_ident, sql_string_literal, transaction
 from pipelines.resources import Warehouse
 
 SCHEMA = "analytics"
@@ -35,8 +35,7 @@ def create_views(conn: duckdb.DuckDBPyConnection) -> dict[str, list[str]]:
     """Recreate schema `analytics` from the view files, with COMMENT ON every view and column, in
     one transaction. Returns each view's columns that have no description."""
     undescribed: dict[str, list[str]] = {}
-    conn.execute("BEGIN TRANSACTION")
-    try:
+    with transaction(conn):
         conn.execute(f"DROP SCHEMA IF EXISTS {quote_ident(SCHEMA)} CASCADE")
         conn.execute(f"CREATE SCHEMA {quote_ident(SCHEMA)}")
         for doc in sqldoc.view_docs():
@@ -52,10 +51,6 @@ def create_views(conn: duckdb.DuckDBPyConnection) -> dict[str, list[str]]:
                     continue
                 conn.execute(f"COMMENT ON COLUMN {qualified(view)}.{quote_ident(column)} "
                              f"IS {sql_string_literal(one_line(text))}")
-        conn.execute("COMMIT")
-    except Exception:
-        conn.execute("ROLLBACK")
-        raise
     return undescribed
 
 
