@@ -27,7 +27,8 @@ from assets.warehouse import qualified, quote_ident, sql_path_literal
 PARTITIONED = {"benchmark.mlperf_results": "round"}
 
 
-def _fsync_dir(path: Path) -> None:
+def fsync_dir(path: Path) -> None:
+    """Make a folder's entries (a rename, a new file) durable."""
     handle = os.open(path, os.O_RDONLY)
     try:
         os.fsync(handle)
@@ -60,7 +61,7 @@ def prepare_export(serving_path: Path, parquet_dir: Path, serving_name: Path | N
         shutil.rmtree(staging, ignore_errors=True)
         raise
     os.rename(staging, exports / export_id)
-    _fsync_dir(exports)
+    fsync_dir(exports)
     return manifest
 
 
@@ -75,7 +76,7 @@ def switch_current(parquet_dir: Path, export_id: str) -> None:
     previous = os.readlink(current) if current.is_symlink() else None
     link.symlink_to(Path("exports") / export_id, target_is_directory=True)
     os.replace(link, current)
-    _fsync_dir(parquet_dir)
+    fsync_dir(parquet_dir)
     keep = {export_id, Path(previous).name if previous else export_id}
     for old in (parquet_dir / "exports").iterdir():
         if old.name not in keep:

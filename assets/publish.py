@@ -9,7 +9,7 @@ import dagster as dg
 import duckdb
 
 from assets.faults import checkpoint
-from assets.parquet import export_parquet, prepare_export, switch_current
+from assets.parquet import export_parquet, fsync_dir, prepare_export, switch_current
 from assets.report import write_report
 from assets.sqlfiles import sql_check
 from assets.warehouse import qualified, sql_path_literal, sql_string_literal
@@ -50,11 +50,7 @@ def publish_serving(build_path: Path, serving_path: Path, parquet_dir: Path | No
     os.replace(staging, serving_path)
     if manifest is not None:  # right after the swap: the export of the file just published
         switch_current(parquet_dir, manifest["export_id"])
-    directory = os.open(serving_path.parent, os.O_RDONLY)
-    try:
-        os.fsync(directory)
-    finally:
-        os.close(directory)
+    fsync_dir(serving_path.parent)
     return tables, manifest
 
 
