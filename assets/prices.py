@@ -14,7 +14,7 @@ from assets import canonical
 from assets.fetch import read_local
 from assets.sqlfiles import sql_check
 from assets.textinput import CUT_LINE_REASON, cut_last_line, decode_text
-from assets.warehouse import IngestError, Reject, SourceFile, write_table
+from assets.warehouse import IngestError, Reject, SourceFile, frame_from_rows, write_table
 from pipelines.resources import Inputs, Warehouse
 from schemas.accelerator_prices import PRICE_CLASSES, AcceleratorPrices
 
@@ -110,9 +110,7 @@ def read_prices(path: str | Path) -> tuple[list[dict[str, Any]], list[Reject], S
 
 def prices_frame(rows: list[dict[str, Any]]) -> pl.DataFrame:
     """Price rows as the frame `benchmark.accelerator_prices` is written from (with each row's line)."""
-    if not rows:
-        return pl.DataFrame(schema={c: pl.String for c in AcceleratorPrices.to_schema().columns})
-    return pl.DataFrame(rows, infer_schema_length=None).with_columns(
+    return frame_from_rows(rows, AcceleratorPrices).with_columns(
         pl.col("source").alias("_source"), pl.format("line {}", pl.col("source_row") + 2).alias("_location"))
 
 
