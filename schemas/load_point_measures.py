@@ -18,7 +18,9 @@ class LoadPointMeasures(pa.DataFrameModel):
         "per_request (recomputed from request records) or tool_aggregate (the tool's own number)."))
     requests_used: int = pa.Field(nullable=True, ge=0, description="Request records the estimate was computed from.")
     repeats: int = pa.Field(ge=1, description="Repeats of the level pooled into the estimate.")
-    interval_method: str = pa.Field(description="How the interval was computed (bootstrap, or the range of repeats).")
+    interval_method: str = pa.Field(description=(
+        "How the interval was computed (order statistics of the request records, widened to the range of the "
+        "repeats; or the range of the repeats' tool aggregates)."))
 
     class Config:
         strict = True

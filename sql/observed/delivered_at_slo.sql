@@ -2,8 +2,9 @@
 -- about what was measured. Only the run's own sweep counts (its load_kind: open-loop rate or closed-loop
 -- concurrency, from run.yaml `arrival`); points are taken in load order.
 -- Each bounded measure of a point has an estimate and a 95% interval [ci_low, ci_high]
--- (observed.load_point_measures: bootstrap over per-request records and/or the range of repeats; a single
--- tool aggregate has ci_low = ci_high = the estimate).
+-- (observed.load_point_measures: order statistics of the per-request records, widened to the range of the
+-- repeats; without records the range of the repeats' tool aggregates; a single tool aggregate has
+-- ci_low = ci_high = the estimate).
 --   a point surely meets the profile when every ci_high <= its bound; it plausibly meets when every ci_low does;
 --   low  = the lowest achieved rate among the repeats of the highest point that surely meets, among the points
 --          before the first one that does not surely meet;
