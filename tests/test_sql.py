@@ -111,6 +111,13 @@ def test_no_failing_point_gives_a_lower_bound(conn):
     assert row["delivered_requests_per_s_low"] == row["delivered_requests_per_s_high"] == 20
 
 
+def test_with_repeats_and_no_failing_point_the_band_spans_the_last_point_s_repeats(conn):
+    load(conn, [run_row("a")], [point("a", 0, 10, 100), point("a", 1, 20, 200), point("a", 1, 22, 200, repeat=1)])
+    row = delivered(conn)["a"]
+    assert row["feasible"] and not row["slo_crossed"]
+    assert (row["delivered_requests_per_s_low"], row["delivered_requests_per_s_high"]) == (20, 22)
+
+
 def test_first_point_failing_means_nothing_is_delivered(conn):
     load(conn, [run_row("a")], [point("a", 0, 10, 5000), point("a", 1, 20, 200)])
     row = delivered(conn)["a"]

@@ -107,7 +107,7 @@ SELECT
             || prior_lo || ', ' || prior_hi || ']' END,
         CASE WHEN evidence = 'observed' AND NOT feasible THEN 'no load point meets the SLO: nothing delivered at this SLO' END,
         CASE WHEN evidence = 'observed' AND feasible AND NOT slo_crossed
-            THEN 'SLO not crossed within the sweep: high = low, a lower bound' END,
+            THEN 'SLO not crossed within the sweep: high is the last load point''s achieved rate, a lower bound' END,
         CASE WHEN accelerator_id IS NULL THEN 'accelerator unknown to the alias table: no MLPerf reference or price can join' END,
         CASE WHEN accelerator_id IS NOT NULL AND mlperf_round IS NULL
             THEN 'no closed-division MLPerf Server result for this accelerator and model' END,
