@@ -92,7 +92,7 @@ def test_drop_folder_ingests_new_content_once(tmp_path):
     shutil.copy(FIXTURES / "vllm/openai-4.0qps-Llama-3.1-8B-Instruct-20260901-120000.json", root / "h100" / "a.json")
     new, cursor = tick(cursor)
     assert isinstance(new, dg.RunRequest) and new.run_key == dumps_fingerprint([str(root)])
-    assert new.job_name in (None, "refresh_observed")
+    assert new.job_name is None and sensor.job_name == "refresh_observed"  # the request runs the sensor's job
     shutil.copy(root / "h100" / "a.json", root / "h100" / "a (copy).json")
     (root / "later").mkdir()
     shutil.copy(root / "h100" / "a.json", root / "later" / "a.json")
