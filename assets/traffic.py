@@ -16,8 +16,8 @@ from typing import Any
 import dagster as dg
 import polars as pl
 
-from assets.dump_formats import Dump, FormatProblem, generic
-from assets.fetch import read_local
+from assets import dumps
+from assets.dump_formats import FormatProblem, generic
 from assets.warehouse import IngestError, SourceFile, frame_from_rows, query_frame, write_table
 from pipelines.resources import Warehouse
 from schemas.traffic_shape import TrafficRate, TrafficShape
@@ -72,15 +72,17 @@ def shape_of(frame: pl.DataFrame) -> tuple[dict[str, Any], pl.DataFrame]:
 
 
 def read_traffic_log(path: str) -> tuple[dict[str, Any], pl.DataFrame, SourceFile]:
-    fetched = read_local(path)[0]
+    """The shape of one traffic log, read by DuckDB where it lies (a large log is hashed as it streams past,
+    never held in memory, as the dumps' per-request files are)."""
+    fetched = dumps.read_dump_file(Path(path))
     try:
-        frame = generic.read_requests(Dump(fetched.name, fetched.data, path=str(path)))
+        frame = generic.read_requests(dumps.decode(fetched, str(path)))
         shape, rates = shape_of(frame)
     except (FormatProblem, pl.exceptions.PolarsError) as problem:
         raise IngestError(f"{path}: not a usable traffic log ({problem}); expected the generic per-request "
                           "format with start_time_unix_s or start_offset_s, input_tokens, output_tokens") from None
     shape["source_sha256"] = fetched.sha256
-    return shape, rates, SourceFile(fetched.name, fetched.sha256, len(fetched.data), "traffic log", "read",
+    return shape, rates, SourceFile(fetched.name, fetched.sha256, dumps.size_of(fetched), "traffic log", "read",
                                     rows=shape["requests"])
 
 

@@ -9,7 +9,7 @@ import duckdb
 import polars as pl
 import pytest
 
-from assets import dumps
+from assets import dumps, fetch, traffic
 from assets.dump_formats import aiperf, generic, guidellm, inference_perf, llmperf, sglang, vllm
 from assets.fetch import read_local
 from assets.observed import write_observed
@@ -442,6 +442,17 @@ def test_texts_of_a_file_read_in_place_are_stored_only_when_asked(tmp_path, conn
     joined = conn.execute("SELECT count(*) FROM observed.requests JOIN observed.request_texts "
                           "USING (run_id, load_index, repeat_index, request_index)").fetchone()[0]
     assert joined == (requests if store else 0)  # each text sits with its request
+
+
+def test_a_large_traffic_log_is_read_in_place_with_the_same_shape(monkeypatch):
+    """A profile's production log may be as large as any per-request file: DuckDB reads it where it lies."""
+    log = str(FIXTURES / "generic/production_log.csv")
+    small = traffic.read_traffic_log(log)
+    monkeypatch.setattr(dumps, "LARGE_FILE_BYTES", 1000)  # the fixture counts as large
+    monkeypatch.setattr(fetch, "MAX_LOCAL_FILE_BYTES", 1000)  # reading it into memory would now be refused
+    large = traffic.read_traffic_log(log)
+    assert large[0] == small[0] and large[1].equals(small[1]) and large[2] == small[2]
+    assert small[0]["requests"] == 600
 
 
 def test_large_json_lines_cut_short_stop_the_run_naming_the_line(tmp_path, monkeypatch):
