@@ -152,11 +152,14 @@ def one_line(text: str | None) -> str:
     return " ".join((text or "").split())
 
 
-def describe_table(conn: duckdb.DuckDBPyConnection, table: str, model: type[pa.DataFrameModel]) -> None:
-    """COMMENT ON the table and each of its columns, from the model's docstring and each
-    `Field(description=...)`: the one place a column is described (one round trip)."""
+def describe_table(conn: duckdb.DuckDBPyConnection, table: str, model: type[pa.DataFrameModel],
+                   kind: str = "TABLE") -> None:
+    """COMMENT ON the table (or, with kind="VIEW", the view) and each of its columns, from the model's docstring
+    and each `Field(description=...)`: the one place a column is described (one round trip)."""
+    if kind not in ("TABLE", "VIEW"):
+        raise ValueError(f"describe_table: kind must be TABLE or VIEW, not {kind!r}")
     schema = model.to_schema()
-    statements = [f"COMMENT ON TABLE {qualified(table)} IS {sql_string_literal(one_line(schema.description))}"]
+    statements = [f"COMMENT ON {kind} {qualified(table)} IS {sql_string_literal(one_line(schema.description))}"]
     statements += [f"COMMENT ON COLUMN {qualified(table)}.{quote_ident(name)} "
                    f"IS {sql_string_literal(one_line(column.description))}" for name, column in schema.columns.items()]
     conn.execute(";\n".join(statements))
@@ -535,11 +538,7 @@ def create_view(conn: duckdb.DuckDBPyConnection, view: str, parts: list[str], mo
         except pa.errors.SchemaErrors as errors:
             raise SchemaMismatch(f"{view}: a sample of the view fails {model.__name__}: "
                                  f"{errors.failure_cases.head(5).to_dicts()}") from None
-        comment = sql_string_literal(one_line(model.to_schema().description))
-        conn.execute(f"COMMENT ON VIEW {qualified(view)} IS {comment}")
-        conn.execute(";\n".join(f"COMMENT ON COLUMN {qualified(view)}.{quote_ident(column_name)} "
-                                 f"IS {sql_string_literal(one_line(column.description))}"
-                                 for column_name, column in model.to_schema().columns.items()))
+        describe_table(conn, view, model, kind="VIEW")
         _record_quarantine(conn, view, list(rejects or []), None)
         checkpoint(f"write.{view}")
     return sample.height

@@ -60,15 +60,11 @@ REVIEWED = {
     ("assets/request_stats.py", "TPOT_SQL"): "a constant",
     ("assets/request_stats.py", "checked_scan_sql(requests, requests.select)"): "scan_frame: a scan, checked",
     ("assets/warehouse.py", "';\\n'.join(statements)"): "COMMENT ON statements: names by qualified/quote_ident, "
-                                                       "descriptions by sql_string_literal",
+                                                       "descriptions by sql_string_literal, TABLE or VIEW checked",
     ("assets/warehouse.py", "f'CREATE OR REPLACE VIEW {qualified(view)} AS ' + '\\nUNION ALL\\n'.join((f'({part})' "
                             "for part in parts))"): "create_view: observed.requests' parts (request_stats.view_parts)",
     ("assets/warehouse.py", "part"): "create_view's pandera sample: one of those parts",
     ("assets/warehouse.py", "each"): "create_view's pandera sample: an int",
-    ("assets/warehouse.py", "comment"): "a description through sql_string_literal",
-    ("assets/warehouse.py", "';\\n'.join((f'COMMENT ON COLUMN {qualified(view)}.{quote_ident(column_name)} IS "
-                            "{sql_string_literal(one_line(column.description))}' for column_name, column in "
-                            "model.to_schema().columns.items()))"): "COMMENT ON the view's columns, quoted",
     ("assets/warehouse.py", "f\"SELECT _i, CASE WHEN NOT ({sql_valid(checks)}) THEN {sql_reasons(checks, '')} END, "
                             "\" + (', '.join((f'({d})' for d in duplicate)) or 'NULL') + f\" FROM _frame "
                             "{('QUALIFY' if duplicate else 'WHERE')} NOT ({sql_valid(checks)})\" + ''.join((f' OR "
