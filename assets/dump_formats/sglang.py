@@ -16,7 +16,7 @@ import re
 from typing import Any
 
 from assets.dump_formats import Dump, FormatProblem, Measurement, Parsed, count, empty_point, number, repeated
-from assets.dump_formats.vllm import detailed_requests, flat_stats, load_level
+from assets.dump_formats.vllm import SGLANG_KEYS, detailed_requests, flat_stats, load_level
 
 TOOL = "sglang"
 RESULT_LINES = "sglang bench_serving results (JSON lines)"
@@ -30,12 +30,10 @@ DEFINITIONS = (
 
 _STAT = re.compile(r"^(mean|median|std|p\d+|max)_(ttft|tpot|itl|e2e_latency)_ms$")
 _OURS = {"ttft": "ttft", "tpot": "tpot", "itl": "itl", "e2e_latency": "e2e"}
-_MARKERS = {"dataset_name", "sharegpt_output_len", "random_input_len", "total_output_retokenized",
-            "output_throughput_retokenized", "mean_e2e_latency_ms", "median_e2e_latency_ms"}
 
 
 def _is_result(obj: Any) -> bool:
-    return isinstance(obj, dict) and "request_throughput" in obj and bool(_MARKERS & obj.keys())
+    return isinstance(obj, dict) and "request_throughput" in obj and bool(SGLANG_KEYS & obj.keys())
 
 
 def recognise(dump: Dump) -> str | None:

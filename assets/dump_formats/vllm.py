@@ -55,14 +55,15 @@ DEFINITIONS_SECONDS = DEFINITIONS.replace("; ms", "; written in seconds without 
 _STAT = re.compile(r"^(mean|median|std|p\d+(?:\.\d+)?)_(ttft|tpot|itl|e2el)(_ms)?$")
 _OURS = {"ttft": "ttft", "tpot": "tpot", "itl": "itl", "e2el": "e2e"}
 _PCT = {"median": "p50", "p50": "p50", "p90": "p90", "p95": "p95", "p99": "p99"}
-_SGLANG_KEYS = {"dataset_name", "sharegpt_output_len", "random_input_len", "total_output_retokenized",
-                "output_throughput_retokenized", "mean_e2e_latency_ms", "median_e2e_latency_ms"}
+# Keys only SGLang's bench_serving writes: its results look like vLLM's otherwise (sglang.py recognises them by these).
+SGLANG_KEYS = {"dataset_name", "sharegpt_output_len", "random_input_len", "total_output_retokenized",
+               "output_throughput_retokenized", "mean_e2e_latency_ms", "median_e2e_latency_ms"}
 
 
 def _is_result(obj: Any) -> bool:
     if not isinstance(obj, dict) or "request_throughput" not in obj or "duration" not in obj:
         return False
-    if _SGLANG_KEYS & obj.keys():
+    if SGLANG_KEYS & obj.keys():
         return False
     return any(_STAT.match(k) for k in obj) or "burstiness" in obj
 
