@@ -15,7 +15,7 @@ import hashlib
 import json
 import os
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -43,6 +43,9 @@ from assets.fetch import Fetched, read_local, read_whole, sha256_bytes, walk_fil
 from assets.request_stats import RequestPass, Source
 from assets.textinput import decode_json, decode_json_lines, encoding_problem, looks_like_json, parse_yaml
 from assets.warehouse import IngestError, Reject, SourceFile
+
+Log = Callable[[str], None]
+PROGRESS_EVERY_FILES = 200  # a folder of many small dumps reports its progress this often
 
 SIDECAR = "run.yaml"
 REQUIRED_KEYS = ("accelerator", "accelerator_count", "model", "precision", "runtime", "runtime_version", "arrival")
@@ -199,7 +202,17 @@ def read_dump_file(path: Path) -> Fetched | LargeFile:
     return LargeFile(str(path), digest.hexdigest(), size, head, tail)
 
 
-def hash_large_files(paths: list[Path]) -> dict[Path, LargeFile]:
+def _megabytes(paths: list[Path]) -> str:
+    total = 0
+    for path in paths:
+        try:
+            total += path.stat().st_size
+        except OSError:
+            continue  # read_dump_file reports it
+    return f"{total / 1e6:,.1f}"
+
+
+def hash_large_files(paths: list[Path], log: Log | None = None) -> dict[Path, LargeFile]:
     """The files above LARGE_FILE_BYTES, hashed on every core at once (hashlib lets go of the GIL)."""
     large = []
     for path in paths:
@@ -210,6 +223,8 @@ def hash_large_files(paths: list[Path]) -> dict[Path, LargeFile]:
             continue  # read_dump_file reports it
     if len(large) < 2:
         return {}
+    if log:
+        log(f"checksums of {len(large)} large files ({_megabytes(large)} MB)")
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
         return dict(zip(large, pool.map(read_dump_file, large)))
 
@@ -335,15 +350,21 @@ class _Read:
     parsed: Parsed
 
 
-def collect(root: Path, store_texts: bool = False) -> ObservedBatch:
-    """Every run below one dumps folder (prompt and response texts only with `store_texts`)."""
+def _silent(message: str) -> None:
+    pass
+
+
+def collect(root: Path, store_texts: bool = False, log: Log | None = None) -> ObservedBatch:
+    """Every run below one dumps folder (prompt and response texts only with `store_texts`); `log` is told
+    what is being read as it goes (a folder of large dumps takes a while)."""
+    log = log or _silent
     if not root.is_dir():
         raise IngestError(f"{root}: dumps folder does not exist or is not a folder")
     batch = ObservedBatch(store_texts=store_texts)
     sidecars: dict[PurePosixPath, dict[str, Any]] = {}
     reads: list[_Read] = []
     seen: dict[str, str] = {}
-    for fetched, rel, path in _inputs(root, batch):
+    for fetched, rel, path in _inputs(root, batch, log):
         if rel.name == SIDECAR:
             sidecars[rel.parent] = read_sidecar(fetched)
             batch.files.append(SourceFile(fetched.name, fetched.sha256, size_of(fetched), "run.yaml sidecar", "read"))
@@ -397,11 +418,16 @@ def collect(root: Path, store_texts: bool = False) -> ObservedBatch:
                            names, run_reads)
         if run is not None:
             prepared.append(run)
+    points = sum(len(run.points) for run in prepared)
+    log(f"{root}: {len(prepared)} run{'' if len(prepared) == 1 else 's'}, "
+        f"{points} load point{'' if points == 1 else 's'}")
     with RequestPass(store_texts) as requests:
-        for run in prepared:
-            for point in run.points:
-                if point.measurement.requests is not None:
-                    requests.add(point.source(run))
+        sources = [point.source(run) for run in prepared for point in run.points
+                   if point.measurement.requests is not None]
+        for source in sources:
+            requests.add(source)
+        if sources:
+            log(f"{root}: percentiles and intervals of {len(sources)} per-request record sets in one DuckDB scan")
         groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
         for group in requests.run().iter_rows(named=True):
             groups[group["source_key"]].append(group)
@@ -419,7 +445,8 @@ def collect(root: Path, store_texts: bool = False) -> ObservedBatch:
     return batch
 
 
-def _inputs(root: Path, batch: ObservedBatch) -> Iterator[tuple[Fetched | LargeFile, PurePosixPath, str | None]]:
+def _inputs(root: Path, batch: ObservedBatch,
+            log: Log) -> Iterator[tuple[Fetched | LargeFile, PurePosixPath, str | None]]:
     """Every file below `root` with its path relative to it and where it lies on disk (DuckDB reads the
     per-request formats there, in place); a large file is hashed as it streams past (LargeFile). An
     archive gives its members instead, as files of a folder named after it (`assets.archives`: read in
@@ -427,8 +454,11 @@ def _inputs(root: Path, batch: ObservedBatch) -> Iterator[tuple[Fetched | LargeF
     read from a temporary copy and stored in the warehouse (observed.stored_requests) rather than read in
     place."""
     paths = sorted(_all_files(root, batch))
-    large = hash_large_files(paths)
-    for path in paths:
+    log(f"{root}: {len(paths)} files, {_megabytes(paths)} MB")
+    large = hash_large_files(paths, log)
+    for number, path in enumerate(paths, 1):
+        if number % PROGRESS_EVERY_FILES == 0:
+            log(f"{root}: read {number} of {len(paths)} files")
         fetched = large.get(path) or read_dump_file(path)
         rel = _relative(path, root)
         if archives.kind_of(head_of(fetched)) is None:
@@ -697,12 +727,12 @@ def _sha_of(run: _Run, name: str) -> str | None:
     return next((r.fetched.sha256 for r in run.reads if r.fetched.name == name), None)
 
 
-def collect_all(roots: list[str], store_texts: bool = False) -> ObservedBatch:
+def collect_all(roots: list[str], store_texts: bool = False, log: Log | None = None) -> ObservedBatch:
     """Runs below every dumps folder; a label used twice is quarantined the second time."""
     total = ObservedBatch(store_texts=store_texts)
     labels: dict[str, str] = {}
     for root in roots:
-        batch = collect(Path(root), store_texts)
+        batch = collect(Path(root), store_texts, log)
         dropped = set()
         for run in batch.runs:
             if run["run_label"] in labels:

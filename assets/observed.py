@@ -84,7 +84,7 @@ def keep_children(conn: duckdb.DuckDBPyConnection, frame: pl.DataFrame | None, p
 )
 def observed_runs(context: dg.AssetExecutionContext, warehouse: Warehouse, inputs: Inputs):
     """Runs, measurements, tool aggregates and per-request records from the dump folders."""
-    batch = dumps.collect_all(list(inputs.dumps), store_texts=inputs.store_texts)
+    batch = dumps.collect_all(list(inputs.dumps), store_texts=inputs.store_texts, log=context.log.info)
     for run in batch.runs:
         flags = []
         if not run["accelerator_known"]:

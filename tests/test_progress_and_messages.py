@@ -2,6 +2,7 @@
 
 import pytest
 
+from assets import dumps
 from assets.charts import linear_ticks, log_ticks
 from assets.fetch import fetch_url, read_local
 from assets.warehouse import IngestError
@@ -20,6 +21,21 @@ def test_a_long_download_reports_its_progress():
     steps = [line for line in lines if line.startswith("downloading ")]
     assert len(steps) >= 2 and all("/big.json: " in line and " of 3.1 MB" in line for line in steps)
     assert lines[-1].startswith("fetched ")
+
+
+def test_a_long_parse_of_a_dumps_folder_reports_its_progress(dumps_tree, monkeypatch):
+    monkeypatch.setattr(dumps, "PROGRESS_EVERY_FILES", 5)
+    monkeypatch.setattr(dumps, "LARGE_FILE_BYTES", 2048)  # the real stage reports (3.3 KB) count as large
+    lines = []
+    batch = dumps.collect_all([str(dumps_tree)], log=lines.append)
+    files = len(batch.files)
+    assert lines[0] == f"{dumps_tree}: {files} files, 0.1 MB"
+    assert any(line.startswith("checksums of ") and " large files (" in line for line in lines)
+    counts = [line for line in lines if line.startswith(f"{dumps_tree}: read ")]
+    assert counts and counts[0] == f"{dumps_tree}: read 5 of {files} files"
+    assert f"{dumps_tree}: 2 runs, 14 load points" in lines
+    assert batch.runs and [r["run_label"] for r in batch.runs] == [r["run_label"] for r in
+                                                                   dumps.collect_all([str(dumps_tree)]).runs]
 
 
 def test_a_url_that_keeps_failing_says_what_to_do():
