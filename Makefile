@@ -1,7 +1,9 @@
 # benchbill: two commands on a fresh machine (Python 3.11 and make; everything else is installed here).
-#   make run    set up and build the warehouse, print the shortlist
-#   make test   set up and run the test suite
-#   make bench  the benchmark harness (bench/): ours vs one DuckDB query vs pandas, 1M and 10M requests
+#   make run        set up and build the warehouse, print the shortlist
+#   make test       set up, then the gates (lint, format, types, definitions) and every test tier
+#   make test-unit  the unit tier alone (no ../shared needed: it runs with BENCHBILL_SHARED pointing nowhere)
+#   make lint       the gates alone: ruff check, ruff format --check, mypy, dg check defs
+#   make bench      the benchmark harness (bench/): ours vs one DuckDB query vs pandas, 1M and 10M requests
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -23,7 +25,7 @@ endif
 # The report test renders the HTML report in Debian's chromium (installed here when missing).
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: setup run test dev clean browser bench
+.PHONY: setup run test test-unit lint dev clean browser bench
 
 setup: $(STAMP)
 
@@ -37,8 +39,19 @@ $(STAMP):
 run: setup
 	$(BIN)/benchbill run --warehouse $(WAREHOUSE) $(RUN_ARGS)
 
-test: setup browser
-	$(BIN)/pytest -q
+# The unit tier runs first and without the shared data (proving it needs none), then the real-data tiers.
+test: lint browser
+	BENCHBILL_SHARED=$(abspath .)/.no-shared-data $(BIN)/pytest -q tests/unit
+	$(BIN)/pytest -q tests/integration tests/e2e
+
+test-unit: setup
+	BENCHBILL_SHARED=$(abspath .)/.no-shared-data $(BIN)/pytest -q tests/unit
+
+lint: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+	VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/dg check defs
 
 browser:
 	@test -x $(CHROMIUM) || { echo "installing Debian's chromium for the report test"; \

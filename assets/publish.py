@@ -1,64 +1,21 @@
-"""Publishing: the build file becomes the serving file readers open, atomically."""
+"""Publishing: the build file becomes the serving file readers open (with its Parquet export), atomically,
+and the report is written from it; a freshness check says when a day passed without a publish."""
 
-
+import datetime
 import json
-import os
-from pathlib import Path
+import warnings
 
 import dagster as dg
-import duckdb
 
-from assets.faults import checkpoint
-from assets.parquet import export_parquet, fsync_dir, prepare_export, switch_current
-from assets.report import write_report
-from assets.sqlfiles import sql_check
-from assets.warehouse import qualified, sql_path_literal, sql_string_literal
-from pipelines.resources import Warehouse
-
-# Files written in this storage format open in every DuckDB 1.x client (BI drivers pin duckdb<2).
-SERVING_STORAGE_VERSION = "v1.0.0"
-
-
-def publish_serving(build_path: Path, serving_path: Path, parquet_dir: Path | None = None) -> tuple[int, dict | None]:
-    """Publish the build file: copy every schema, table and view into a fresh file beside the serving
-    file, export that copy to Parquet (a new folder, not yet current), and only then rename the copy
-    over the serving file and switch the Parquet `current` link, one right after the other.
-
-    A reader holding the old file keeps reading its snapshot. A failure or a kill before the rename
-    leaves the serving file and the Parquet export exactly as they were (the next run removes what
-    it left behind). Returns the number of tables and the export's manifest."""
-    staging = serving_path.with_name(serving_path.name + ".next")
-    for leftover in (staging, staging.with_name(staging.name + ".wal")):
-        leftover.unlink(missing_ok=True)
-    conn = duckdb.connect()
-    try:
-        conn.execute(f"ATTACH {sql_path_literal(build_path)} AS build (READ_ONLY)")
-        conn.execute(f"ATTACH {sql_path_literal(staging)} AS serving "
-                     f"(STORAGE_VERSION {sql_string_literal(SERVING_STORAGE_VERSION)})")
-        conn.execute("COPY FROM DATABASE build TO serving")
-        tables = conn.execute(
-            "SELECT count(*) FROM duckdb_tables() WHERE database_name = 'serving'").fetchone()[0]
-        conn.execute("DETACH serving")
-        conn.execute("DETACH build")
-    finally:
-        conn.close()
-    with open(staging, "rb") as handle:
-        os.fsync(handle.fileno())
-    checkpoint("publish.copied")
-    manifest = prepare_export(staging, parquet_dir, serving_name=serving_path) if parquet_dir else None
-    checkpoint("publish.exported")
-    os.replace(staging, serving_path)
-    if manifest is not None:  # right after the swap: the export of the file just published
-        switch_current(parquet_dir, manifest["export_id"])
-    fsync_dir(serving_path.parent)
-    return tables, manifest
+from assets.report.report import write_report
+from assets.resources import Warehouse
+from assets.warehouse.parquet import export_parquet
+from assets.warehouse.publish import export_matches, publish_serving
 
 
 @dg.asset(
     key=["publish", "serving_duckdb"],
-    deps=[["analytics", "views"], ["marts", "config_shortlist"], ["cost", "cost_per_request"],
-          ["benchmark", "mlperf_results"], ["benchmark", "accelerator_prices"], ["observed", "load_points"],
-          ["requirement", "slo_bounds"]],
+    deps=[["analytics", "views"], ["audit", "run_fingerprint"]],
     group_name="publish",
     kinds={"duckdb"},
 )
@@ -71,23 +28,6 @@ def serving_duckdb(context: dg.AssetExecutionContext, warehouse: Warehouse) -> d
                      f"{manifest['export_id']}")
     return dg.MaterializeResult(metadata={"path": str(warehouse.serving_path.resolve()), "tables": tables,
                                           "export_id": manifest["export_id"]})
-
-
-def export_matches(serving_path: Path, manifest: dict) -> bool:
-    """True when an export's manifest lists exactly the serving file's tables and analyst views, each
-    with the serving file's row count."""
-    conn = duckdb.connect(str(serving_path), read_only=True)
-    try:
-        relations = dict(conn.execute(
-            "SELECT schema_name || '.' || table_name, 'table' FROM duckdb_tables() UNION ALL "
-            "SELECT schema_name || '.' || view_name, 'view' FROM duckdb_views() WHERE schema_name = 'analytics'"
-        ).fetchall())
-        if relations != {t["name"]: t["kind"] for t in manifest["tables"]}:
-            return False
-        return all(conn.execute(f"SELECT count(*) FROM {qualified(t['name'])}").fetchone()[0] == t["rows"]
-                   for t in manifest["tables"])
-    finally:
-        conn.close()
 
 
 @dg.asset(key=["publish", "parquet_export"], deps=[serving_duckdb], group_name="publish", kinds={"parquet"})
@@ -115,7 +55,12 @@ def report_html(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.M
     return dg.MaterializeResult(metadata={"path": str(warehouse.report_path.absolute()), "bytes": size})
 
 
-mlperf_round_row_counts = sql_check(
-    ["benchmark", "mlperf_results"], "row_count_per_round",
-    "No published round lost its rows or changed its row count by more than 10% against the serving file "
-    "(a new round is fine).", severity=dg.AssetCheckSeverity.WARN, attach_published=True)
+# Everything is rebuilt at least nightly: older than a day and two hours means a refresh did not run.
+# Dagster 1.13 prefers FreshnessPolicy (shown in the UI, not an asset check); these are asset checks,
+# so they also run in every build and show in the CLI and in each run's log.
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", dg.SupersessionWarning)
+    freshness_checks = dg.build_last_update_freshness_checks(
+        assets=[serving_duckdb],
+        lower_bound_delta=datetime.timedelta(hours=26),
+    )

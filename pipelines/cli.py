@@ -11,9 +11,11 @@ from pathlib import Path
 import dagster as dg
 import duckdb
 
-from assets.textformat import format_shortlist
+from assets.core.paths import DEFAULT_PRICES, DEFAULT_PROFILES, DEFAULT_SOURCES
+from assets.report.textformat import format_shortlist
+from assets.resources import Inputs, Warehouse
+from assets.warehouse.lock import WarehouseBusy
 from pipelines import query, settings
-from pipelines.resources import DEFAULT_PRICES, DEFAULT_PROFILES, DEFAULT_SOURCES, Inputs, Warehouse, WarehouseBusy
 
 
 def read_shortlist(serving_path: Path) -> tuple[list[dict], list[tuple]]:
@@ -88,14 +90,14 @@ def run(args: argparse.Namespace) -> int:
 def _run(inputs: Inputs, warehouse: Warehouse, force: bool = False) -> int:
     """The run under the whole-run lock: the no-change fast path (the published fingerprint is read
     while no other run can publish), else every job."""
-    from assets.fingerprint import inputs_json, published_fingerprint
-    from assets.mlperf_ingest import reading_once
+    from assets.mlperf.ingest import reading_once
+    from assets.warehouse.fingerprint import inputs_json, published_fingerprint
     from pipelines.definitions import build_definitions
 
     # Each input is read once for the whole run (reading_once): the fingerprint, then every job.
     with reading_once():
         found = _fingerprint(inputs)
-        if found is not None and not force and published_fingerprint(warehouse) == found[0]:
+        if found is not None and not force and published_fingerprint(warehouse.layout) == found[0]:
             print(f"benchbill: nothing changed since the last publish of {warehouse.path.resolve()} (same "
                   f"inputs by checksum, same code, same settings): showing it; --force builds anyway",
                   file=sys.stderr)
@@ -111,10 +113,10 @@ def _run(inputs: Inputs, warehouse: Warehouse, force: bool = False) -> int:
 
 def _fingerprint(inputs: Inputs) -> tuple[str, str, list] | None:
     """The run's fingerprint, or None when an input cannot be read (the run then says what is wrong)."""
-    from assets.fingerprint import inputs_fingerprint
-    from assets.mlperf import load_sources
-    from assets.mlperf_ingest import fetch_once
-    from assets.warehouse import IngestError
+    from assets.config.sources import load_sources
+    from assets.core.errors import IngestError
+    from assets.mlperf.ingest import fetch_once
+    from assets.warehouse.fingerprint import inputs_fingerprint
 
     try:
         sources = load_sources(inputs.sources_file)
@@ -126,15 +128,18 @@ def _fingerprint(inputs: Inputs) -> tuple[str, str, list] | None:
 
 
 def _run_jobs(definitions: dg.Definitions, inputs: Inputs, warehouse: Warehouse) -> int:
-    from assets.mlperf import MLPERF_ROUND_OP, load_sources, plan_rounds, round_run_config
-    from assets.warehouse import IngestError
-    from pipelines.partitions import MLPERF_ROUND_PARTITIONS
+    from assets.benchmark import mlperf_round
+    from assets.config.sources import load_sources
+    from assets.core.errors import IngestError
+    from assets.mlperf.rounds import plan_rounds
+    from assets.partitions import MLPERF_ROUND_PARTITIONS
+    from pipelines.jobs import round_run_config
 
     try:
         plan = plan_rounds(list(inputs.mlperf), load_sources(inputs.sources_file),
                            log=lambda m: print(f"  {m}", file=sys.stderr))
     except IngestError as exc:
-        return _report_failure([f"{MLPERF_ROUND_OP}: {exc}"])
+        return _report_failure([f"{mlperf_round.node_def.name}: {exc}"])
     instance = dg.DagsterInstance.ephemeral()
     warnings: list[str] = []
     instance.add_dynamic_partitions(MLPERF_ROUND_PARTITIONS, list(plan))
@@ -168,7 +173,7 @@ def _print_published(warehouse: Warehouse, warnings: list[str]) -> int:
 
 
 def report(args: argparse.Namespace) -> int:
-    from assets.report import write_report
+    from assets.report.report import write_report
 
     warehouse = Warehouse(dir=args.warehouse)
     output = Path(args.output) if args.output else warehouse.report_path

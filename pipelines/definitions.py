@@ -1,31 +1,24 @@
-"""The Dagster definitions: every asset and check, the jobs, the schedule and the sensors."""
-
-from __future__ import annotations
+"""The Dagster definitions (`workspace.yaml` loads `defs`): the assets and checks of each evidence class,
+the resources, jobs, the schedule and the sensors."""
 
 import dagster as dg
 
-import assets
-from pipelines.automation import (
-    build_warehouse,
-    dump_folder_sensor,
-    freshness_checks,
-    freshness_sensor,
-    ingest_mlperf_round,
-    mlperf_round_sensor,
-    nightly_refresh,
-    rebuild_after_round_ingest,
-    refresh_observed,
-)
+from assets import analytics, audit, benchmark, observed, publish, requirement, sql_tables
+from assets.resources import Inputs, Warehouse
+from pipelines.jobs import build_warehouse, ingest_mlperf_round, refresh_observed
 from pipelines.progress import progress_logger
-from pipelines.resources import Inputs, Warehouse
+from pipelines.schedules import nightly_refresh
+from pipelines.sensors import dump_folder_sensor, freshness_sensor, mlperf_round_sensor, rebuild_after_round_ingest
 from pipelines.settings import inputs_from_env, warehouse_from_env
+
+ASSET_MODULES = [benchmark, requirement, observed, analytics, publish, audit]
 
 
 def build_definitions(inputs: Inputs | None = None, warehouse: Warehouse | None = None) -> dg.Definitions:
     """Definitions bound to the given inputs and warehouse (from the environment by default)."""
     return dg.Definitions(
-        assets=dg.load_assets_from_package_module(assets),
-        asset_checks=[*dg.load_asset_checks_from_package_module(assets), *freshness_checks],
+        assets=[*dg.load_assets_from_modules(ASSET_MODULES), *sql_tables.table_assets],
+        asset_checks=[*sql_tables.table_checks, *publish.freshness_checks],
         jobs=[build_warehouse, refresh_observed, ingest_mlperf_round],
         schedules=[nightly_refresh],
         sensors=[dump_folder_sensor, mlperf_round_sensor, rebuild_after_round_ingest, freshness_sensor],

@@ -10,8 +10,8 @@ from typing import Any
 
 import duckdb
 
-from assets import sqldoc
-from assets.textformat import align_rows, to_json, value_text
+from assets.report.textformat import align_rows, to_json, value_text
+from assets.warehouse import sqldoc
 
 FORMATS = ("table", "csv", "json")
 

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import os
 
-from pipelines.resources import DEFAULT_PRICES, DEFAULT_PROFILES, DEFAULT_SOURCES, Inputs, Warehouse
+from assets.core.paths import DEFAULT_PRICES, DEFAULT_PROFILES, DEFAULT_SOURCES
+from assets.resources import Inputs, Warehouse
 
 
 def _list(name: str) -> list[str]:

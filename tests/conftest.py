@@ -1,46 +1,41 @@
-"""Shared test fixtures: the real published files under ../shared/data, and temporary warehouses."""
+"""The test tiers and the fixtures they share.
 
-import os
-import shutil
-from pathlib import Path
-
-import pytest
-
-REPO_ROOT = Path(__file__).resolve().parent.parent
-SHARED = Path(os.environ.get("BENCHBILL_SHARED", REPO_ROOT.parent / "shared")).resolve()
-DATA = SHARED / "data"
-V51_TABLE = DATA / "mlperf" / "summary" / "v5.1" / "summary_results.json"
-V41_TABLE = DATA / "mlperf" / "summary" / "v4.1" / "summary_results.json"
-INFERENCE_PERF = DATA / "dumps" / "inference-perf" / "kubecon-na-2025"
-
-if not V51_TABLE.exists():
-    raise RuntimeError(
-        f"the real data the tests read is missing: {V51_TABLE} (set BENCHBILL_SHARED to the shared folder)"
-    )
-
-WORKED_RUN_YAML = """\
-accelerator: NVIDIA H100 80GB HBM3
-accelerator_count: 1
-model: meta-llama/Llama-3.1-8B-Instruct
-precision: bf16
-runtime: vLLM
-runtime_version: 0.11.0
-arrival: constant
+Tests live in three tiers, one folder each, marked by the folder (`--strict-markers`):
+- `unit/`: no ../shared, no whole run; parsers on the repository's own fixtures, schemas, SQL on a small DuckDB,
+  the import graph, the definitions. Proven independent of the shared data (tests/unit/conftest.py).
+- `integration/`: the real published files under ../shared/data (parsers, ingestion, SQL on real rows).
+- `e2e/`: whole `benchbill run`s and what surrounds them: kills, concurrency, the CLI, BI, the report in a
+  browser, the wheel installed outside the repository.
 """
 
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
 
-def make_dumps(root: Path, variants=("vllm", "vllm+batch_size"), run_yaml: str = WORKED_RUN_YAML) -> Path:
-    """A dumps tree: one folder per inference-perf variant with a run.yaml, its report linked in."""
-    for variant in variants:
-        folder = root / variant
-        folder.mkdir(parents=True)
-        (folder / "run.yaml").write_text(run_yaml)
-        (folder / "results").symlink_to(INFERENCE_PERF / variant / "results", target_is_directory=True)
-    return root
+import dagster as dg
+import pytest
+
+from assets.resources import Inputs, Warehouse
+from pipelines.definitions import build_definitions
+from tests.support.data import INFERENCE_PERF, build_published, make_dumps
+from tests.support.smallcase import SmallCase, build_small_case
+
+TIERS = ("unit", "integration", "e2e")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark each test with the tier of the folder it is in; a test outside the tiers is an error."""
+    root = Path(__file__).parent
+    for item in items:
+        tier = Path(str(item.fspath)).relative_to(root).parts[0]
+        if tier not in TIERS:
+            raise pytest.UsageError(f"{item.nodeid}: tests live in tests/unit, tests/integration or tests/e2e")
+        item.add_marker(getattr(pytest.mark, tier))
 
 
 @pytest.fixture
 def dumps_tree(tmp_path: Path) -> Path:
+    """The worked case's dumps: the two real inference-perf sweeps of vLLM, each below its run.yaml."""
     return make_dumps(tmp_path / "dumps")
 
 
@@ -54,30 +49,26 @@ def copied_report(tmp_path: Path) -> Path:
     return target
 
 
-BAD_PRICE_LINE = "H100-SXM,on_demand,not-a-number,Nowhere,made up for a test,2026-01-01\n"
-
-
-def build_published(root: Path, extra_args: tuple[str, ...] = ()) -> Path:
-    """A warehouse published by `benchbill run` from the real v5.1 and v4.1 tables, the two real
-    inference-perf sweeps, the bundled profiles and the bundled prices plus one bad price row (so
-    the quarantine has something to show). Returns the warehouse folder."""
-    from pipelines.cli import main
-    from pipelines.resources import DEFAULT_PRICES
-
-    dumps = make_dumps(root / "dumps")
-    prices = root / "prices.csv"
-    prices.write_text(DEFAULT_PRICES.read_text() + BAD_PRICE_LINE)
-    warehouse = root / "warehouse"
-    args = ["run", "--mlperf", str(V51_TABLE), "--mlperf", str(V41_TABLE), "--dumps", str(dumps),
-            "--prices", str(prices), "--warehouse", str(warehouse), *extra_args]
-    assert main(args) == 0
-    return warehouse
+@pytest.fixture
+def round_setup(tmp_path: Path) -> Iterator[tuple[dg.Definitions, dg.DagsterInstance, Warehouse, Inputs, Path]]:
+    """Definitions over an empty sources file and a warehouse of the test's own, in a persistent Dagster
+    instance (schedule and sensor contexts need one): where MLPerf round partitions are tried."""
+    sources = tmp_path / "sources.yaml"
+    sources.write_text("allowed_hosts: ['127.0.0.1']\nrounds: []\n")
+    inputs = Inputs(sources_file=str(sources))
+    warehouse = Warehouse(dir=str(tmp_path / "warehouse"))
+    definitions = build_definitions(inputs, warehouse)
+    with dg.instance_for_test() as instance:
+        yield definitions, instance, warehouse, inputs, sources
 
 
 @pytest.fixture(scope="session")
-def published(tmp_path_factory) -> Path:
+def published(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One published warehouse shared by the tests that only read it."""
     return build_published(tmp_path_factory.mktemp("published"))
 
 
-from tests.smallcase import small_case  # noqa: E402, F401 - the session's small end-to-end case, shared
+@pytest.fixture(scope="session")
+def small_case(tmp_path_factory: pytest.TempPathFactory) -> SmallCase:
+    """The session's small end-to-end case (tests/support/smallcase.py)."""
+    return build_small_case(tmp_path_factory.mktemp("small"))

@@ -1,4 +1,5 @@
 -- benchmark.mlperf_round_over_round: the same accelerator, benchmark and scenario across rounds.
+--
 -- Closed division, known accelerators, results not inferred. Per round the best result (highest
 -- per-accelerator throughput, or lowest latency) with the software and precision that gave it, and
 -- the change against the previous round that has one and against the first: software gains are

@@ -1,4 +1,5 @@
 -- cost.cost_per_request: per config x profile x price (the newest per accelerator, class and provider).
+--
 --   cost per request   = usd_per_accelerator_hour x accelerators / (requests_per_s x 3600)
 --   cost per 1M tokens = usd_per_accelerator_hour x accelerators / (tokens_per_s x 3600) x 1e6, for
 --                        output, input and total tokens; each basis carries the whole accelerator-hour,

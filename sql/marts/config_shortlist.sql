@@ -1,6 +1,7 @@
 -- marts.config_shortlist: the decision table. One row per profile x config x price; the MLPerf
 -- reference (benchmark) and what we delivered at the profile's SLO (observed or projected) sit in
 -- separate columns, and every difference between the two is spelled out in `caveats`.
+--
 -- Observed configs appear even without a price (cost empty); projected ones only with a price.
 -- Where the profile names a production request log (requirement.traffic_shape), the arrival pattern and token
 -- mix each measurement was taken under are compared with it: open-loop runs by the inter-arrival CV of their

@@ -1,6 +1,7 @@
 -- observed.delivered_at_slo: per run x profile of the same model, the SLO-feasible request-rate band, honest
 -- about what was measured. Only the run's own sweep counts (its load_kind: open-loop rate or closed-loop
 -- concurrency, from run.yaml `arrival`); points are taken in load order.
+--
 -- Each bounded measure of a point has an estimate and a 95% interval [ci_low, ci_high]
 -- (observed.load_point_measures: order statistics of the per-request records, widened to the range of the
 -- repeats; without records the range of the repeats' tool aggregates; a single tool aggregate has

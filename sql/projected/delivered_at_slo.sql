@@ -1,5 +1,6 @@
 -- projected.delivered_at_slo: for each profile and MLPerf reference of the same model on an accelerator
 -- we have no run of our own for, the MLPerf Server tokens/s x the profile's delivered-fraction prior.
+--
 -- Requests/s need output tokens per request: the profile's workload if given, else the reference
 -- result's TOKENS_PER_SAMPLE; with neither, requests/s (and cost per request) stay empty.
 WITH candidates AS (

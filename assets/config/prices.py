@@ -1,0 +1,116 @@
+"""The prices CSV: dated accelerator-hour prices, each with its provider and source; a bad
+row is quarantined with its reason."""
+
+from __future__ import annotations
+
+import csv
+import datetime
+import io
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from assets.core import canonical
+from assets.core.errors import IngestError
+from assets.core.records import Reject, SourceFile
+from assets.inputs.files import read_local
+from assets.inputs.textinput import CUT_LINE_REASON, cut_last_line, decode_text
+from assets.warehouse.validate import frame_from_rows
+from schemas.benchmark.accelerator_prices import AcceleratorPrices
+from schemas.vocab import PRICE_CLASSES
+
+PRICE_COLUMNS = ("accelerator", "price_class", "usd_per_accelerator_hour", "provider", "source", "as_of")
+
+
+class PriceProblem(ValueError):
+    pass
+
+
+def price_row(raw: dict[str, str], *, source: str, index: int) -> dict[str, Any]:
+    """One CSV row as a price row; PriceProblem names what is wrong."""
+    accelerator = (raw.get("accelerator") or "").strip()
+    if not accelerator:
+        raise PriceProblem("accelerator is empty")
+    price_class = (raw.get("price_class") or "").strip()
+    if price_class not in PRICE_CLASSES:
+        raise PriceProblem(f"price_class {price_class!r} is not one of {PRICE_CLASSES}")
+    text = (raw.get("usd_per_accelerator_hour") or "").strip()
+    try:
+        usd = float(text)
+    except ValueError:
+        raise PriceProblem(f"usd_per_accelerator_hour {text!r} is not a number") from None
+    if not 0 < usd < 1000:
+        raise PriceProblem(f"usd_per_accelerator_hour {text!r} is outside (0, 1000)")
+    try:
+        as_of = datetime.date.fromisoformat((raw.get("as_of") or "").strip())
+    except ValueError:
+        raise PriceProblem(f"as_of {raw.get('as_of')!r} is not a date like 2026-05-18") from None
+    for column in ("provider", "source"):
+        if not (raw.get(column) or "").strip():
+            raise PriceProblem(f"{column} is empty: every price needs its provider and source")
+    match = canonical.match_accelerator(accelerator)
+    return {
+        "accelerator_raw": accelerator,
+        "accelerator_id": match.accelerator_id if match else None,
+        "accelerator_known": match is not None,
+        "price_class": price_class,
+        "usd_per_accelerator_hour": usd,
+        "provider": raw["provider"].strip(),
+        "price_source": raw["source"].strip(),
+        "as_of": as_of,
+        "source": source,
+        "source_row": index,
+        "evidence": "benchmark",
+    }
+
+
+def _one_price_per_key(rows: list[dict[str, Any]], source: str) -> tuple[list[dict[str, Any]], list[Reject]]:
+    """One row per accelerator, class, provider and date: a repeated row is read once; rows that
+    give the same key different prices are all quarantined (which one is right is not ours to guess)."""
+    by_key: dict[tuple, list[dict[str, Any]]] = {}
+    for row in rows:
+        key = (row["accelerator_raw"].lower(), row["price_class"], row["provider"].lower(), row["as_of"])
+        by_key.setdefault(key, []).append(row)
+    kept, rejects = [], []
+    for same in by_key.values():
+        first = same[0]
+        if len({r["usd_per_accelerator_hour"] for r in same}) > 1:
+            prices = ", ".join(f"line {r['source_row'] + 2}: {r['usd_per_accelerator_hour']:g}" for r in same)
+            rejects += [Reject(source, f"line {r['source_row'] + 2}", "contradicting prices for one accelerator, "
+                               f"class, provider and date ({prices}); keep one", r) for r in same]
+            continue
+        kept.append(first)
+        rejects += [Reject(source, f"line {r['source_row'] + 2}", f"repeats line {first['source_row'] + 2} (same "
+                           "accelerator, class, provider, date and price): read once", r) for r in same[1:]]
+    return sorted(kept, key=lambda r: r["source_row"]), rejects
+
+
+def read_prices(path: str | Path) -> tuple[list[dict[str, Any]], list[Reject], SourceFile]:
+    """Price rows and rejects from a prices CSV (columns as in the contract)."""
+    fetched = read_local(path)[0]
+    text, cut = cut_last_line(decode_text(fetched.data, str(path)))
+    reader = csv.DictReader(io.StringIO(text))
+    header = [h.strip() for h in reader.fieldnames or []]
+    missing = [c for c in PRICE_COLUMNS if c not in header]
+    if missing:
+        raise IngestError(f"{path}: prices CSV lacks columns {missing}; expected {list(PRICE_COLUMNS)}, got {header}")
+    rows, rejects = [], []
+    for index, raw in enumerate(reader):
+        raw = {(k or "").strip(): v for k, v in raw.items()}
+        try:
+            rows.append(price_row(raw, source=fetched.name, index=index))
+        except PriceProblem as problem:
+            rejects.append(Reject(fetched.name, f"line {index + 2}", str(problem), raw))
+    if cut is not None:
+        rejects.append(Reject(fetched.name, f"line {reader.line_num + 1}", CUT_LINE_REASON, {"line": cut}))
+    rows, duplicates = _one_price_per_key(rows, fetched.name)
+    rejects += duplicates
+    file = SourceFile(fetched.name, fetched.sha256, len(fetched.data), "prices csv", "read", rows=len(rows))
+    return rows, rejects, file
+
+
+def prices_frame(rows: list[dict[str, Any]]) -> pl.DataFrame:
+    """Price rows as the frame `benchmark.accelerator_prices` is written from (with each row's line)."""
+    return frame_from_rows(rows, AcceleratorPrices).with_columns(
+        pl.col("source").alias("_source"), pl.format("line {}", pl.col("source_row") + 2).alias("_location"))

@@ -1,0 +1,174 @@
+"""NVIDIA AIPerf (`ai-dynamo/aiperf`) exports, and GenAI-Perf's `profile_export_genai_perf.json`.
+
+One AIPerf run is one load level: `profile_export_aiperf.json` (per metric
+{unit, avg, p1 ... p99, min, max, std}, plus `input_config`) and `profile_export.jsonl` (one line
+per request: `metadata.benchmark_phase` warmup/profiling, `request_start_ns`/`request_end_ns`
+epoch ns, `was_cancelled`; `metrics.<name>.value` in ms or tokens; `error` or nothing). The two
+files of one folder are merged into one measurement. GenAI-Perf writes the same aggregate shape
+(`profile_export_genai_perf.json`); its raw `profile_export.json` (perf_analyzer timestamps with no
+token counts) is recognised and not used.
+
+AIPerf's `inter_token_latency` is per request (E2E - TTFT) / (output tokens - 1) and its
+percentiles are over requests: that is our TPOT. `inter_chunk_latency` pools chunk gaps (a chunk
+is not always a token): kept as a tool metric, not as our ITL.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+
+from assets.core.sqltext import sql_path_literal
+from assets.formats.dumps.model import Dump, FormatProblem, Measurement, Parsed, RequestScan
+from assets.formats.dumps.values import count, empty_point, number, stats_metrics
+from assets.inputs.files import read_whole
+from assets.inputs.textinput import UTF8_BOM
+
+TOOL = "aiperf"
+AGGREGATE = "aiperf profile_export_aiperf.json"
+RECORDS = "aiperf profile_export.jsonl"
+GENAI_PERF = "genai-perf profile_export_genai_perf.json"
+GENAI_PERF_RAW = "genai-perf profile_export.json (perf_analyzer raw)"
+FORMATS = (AGGREGATE, RECORDS, GENAI_PERF, GENAI_PERF_RAW)
+SKIPPED = {GENAI_PERF_RAW: "raw perf_analyzer timestamps without token counts; the aggregate file is read"}
+READ_IN_PLACE = frozenset({RECORDS})
+MERGE_KEY = "aiperf run"
+
+DEFINITIONS = (
+    "AIPerf/GenAI-Perf: TTFT = time_to_first_token (ours); inter_token_latency = per-request (E2E - TTFT) / "
+    "(output tokens - 1), percentiles over requests = our TPOT; inter_chunk_latency = every chunk gap pooled "
+    "(a chunk is not always one token: not our ITL); E2E = request_latency; ms; warm-up phase excluded by the tool"
+)
+
+_OURS = {"ttft": "time_to_first_token", "tpot": "inter_token_latency", "e2e": "request_latency"}
+_PCT = {"p50": ("p50",), "p90": ("p90",), "p95": ("p95",), "p99": ("p99",)}
+
+
+def _has_stats(payload: dict, name: str) -> bool:
+    value = payload.get(name)
+    return isinstance(value, dict) and "unit" in value and "avg" in value
+
+
+def recognise(dump: Dump) -> str | None:
+    payload = dump.payload
+    if dump.json_lines:
+        if payload and all(isinstance(p, dict) and isinstance(p.get("metadata"), dict) and "metrics" in p
+                           and "request_start_ns" in p["metadata"] for p in payload[:5]):
+            return RECORDS
+        return None
+    if not isinstance(payload, dict):
+        return None
+    if _has_stats(payload, "request_throughput") and _has_stats(payload, "time_to_first_token"):
+        return AGGREGATE if ("aiperf_version" in payload or "schema_version" in payload) else GENAI_PERF
+    if isinstance(payload.get("experiments"), list) and "service_kind" in payload:
+        return GENAI_PERF_RAW
+    return None
+
+
+def _avg(payload: dict, name: str) -> float | None:
+    value = payload.get(name)
+    return number(value.get("avg"), f"{name}.avg") if isinstance(value, dict) else None
+
+
+def load_level(config: dict) -> tuple[str | None, float | None, float | None]:
+    """From `input_config`: AIPerf >= 0.10 lists `phases` (the profiling one carries `rate` or
+    `concurrency`); older AIPerf and GenAI-Perf have `loadgen`/top-level `concurrency`, `request_rate`."""
+    sources = [p for p in (config.get("phases") or []) if isinstance(p, dict) and p.get("kind") == "profiling"]
+    sources += [config.get("loadgen") or {}, config]
+    for source in sources:
+        rate = source.get("rate", source.get("request_rate"))
+        if isinstance(rate, (int, float)) and rate > 0:
+            return "rate", float(rate), None
+        concurrency = source.get("concurrency")
+        if isinstance(concurrency, (int, float)) and concurrency > 0:
+            return "concurrency", None, float(concurrency)
+    return None, None, None
+
+
+def parse(dump: Dump, kind: str) -> Parsed:
+    parsed = Parsed(kind=kind, tool="genai-perf" if kind in (GENAI_PERF, GENAI_PERF_RAW) else TOOL,
+                    definitions=DEFINITIONS)
+    try:
+        if kind == RECORDS:
+            parsed.measurements.append(Measurement(location="records", requests=records_scan(dump),
+                                                   merge_key=MERGE_KEY))
+        else:
+            parsed.measurements.append(aggregate_measurement(dump.payload))
+    except (FormatProblem, pl.exceptions.PolarsError) as problem:
+        parsed.problems.append(("file", str(problem)))
+    return parsed
+
+
+def aggregate_measurement(payload: dict) -> Measurement:
+    load_kind, rate, concurrency = load_level(payload.get("input_config") or {})
+    ok = count(_avg(payload, "request_count"), "request_count.avg")
+    failed = count(_avg(payload, "error_request_count"), "error_request_count.avg") \
+        if "error_request_count" in payload else sum(count(e.get("count"), "error_summary.count")
+                                                     for e in payload.get("error_summary") or [])
+    duration = _avg(payload, "benchmark_duration")
+    row = empty_point()
+    row.update(
+        achieved_requests_per_s=_avg(payload, "request_throughput"), requests_ok=ok, requests_failed=failed,
+        requests_sent=ok + failed, duration_s=duration,
+        output_tokens_per_s=_avg(payload, "output_token_throughput"),
+        input_tokens_per_s=_avg(payload, "input_token_throughput"),
+        total_tokens_per_s=_avg(payload, "total_token_throughput"),
+        mean_input_tokens=_avg(payload, "input_sequence_length"),
+        mean_output_tokens=_avg(payload, "output_sequence_length"),
+    )
+    metrics = []
+    for measure, name in _OURS.items():
+        stats = payload.get(name) or {}
+        if stats.get("unit") not in (None, "ms"):
+            raise FormatProblem(f"{name}.unit is {stats.get('unit')!r}, expected ms")
+        for pct, keys in _PCT.items():
+            value = number(next((stats[k] for k in keys if k in stats), None), f"{name}.{pct}")
+            row[f"{measure}_{pct}_ms"] = value
+    for name in ("time_to_first_token", "inter_token_latency", "inter_chunk_latency", "request_latency",
+                 "time_to_second_token", "output_token_throughput_per_user", "goodput"):
+        stats = payload.get(name)
+        if isinstance(stats, dict):
+            metrics += stats_metrics(name, {k: v for k, v in stats.items() if k not in ("unit", "count", "sum")},
+                                     str(stats.get("unit") or ""))
+    return Measurement(location="aggregate", load_kind=load_kind, offered_rate_per_s=rate, concurrency=concurrency,
+                       values=row, tool_metrics=metrics, merge_key=MERGE_KEY)
+
+
+def _record_columns(number: str) -> str:
+    """The fields we use, declared (DuckDB skips the rest of each line without building it); numbers as
+    `number` (DOUBLE, or VARCHAR to read a line whose number is a word: it is then checked and quarantined)."""
+    return (f"{{metadata: 'STRUCT(request_start_ns {'BIGINT' if number == 'DOUBLE' else number}, "
+            f"benchmark_phase VARCHAR, was_cancelled BOOLEAN)', "
+            f"metrics: 'STRUCT(time_to_first_token STRUCT(value {number}), request_latency STRUCT(value {number}), "
+            f"input_sequence_length STRUCT(value {number}), output_sequence_length STRUCT(value {number}))', "
+            f"error: 'JSON'}}")
+
+
+def records_scan(dump: Dump) -> RequestScan:
+    """The request lines as DuckDB reads them in place: warm-up marked by `benchmark_phase`, failed by
+    `error`, cancelled by `was_cancelled`; epoch-ns start times; numbers as written (checked row by row:
+    `checked_scan_sql`). DuckDB does not read a byte-order mark: such a file is read from a copy without it
+    (and its records stored)."""
+    path = dump.path or dump.name
+    data = None if dump.path else dump.data
+    if dump.data.startswith(UTF8_BOM):
+        whole = read_whole(Path(dump.path)) if dump.path and dump.tail is not None else dump.data
+        data = whole.removeprefix(UTF8_BOM)
+
+    def select(number: str) -> str:
+        return (
+            "SELECT ordinality AS ordinal, "
+            "CASE WHEN metadata.benchmark_phase = 'warmup' THEN 'warmup' ELSE 'measure' END AS phase, "
+            "CASE WHEN coalesce(metadata.was_cancelled, false) THEN 'cancelled' "
+            "     WHEN error IS NOT NULL THEN 'error' ELSE 'ok' END AS status, "
+            "metadata.request_start_ns AS start_s, "
+            "metrics.input_sequence_length.value AS input_tokens, "
+            "metrics.output_sequence_length.value AS output_tokens, "
+            "metrics.time_to_first_token.value AS ttft_ms, metrics.request_latency.value AS e2e_ms, "
+            "json_extract_string(error, '$.message') AS error, "
+            "NULL::DOUBLE AS offered_rate_per_s, NULL::DOUBLE AS concurrency "
+            f"FROM read_ndjson({sql_path_literal(path)}, columns = {_record_columns(number)}) WITH ORDINALITY"
+        )
+    return RequestScan(path=path, select=select("DOUBLE"), data=data, tolerant_select=select("VARCHAR"),
+                       start_column="start_time_unix_s", start_units_per_s=1e9, row_word="line", row_offset=0)

@@ -1,0 +1,52 @@
+"""Requirement evidence: what we demand of a config (workload profiles and their SLO bounds) and our
+traffic's shape, from the profiles YAML and the production request logs it names."""
+
+from collections.abc import Iterator
+
+import dagster as dg
+
+from assets.config.profiles import read_profiles, write_profiles
+from assets.requests.traffic_shape import write_traffic
+from assets.resources import Inputs, Warehouse
+
+
+@dg.multi_asset(
+    specs=[
+        dg.AssetSpec(["requirement", "profiles"], group_name="requirement", kinds={"duckdb", "yaml"},
+                     description="Workload profiles: model, SLO bounds as text, delivered-fraction prior and "
+                                 "our traffic's token mix, from the profiles YAML."),
+        dg.AssetSpec(["requirement", "slo_bounds"], group_name="requirement", kinds={"duckdb", "yaml"},
+                     description="One row per profile and bounded measure (e.g. ttft_p95_ms <= 1000), "
+                                 "from the profiles YAML."),
+    ],
+)
+def profiles(context: dg.AssetExecutionContext, warehouse: Warehouse, inputs: Inputs) -> Iterator[dg.MaterializeResult]:
+    """Workload profiles and their SLO bounds, from the profiles YAML."""
+    rows, bounds, file = read_profiles(inputs.profiles)
+    unknown = [r["model_raw"] for r in rows if not r["model_known"]]
+    if unknown:
+        context.log.warning(f"profiles name models with no canonical id (kept, flagged; nothing will join): {unknown}")
+    with warehouse.connect() as conn:
+        profile_report, bound_report = write_profiles(conn, rows, bounds, file)
+    yield dg.MaterializeResult(asset_key=["requirement", "profiles"], metadata=profile_report.metadata())
+    yield dg.MaterializeResult(asset_key=["requirement", "slo_bounds"], metadata=bound_report.metadata())
+
+
+@dg.multi_asset(
+    specs=[
+        dg.AssetSpec(["requirement", "traffic_shape"], deps=[["requirement", "profiles"]], group_name="requirement",
+                     kinds={"duckdb", "polars"},
+                     description="Per profile with a workload.traffic_log: our traffic's arrival pattern (mean and "
+                                 "peak rate, inter-arrival CV, fitted gamma shape) and token mix, from that "
+                                 "production request log."),
+        dg.AssetSpec(["requirement", "traffic_rate"], deps=[["requirement", "profiles"]], group_name="requirement",
+                     kinds={"duckdb", "polars"},
+                     description="Our traffic's rate over time: requests per window of each profile's traffic log."),
+    ],
+)
+def traffic_shape(context: dg.AssetExecutionContext, warehouse: Warehouse) -> Iterator[dg.MaterializeResult]:
+    """Our traffic's arrival pattern, token mix and rate over time, from each profile's traffic log."""
+    with warehouse.connect() as conn:
+        shape_report, rate_report = write_traffic(conn, context.log.info)
+    yield dg.MaterializeResult(asset_key=["requirement", "traffic_shape"], metadata=shape_report.metadata())
+    yield dg.MaterializeResult(asset_key=["requirement", "traffic_rate"], metadata=rate_report.metadata())

@@ -1,0 +1,48 @@
+"""What the dumps folders yield, ready for the observed tables."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import polars as pl
+
+from assets.core.records import Reject, SourceFile
+
+# observed.request_sources rows as a frame (also the keys that place request groups in a sweep).
+REQUEST_SOURCE_SCHEMA = {
+    "run_id": pl.String, "load_index": pl.Int64, "repeat_index": pl.Int64, "source": pl.String,
+    "source_sha256": pl.String, "reader": pl.String, "location": pl.String, "source_key": pl.String,
+    "file_offered_rate_per_s": pl.Float64, "file_concurrency": pl.Float64, "level_kind": pl.String,
+    "level_nominal": pl.Float64, "first_ordinal": pl.Int64,
+    "first_start_s": pl.Float64, "requests": pl.Int64, "rows_quarantined": pl.Int64, "evidence": pl.String,
+}
+
+
+@dataclass
+class ObservedBatch:
+    """What the dumps folders yield: rows for observed.runs, observed.measurements,
+    observed.tool_metrics and observed.request_sources; the request pass's observed.request_stats,
+    observed.request_percentiles and the records to store (observed.stored_requests); the files
+    read in place for the view observed.requests (`scans`: source key, checked SELECT); rejects and
+    the file inventory; with `store_texts`, the prompt and response texts (observed.request_texts;
+    otherwise none is kept)."""
+
+    runs: list[dict[str, Any]] = field(default_factory=list)
+    measurements: list[dict[str, Any]] = field(default_factory=list)
+    tool_metrics: list[dict[str, Any]] = field(default_factory=list)
+    request_sources: list[dict[str, Any]] = field(default_factory=list)
+    request_stats: list[pl.DataFrame] = field(default_factory=list)
+    request_percentiles: list[pl.DataFrame] = field(default_factory=list)
+    stored_requests: list[pl.DataFrame] = field(default_factory=list)
+    scans: list[tuple[str, str]] = field(default_factory=list)
+    rejects: list[Reject] = field(default_factory=list)
+    request_rejects: list[Reject] = field(default_factory=list)
+    files: list[SourceFile] = field(default_factory=list)
+    request_texts: list[pl.DataFrame] = field(default_factory=list)
+    store_texts: bool = False  # keep prompt/response texts (observed.request_texts); off: never held
+
+    def frame(self, name: str) -> pl.DataFrame | None:
+        """One of the request pass's tables, all roots together (None when no root had any)."""
+        frames = getattr(self, name)
+        return pl.concat(frames, how="vertical_relaxed") if frames else None

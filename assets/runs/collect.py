@@ -1,0 +1,249 @@
+"""Every run below the dumps folders: files walked and recognised by content (the registry of dump
+formats), grouped by their deepest `run.yaml`, their per-request records read in one DuckDB pass."""
+
+from __future__ import annotations
+
+import hashlib
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+import polars as pl
+
+from assets.core.errors import IngestError
+from assets.core.records import Reject, SourceFile
+from assets.formats.dumps import registry
+from assets.inputs import archives
+from assets.inputs.files import (
+    Fetched,
+    LargeFile,
+    hash_large_files,
+    head_of,
+    megabytes,
+    read_dump_file,
+    sha256_file,
+    size_of,
+    walk_files,
+    without_bytes,
+)
+from assets.inputs.textinput import encoding_problem
+from assets.requests.request_pass import RequestPass
+from assets.runs.assemble import Read, Run, assemble_run, drop_unreadable, prepare_run, quarantine_file
+from assets.runs.batch import REQUEST_SOURCE_SCHEMA, ObservedBatch
+from assets.runs.sidecar import SIDECAR, read_sidecar
+
+Log = Callable[[str], None]
+PROGRESS_EVERY_FILES = 200  # a folder of many small dumps reports its progress this often
+
+
+def _relative(path: Path, root: Path) -> PurePosixPath:
+    return PurePosixPath(path.relative_to(root).as_posix())
+
+
+def _governing_sidecars(folder: PurePosixPath, sidecars: dict[PurePosixPath, dict[str, Any]]) -> list[PurePosixPath]:
+    """run.yaml folders from the root down to `folder` (shallowest first)."""
+    chain = [folder, *folder.parents]
+    return [p for p in reversed(chain) if p in sidecars]
+
+
+def _silent(message: str) -> None:
+    pass
+
+
+def collect(root: Path, store_texts: bool = False, log: Log | None = None) -> ObservedBatch:
+    """Every run below one dumps folder (prompt and response texts only with `store_texts`); `log` is told
+    what is being read as it goes (a folder of large dumps takes a while)."""
+    log = log or _silent
+    if not root.is_dir():
+        raise IngestError(f"{root}: dumps folder does not exist or is not a folder")
+    batch = ObservedBatch(store_texts=store_texts)
+    sidecars, reads = _read_files(root, batch, log)
+    prepared = _prepare_runs(root, batch, sidecars, reads)
+    points = sum(len(run.points) for run in prepared)
+    log(f"{root}: {len(prepared)} run{'' if len(prepared) == 1 else 's'}, "
+        f"{points} load point{'' if points == 1 else 's'}")
+    _read_requests(root, batch, prepared, store_texts, log)
+    return batch
+
+
+def _read_files(root: Path, batch: ObservedBatch,
+                log: Log) -> tuple[dict[PurePosixPath, dict[str, Any]], list[Read]]:
+    """The run.yaml sidecars below `root` (by folder) and the dump files read (each content once); every file
+    looked at is listed in the batch's inventory."""
+    sidecars: dict[PurePosixPath, dict[str, Any]] = {}
+    reads: list[Read] = []
+    seen: dict[str, str] = {}
+    for fetched, rel, path in _inputs(root, batch, log):
+        if rel.name == SIDECAR:
+            sidecars[rel.parent] = read_sidecar(fetched)
+            batch.files.append(SourceFile(fetched.name, fetched.sha256, size_of(fetched), "run.yaml sidecar", "read"))
+            continue
+        if fetched.sha256 in seen:
+            batch.files.append(SourceFile(fetched.name, fetched.sha256, size_of(fetched), "duplicate", "skipped",
+                                          note=f"same content as {seen[fetched.sha256]}: read once"))
+            continue
+        seen[fetched.sha256] = fetched.name
+        parsed, _dump = registry.parse_file(fetched, path)
+        if parsed is None:
+            _unrecognised(batch, fetched)
+        elif parsed.note and not parsed.measurements and not parsed.problems:  # skipped, or not a load level
+            status = "skipped" if parsed.kind in registry.SKIPPED else "read"
+            batch.files.append(SourceFile(fetched.name, fetched.sha256, size_of(fetched), parsed.kind, status,
+                                          note=parsed.note))
+        else:
+            if parsed.kind in registry.READ_IN_PLACE and not isinstance(fetched, LargeFile):
+                fetched = without_bytes(fetched)  # DuckDB reads it from disk: keep no copy
+            reads.append(Read(fetched, rel.parent, parsed))
+    return sidecars, reads
+
+
+def _unrecognised(batch: ObservedBatch, fetched: Fetched | LargeFile) -> None:
+    """A file no reader recognises: skipped with the reason, or quarantined when it is a dump saved as UTF-16/32."""
+    head = head_of(fetched)
+    wide = head.startswith((b"\xff\xfe", b"\xfe\xff"))
+    note = ("empty file (0 bytes)" if not head else (encoding_problem(head) or "") if wide
+            else "not a dump format this version reads")
+    batch.files.append(SourceFile(fetched.name, fetched.sha256, size_of(fetched), "unrecognised",
+                                  "quarantined" if wide else "skipped", note=note))
+    if wide:
+        batch.rejects.append(Reject(fetched.name, "file", note))
+
+
+def _prepare_runs(root: Path, batch: ObservedBatch, sidecars: dict[PurePosixPath, dict[str, Any]],
+                  reads: list[Read]) -> list[Run]:
+    """The files read grouped into runs: one per deepest run.yaml and tool (a file without one is quarantined)."""
+    runs: dict[tuple[PurePosixPath, str], list[Read]] = defaultdict(list)
+    for read in reads:
+        chain = _governing_sidecars(read.folder, sidecars)
+        if not chain:
+            quarantine_file(batch, read, f"no {SIDECAR} in {root} above this file describes its config "
+                                         "(accelerator, model, precision, runtime)")
+            continue
+        runs[(chain[-1], read.parsed.tool)].append(read)
+    tools_per_sidecar: dict[PurePosixPath, set[str]] = defaultdict(set)
+    for sidecar_folder, tool in runs:
+        tools_per_sidecar[sidecar_folder].add(tool)
+    prepared = []
+    for (sidecar_folder, tool), run_reads in sorted(runs.items()):
+        chain = _governing_sidecars(sidecar_folder, sidecars)
+        merged: dict[str, Any] = {}
+        for link in chain:
+            merged.update(sidecars[link])
+        names = [str(root / link / SIDECAR) for link in chain]
+        run = prepare_run(batch, root, sidecar_folder, tool, len(tools_per_sidecar[sidecar_folder]) > 1, merged,
+                          names, run_reads)
+        if run is not None:
+            prepared.append(run)
+    return prepared
+
+
+def _read_requests(root: Path, batch: ObservedBatch, prepared: list[Run], store_texts: bool, log: Log) -> None:
+    """The runs' per-request records in one DuckDB pass, then each run's load levels and repeats placed."""
+    with RequestPass(store_texts) as requests:
+        sources = [point.source(run) for run in prepared for point in run.points
+                   if point.measurement.requests is not None]
+        for source in sources:
+            requests.add(source)
+        if sources:
+            log(f"{root}: percentiles and intervals of {len(sources)} per-request record sets in one DuckDB scan")
+        groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for group in requests.run().iter_rows(named=True):
+            groups[group["source_key"]].append(group)
+        batch.request_rejects += requests.rejects()
+        for run in prepared:
+            drop_unreadable(batch, run, requests.unreadable)
+            assemble_run(batch, run, groups)
+        keys = pl.DataFrame(batch.request_sources, schema=REQUEST_SOURCE_SCHEMA)
+        stats, percentiles = requests.finish(keys)
+        batch.request_stats, batch.request_percentiles = [stats], [percentiles]
+        batch.stored_requests = [requests.stored(keys)]
+        batch.scans = requests.view_scans()
+        if store_texts:
+            batch.request_texts = [requests.texts(keys)]
+
+
+def _inputs(root: Path, batch: ObservedBatch,
+            log: Log) -> Iterator[tuple[Fetched | LargeFile, PurePosixPath, str | None]]:
+    """Every file below `root` with its path relative to it and where it lies on disk (DuckDB reads the
+    per-request formats there, in place); a large file is hashed as it streams past (LargeFile). An
+    archive gives its members instead, as files of a folder named after it (`assets.archives`: read in
+    memory, no traversal, no links, limits): a member has no place on disk, so its per-request records are
+    read from a temporary copy and stored in the warehouse (observed.stored_requests) rather than read in
+    place."""
+    paths = sorted(_all_files(root, batch))
+    log(f"{root}: {len(paths)} files, {megabytes(paths)} MB")
+    large = hash_large_files(paths, log)
+    for number, path in enumerate(paths, 1):
+        if number % PROGRESS_EVERY_FILES == 0:
+            log(f"{root}: read {number} of {len(paths)} files")
+        fetched = large.get(path) or read_dump_file(path)
+        rel = _relative(path, root)
+        if archives.kind_of(head_of(fetched)) is None:
+            yield fetched, rel, str(path.absolute())
+            continue
+        whole = fetched if isinstance(fetched, Fetched) else Fetched(fetched.name, fetched.data, fetched.sha256)
+        for member, member_rel in archives.expand(whole, rel, batch.files, batch.rejects):
+            yield member, member_rel, None
+
+
+def _all_files(root: Path, batch: ObservedBatch) -> list[Path]:
+    files = []
+    for path in walk_files(root):
+        if path.is_symlink() and not path.exists():
+            batch.files.append(SourceFile(str(path), None, None, "dangling symlink", "skipped",
+                                          note=f"points at {path.readlink()} which does not exist"))
+            continue
+        files.append(path)
+    return files
+
+
+def collect_all(roots: list[str], store_texts: bool = False, log: Log | None = None) -> ObservedBatch:
+    """Runs below every dumps folder; a label used twice is quarantined the second time."""
+    total = ObservedBatch(store_texts=store_texts)
+    labels: dict[str, str] = {}
+    for root in roots:
+        batch = collect(Path(root), store_texts, log)
+        dropped = set()
+        for run in batch.runs:
+            if run["run_label"] in labels:
+                dropped.add(run["run_id"])
+                total.rejects.append(Reject(run["sidecar"], f"run {run['run_label']}",
+                                            f"duplicate run label {run['run_label']!r}: already used by "
+                                            f"{labels[run['run_label']]}; set `label` in run.yaml", run))
+                continue
+            labels[run["run_label"]] = run["report_dir"]
+            total.runs.append(run)
+        kept = pl.col("run_id").is_in(list(dropped)).not_()
+        total.measurements += [m for m in batch.measurements if m["run_id"] not in dropped]
+        total.tool_metrics += [m for m in batch.tool_metrics if m["run_id"] not in dropped]
+        total.request_sources += [s for s in batch.request_sources if s["run_id"] not in dropped]
+        for name in ("request_stats", "request_percentiles", "stored_requests"):
+            getattr(total, name).extend(frame.filter(kept) for frame in getattr(batch, name))
+        dropped_keys = {s["source_key"] for s in batch.request_sources if s["run_id"] in dropped}
+        total.scans += [(key, select) for key, select in batch.scans if key not in dropped_keys]
+        total.request_texts += [frame.filter(kept) for frame in batch.request_texts]
+        total.rejects += batch.rejects
+        total.request_rejects += batch.request_rejects
+        total.files += batch.files
+    return total
+
+
+def dump_checksums(folders: list[str]) -> set[str]:
+    """The sha256 of every file's content below the dump folders (names and places do not matter)."""
+    checksums = set()
+    for folder in sorted(folders):
+        root = Path(folder)
+        if not root.is_dir():
+            checksums.add(f"missing folder {folder}")
+            continue
+        for path in walk_files(root):
+            if path.exists():
+                checksums.add(sha256_file(path))  # streamed: a per-request log may be gigabytes
+    return checksums
+
+
+def dumps_fingerprint(folders: list[str]) -> str:
+    """A digest of the set of file contents below the dump folders: a new file (or a changed or removed
+    one) changes it; the same file copied again under another name or folder does not."""
+    return hashlib.sha256("\n".join(sorted(dump_checksums(folders))).encode()).hexdigest()

@@ -1,0 +1,131 @@
+"""A Parquet export of the published warehouse, for BI tools and readers without DuckDB.
+
+Every table and analyst view of the serving file becomes `<schema>/<name>.parquet`;
+`benchmark.mlperf_results` is partitioned by round (`benchmark/mlperf_results/round=v5.1/...`,
+hive style). `manifest.json` lists each file with its rows, columns and their descriptions.
+
+An export is written into a temporary folder, renamed into `exports/<id>`, and only then does the
+`current` symlink switch to it (an atomic rename), so a reader of `current/` never sees half an
+export. The publish step exports from the next serving file before swapping it in, and switches
+`current` right after the swap. The previous export is kept for readers still holding it; older ones,
+and what a killed run left behind, are removed.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import shutil
+from pathlib import Path
+
+import duckdb
+
+from assets.core.faults import checkpoint
+from assets.core.sqltext import qualified, quote_ident, sql_path_literal
+
+PARTITIONED = {"benchmark.mlperf_results": "round"}
+
+
+def fsync_dir(path: Path) -> None:
+    """Make a folder's entries (a rename, a new file) durable."""
+    handle = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(handle)
+    finally:
+        os.close(handle)
+
+
+def export_parquet(serving_path: Path, parquet_dir: Path, serving_name: Path | None = None) -> dict:
+    """Export every table and analytics view of the serving file (opened read-only) and switch
+    `parquet_dir/current` to it once complete; returns the manifest."""
+    manifest = prepare_export(serving_path, parquet_dir, serving_name)
+    switch_current(parquet_dir, manifest["export_id"])
+    return manifest
+
+
+def prepare_export(serving_path: Path, parquet_dir: Path, serving_name: Path | None = None) -> dict:
+    """Write a complete export to `exports/<id>` (through a staging folder, renamed when complete)
+    without making it current; returns its manifest. `serving_name` is the file the export belongs
+    to, when `serving_path` is a copy about to replace it (publishing exports before swapping)."""
+    stamp = datetime.datetime.now(datetime.UTC)
+    export_id = stamp.strftime("%Y%m%dT%H%M%S%fZ")
+    exports = parquet_dir / "exports"
+    exports.mkdir(parents=True, exist_ok=True)
+    staging = parquet_dir / f".tmp-{export_id}-{os.getpid()}"
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir()
+    try:
+        manifest = _write_export(serving_path, staging, export_id, stamp, serving_name or serving_path)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    os.rename(staging, exports / export_id)
+    fsync_dir(exports)
+    return manifest
+
+
+def switch_current(parquet_dir: Path, export_id: str) -> None:
+    """Point `current` at `exports/<export_id>` (an atomic rename of a symlink), then remove what no
+    reader can hold: exports older than the one `current` pointed at before, and the leftovers
+    (staging folders, links) of runs killed before they finished. Runs hold the warehouse's
+    writer lock, so no other export is in progress."""
+    link = parquet_dir / f".current-{export_id}"
+    link.unlink(missing_ok=True)
+    current = parquet_dir / "current"
+    previous = os.readlink(current) if current.is_symlink() else None
+    link.symlink_to(Path("exports") / export_id, target_is_directory=True)
+    os.replace(link, current)
+    fsync_dir(parquet_dir)
+    keep = {export_id, Path(previous).name if previous else export_id}
+    for old in (parquet_dir / "exports").iterdir():
+        if old.name not in keep:
+            shutil.rmtree(old, ignore_errors=True)
+    for leftover in parquet_dir.glob(".*"):
+        if leftover.name.startswith((".tmp-", ".current-")):
+            if leftover.is_symlink() or leftover.is_file():
+                leftover.unlink(missing_ok=True)
+            else:
+                shutil.rmtree(leftover, ignore_errors=True)
+
+
+def _write_export(serving_path: Path, staging: Path, export_id: str, stamp: datetime.datetime,
+                  serving_name: Path | None = None) -> dict:
+    """Every table and analytics view as Parquet below `staging`, and the manifest."""
+    conn = duckdb.connect(str(serving_path), read_only=True)
+    entries = []
+    try:
+        relations = conn.execute(
+            "SELECT schema_name, table_name, 'table', comment FROM duckdb_tables() "
+            "UNION ALL SELECT schema_name, view_name, 'view', comment FROM duckdb_views() "
+            "WHERE schema_name = 'analytics' ORDER BY 1, 2").fetchall()
+        for schema, name, kind, comment in relations:
+            relation = f"{schema}.{name}"
+            (staging / schema).mkdir(exist_ok=True)
+            partition = PARTITIONED.get(relation)
+            if partition:
+                target = staging / schema / name
+                conn.execute(f"COPY (SELECT * FROM {qualified(relation)}) TO {sql_path_literal(target)} "
+                             f"(FORMAT parquet, PARTITION_BY ({quote_ident(partition)}))")
+            else:
+                target = staging / schema / f"{name}.parquet"
+                conn.execute(f"COPY (SELECT * FROM {qualified(relation)}) TO {sql_path_literal(target)} "
+                             "(FORMAT parquet)")
+            checkpoint("parquet.writing")
+            columns = conn.execute(
+                "SELECT column_name, data_type, comment FROM duckdb_columns() WHERE schema_name = ? "
+                "AND table_name = ? ORDER BY column_index", [schema, name]).fetchall()
+            rows = conn.execute(f"SELECT count(*) FROM {qualified(relation)}").fetchone()[0]
+            entries.append({
+                "name": relation, "kind": kind, "description": comment, "rows": rows,
+                "path": target.relative_to(staging).as_posix() + ("/*/*.parquet" if partition else ""),
+                "partitioned_by": partition,
+                "columns": [{"name": c, "type": t, "description": d} for c, t, d in columns],
+            })
+    finally:
+        conn.close()
+    manifest = {"export_id": export_id, "created_utc": stamp.isoformat(),
+                "serving_file": str((serving_name or serving_path).resolve()),
+                "tables": entries}
+    (staging / "manifest.json").write_text(json.dumps(manifest, indent=2), encoding="utf-8")
+    return manifest

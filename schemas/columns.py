@@ -1,0 +1,44 @@
+"""Column definitions several tables share: latency percentiles and throughput bands."""
+
+from typing import Any
+
+import pandera.polars as pa
+
+LATENCY_MEANINGS = {
+    "ttft": "time to first token (request sent to first output token)",
+    "tpot": "time per output token ((E2E - TTFT) / (output tokens - 1))",
+    "itl": "inter-token latency (gap between consecutive tokens)",
+    "e2e": "end-to-end latency (request sent to last token)",
+}
+
+
+def latency_field(metric: str, percentile: str) -> Any:
+    return pa.Field(nullable=True, ge=0, lt=1e8, description=(
+        f"{percentile} of the {LATENCY_MEANINGS[metric]} over successful requests, in ms."))
+
+
+class LatencyPercentiles(pa.DataFrameModel):
+    """Our p50-p99 TTFT, TPOT, ITL and E2E in ms (shared by observed.measurements and load_points)."""
+
+    ttft_p50_ms: float = latency_field("ttft", "p50")
+    ttft_p90_ms: float = latency_field("ttft", "p90")
+    ttft_p95_ms: float = latency_field("ttft", "p95")
+    ttft_p99_ms: float = latency_field("ttft", "p99")
+    tpot_p50_ms: float = latency_field("tpot", "p50")
+    tpot_p90_ms: float = latency_field("tpot", "p90")
+    tpot_p95_ms: float = latency_field("tpot", "p95")
+    tpot_p99_ms: float = latency_field("tpot", "p99")
+    itl_p50_ms: float = latency_field("itl", "p50")
+    itl_p90_ms: float = latency_field("itl", "p90")
+    itl_p95_ms: float = latency_field("itl", "p95")
+    itl_p99_ms: float = latency_field("itl", "p99")
+    e2e_p50_ms: float = latency_field("e2e", "p50")
+    e2e_p90_ms: float = latency_field("e2e", "p90")
+    e2e_p95_ms: float = latency_field("e2e", "p95")
+    e2e_p99_ms: float = latency_field("e2e", "p99")
+
+
+def band_field(end: str, what: str) -> Any:
+    bound = "highest load point meeting every bound" if end == "low" else \
+        "SLO crossing interpolated towards the first failing load point"
+    return pa.Field(nullable=True, ge=0, description=f"{what} delivered at the SLO, {end} end ({bound}).")

@@ -1,0 +1,1 @@
+"""pandera models of the tables of warehouse schema `cost`, one module per table."""

@@ -1,0 +1,43 @@
+"""observed.runs: one row per measured run of our own stack, with its config from run.yaml."""
+
+import pandera.polars as pa
+
+from schemas.vocab import ARRIVALS, LOAD_KINDS
+
+
+class Runs(pa.DataFrameModel):
+    """One measured run of our serving stack (a sweep of load levels), with its config from the
+    run.yaml sidecars above its dump files."""
+
+    run_id: str = pa.Field(unique=True, description="Stable id of the run (from its label and files' checksums).")
+    run_label: str = pa.Field(unique=True, description=(
+        "Human name of the run: run.yaml's label, or the folder path below the dumps folder."))
+    tool: str = pa.Field(description="Benchmark tool that wrote the dump (e.g. inference-perf).")
+    tool_version: str = pa.Field(nullable=True, description="Version of the tool, when run.yaml gives it.")
+    accelerator_raw: str = pa.Field(description="Accelerator as written in run.yaml.")
+    accelerator_id: str = pa.Field(nullable=True, description="Canonical accelerator id; empty when unknown.")
+    accelerator_known: bool = pa.Field(description="True when accelerator_raw matched a canonical accelerator.")
+    accelerator_count: int = pa.Field(ge=1, le=100000, description="Accelerators serving the model in the run.")
+    model_raw: str = pa.Field(description="Model as written in run.yaml.")
+    model_id: str = pa.Field(nullable=True, description="Canonical model id; empty when unknown.")
+    model_known: bool = pa.Field(description="True when model_raw matched a canonical model id.")
+    precision_raw: str = pa.Field(description="Precision as written in run.yaml.")
+    precision: str = pa.Field(nullable=True, description="Normalised weight precision.")
+    runtime: str = pa.Field(description="Serving runtime (e.g. vLLM).")
+    runtime_version: str = pa.Field(nullable=True, description="Version of the serving runtime.")
+    runtime_settings: str = pa.Field(nullable=True, description="Runtime settings from run.yaml, as JSON.")
+    arrival: str = pa.Field(isin=ARRIVALS, description="Arrival pattern: constant, poisson, gamma, concurrency or trace.")
+    load_kind: str = pa.Field(isin=LOAD_KINDS, description=(
+        "How load levels are set: by request rate, or by concurrency."))
+    load_points: int = pa.Field(ge=0, description="Load levels read for the run.")
+    repeats_max: int = pa.Field(ge=0, description="Most repeats of any load level of the run.")
+    requests: int = pa.Field(ge=0, description="Per-request records read for the run (0 when the dump has none).")
+    formats: str = pa.Field(description="Dump formats the run's files were recognised as (comma-separated).")
+    sidecar: str = pa.Field(description="run.yaml files that describe the run (shallowest first, joined by +).")
+    report_dir: str = pa.Field(description="Folder holding the run's dump files.")
+    source_sha256: str = pa.Field(description="SHA-256 over the checksums of the run's load-level files.")
+    evidence: str = pa.Field(isin=["observed"], description="Evidence class of the row: observed.")
+
+    class Config:
+        strict = True
+        coerce = True

@@ -1,0 +1,33 @@
+"""requirement.traffic_shape: our traffic's arrival pattern and token mix, from a production request log."""
+
+import pandera.polars as pa
+
+
+class TrafficShape(pa.DataFrameModel):
+    """Per profile with a traffic log: our traffic's arrival pattern (rate, peaks, burstiness) and
+    token mix, from the production request log."""
+
+    profile: str = pa.Field(unique=True, description="Profile whose workload.traffic_log this is.")
+    traffic_log: str = pa.Field(description="The request log read.")
+    requests: int = pa.Field(ge=3, description="Requests in the log.")
+    span_s: float = pa.Field(ge=0, description="Time from the first to the last request, s.")
+    mean_rate_per_s: float = pa.Field(nullable=True, ge=0, description="Mean request rate over the span, requests/s.")
+    window_s: float = pa.Field(gt=0, description="Window length for the rate over time and the peak, s.")
+    peak_rate_per_s: float = pa.Field(ge=0, description="Highest request rate in any window, requests/s.")
+    peak_to_mean: float = pa.Field(nullable=True, ge=0, description="peak_rate_per_s / mean_rate_per_s.")
+    interarrival_cv: float = pa.Field(nullable=True, ge=0, description=(
+        "Coefficient of variation of the gaps between requests (1 = Poisson; above 1 = burstier)."))
+    gamma_shape: float = pa.Field(nullable=True, gt=0, description=(
+        "Shape of a gamma distribution fitted to the gaps (1 = Poisson; below 1 = burstier)."))
+    input_tokens_mean: float = pa.Field(nullable=True, ge=0, description="Mean input tokens per request.")
+    input_tokens_p50: float = pa.Field(nullable=True, ge=0, description="Median input tokens per request.")
+    input_tokens_p95: float = pa.Field(nullable=True, ge=0, description="p95 of input tokens per request.")
+    output_tokens_mean: float = pa.Field(nullable=True, ge=0, description="Mean output tokens per request.")
+    output_tokens_p50: float = pa.Field(nullable=True, ge=0, description="Median output tokens per request.")
+    output_tokens_p95: float = pa.Field(nullable=True, ge=0, description="p95 of output tokens per request.")
+    source_sha256: str = pa.Field(description="SHA-256 of the log file's bytes.")
+    evidence: str = pa.Field(isin=["requirement"], description="Evidence class of the row: requirement.")
+
+    class Config:
+        strict = True
+        coerce = True

@@ -1,0 +1,14 @@
+"""The words a column may hold, each list defined once: the readers that produce the values and the pandera
+models that check them import them from here."""
+
+# observed.requests: a request's phase and outcome.
+PHASES = ["measure", "warmup", "cooldown"]
+STATUSES = ["ok", "error", "incomplete", "cancelled"]
+# observed.runs: the arrival pattern run.yaml states, and how load levels are set.
+ARRIVALS = ["constant", "poisson", "gamma", "concurrency", "trace"]
+LOAD_KINDS = ["rate", "concurrency"]
+# benchmark.accelerator_prices
+PRICE_CLASSES = ["on_demand", "reserved", "spot", "capacity_block", "tco_model", "on_prem_amortised"]
+# benchmark.mlperf_results: LoadGen scenarios and the units results are published in (after correction).
+SCENARIOS = ["Offline", "Server", "Interactive", "SingleStream", "MultiStream"]
+UNITS = ["tokens/s", "samples/s", "queries/s", "tasks/s", "streams", "ms", "s"]

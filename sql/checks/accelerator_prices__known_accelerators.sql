@@ -1,4 +1,0 @@
--- Prices whose accelerator name has no canonical id: they are kept but cannot join to any config.
-SELECT accelerator_raw, price_class, provider, source
-FROM benchmark.accelerator_prices
-WHERE NOT accelerator_known

@@ -1,5 +1,0 @@
--- Rows that share the identity of a published result (should be none: duplicates are quarantined).
-SELECT round, division, suite, submitter, platform, used_model, scenario, count(*) AS copies
-FROM benchmark.mlperf_results
-GROUP BY ALL
-HAVING count(*) > 1

@@ -1,0 +1,1 @@
+"""The e2e tier (see tests/conftest.py)."""

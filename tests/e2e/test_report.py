@@ -1,0 +1,123 @@
+"""The HTML report, rendered in a real headless Chromium (Debian's /usr/bin/chromium, installed by
+`make test`): charts visible, numbers equal to the shortlist table's, nothing fetched from anywhere."""
+
+
+import re
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from assets.report.report import REPORT_COLUMNS, data_value
+from assets.report.textformat import shortlist_cell
+from pipelines.cli import main
+from tests.support.data import REPO_ROOT
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = REPO_ROOT / "test-artifacts"
+# The machine's notes: no sandbox as root, and no background traffic to Google's hosts.
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+@pytest.fixture(scope="module")
+def page(published, tmp_path_factory):
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} is missing: `make test` installs Debian's chromium (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch_persistent_context(
+            user_data_dir=str(tmp_path_factory.mktemp("chromium-profile")), executable_path=str(CHROMIUM),
+            headless=True, args=CHROMIUM_ARGS, viewport={"width": 1500, "height": 1000})
+        page = browser.new_page()
+        requests = []
+        page.on("request", lambda request: requests.append(request.url))
+        page.goto((published / "report.html").as_uri(), wait_until="load")
+        page.requests = requests
+        yield page
+        browser.close()
+
+
+def shortlist_rows(published):
+    with duckdb.connect(str(published / "serving.duckdb"), read_only=True) as conn:
+        cursor = conn.execute("SELECT * FROM marts.config_shortlist")
+        names = [d[0] for d in cursor.description]
+        return [dict(zip(names, row)) for row in cursor.fetchall()]
+
+
+def test_the_report_renders_with_its_charts_visible(page):
+    ARTIFACTS.mkdir(exist_ok=True)
+    screenshot = ARTIFACTS / "report.png"
+    page.screenshot(path=str(screenshot), full_page=True)
+    page.locator("#profile-chat-8b-interactive .charts").screenshot(path=str(ARTIFACTS / "report-charts.png"))
+    assert screenshot.stat().st_size > 100_000
+    charts = page.locator("svg.chart")
+    assert charts.count() == 6  # chat-8b: 2 runs x 2 bounded latencies + costs; chat-70b: costs
+    for i in range(charts.count()):
+        chart = charts.nth(i)
+        box = chart.bounding_box()
+        assert chart.is_visible() and box["width"] >= 500 and box["height"] >= 250, i
+        assert chart.locator("circle.point, g.range-row rect").count() > 0, i
+    assert page.locator("tr.shortlist-row").first.is_visible()
+
+
+def test_the_report_numbers_equal_the_shortlist_table(page, published):
+    shown = page.evaluate("""() => [...document.querySelectorAll('tr.shortlist-row')].map(tr => ({
+        key: [tr.dataset.profile, tr.dataset.configKey, tr.dataset.priceClass, tr.dataset.priceProvider],
+        cells: [...tr.querySelectorAll('td')].map(td => td.innerText.trim()),
+        values: Object.fromEntries([...tr.querySelectorAll('[data-column]')]
+                                   .map(s => [s.dataset.column, s.dataset.value])),
+        evidence: [...tr.querySelectorAll('td')].map(td => td.dataset.evidence || null)}))""")
+    rows = shortlist_rows(published)
+    assert len(shown) == len(rows) == 49
+    by_key = {tuple(s["key"]): s for s in shown}
+    for row in rows:
+        cell = by_key[(row["profile"], row["config_key"], row["price_class"] or "", row["price_provider"] or "")]
+        expected_text = [shortlist_cell(row, source, fmt) for _t, source, fmt, _e in REPORT_COLUMNS]
+        assert cell["cells"][1:1 + len(REPORT_COLUMNS)] == expected_text
+        for column, value in cell["values"].items():
+            assert value == data_value(row[column]), column
+            assert row[column] is None or float(value) == row[column], column
+        expected_evidence = [row["evidence"] if ev == "delivered" else ev for _t, _s, _f, ev in REPORT_COLUMNS]
+        assert cell["evidence"][1:1 + len(REPORT_COLUMNS)] == expected_evidence
+
+
+def test_the_charts_mark_the_slo_the_mlperf_reference_and_the_cost_bands(page, published):
+    with duckdb.connect(str(published / "serving.duckdb"), read_only=True) as conn:
+        bounds = dict(conn.execute("SELECT measure, bound FROM analytics.slo_bounds "
+                                   "WHERE profile = 'chat-8b-interactive'").fetchall())
+        reference = conn.execute("SELECT server_tokens_per_s_per_accel FROM analytics.mlperf_reference WHERE "
+                                 "accelerator_id = 'nvidia-h100-sxm-80gb' AND model_id = 'llama-3.1-8b-instruct'"
+                                 ).fetchone()[0]
+        points = conn.execute("SELECT count(*) FROM analytics.load_points WHERE run_label = 'vllm'").fetchone()[0]
+        costs = {(r[0], r[1], r[2]): (r[3], r[4]) for r in conn.execute(
+            "SELECT config_key, price_class, price_provider, cost_per_request_usd_low, cost_per_request_usd_high "
+            "FROM marts.config_shortlist WHERE cost_per_request_usd_low IS NOT NULL").fetchall()}
+    latency = page.evaluate("""() => [...document.querySelectorAll('svg[data-measure]')].map(svg => ({
+        measure: svg.dataset.measure, slo: svg.querySelector('line.slo').dataset.value,
+        server: svg.querySelector('line.mlperf-server').dataset.value,
+        points: svg.querySelectorAll('circle.point').length}))""")
+    assert sorted(c["measure"] for c in latency) == sorted(["tpot_p95_ms", "ttft_p95_ms"] * 2)
+    for chart in latency:
+        assert float(chart["slo"]) == bounds[chart["measure"]] and float(chart["server"]) == reference
+        assert chart["points"] == points
+    bars = page.evaluate("""() => [...document.querySelectorAll('g.range-row')].map(g => [
+        g.dataset.configKey, g.dataset.priceClass, g.dataset.priceProvider, g.dataset.low, g.dataset.high])""")
+    assert {(k, c, p): (float(lo), float(hi)) for k, c, p, lo, hi in bars} == costs
+
+
+def test_the_report_opens_from_disk_without_the_network(page, published):
+    assert page.requests == [(published / "report.html").as_uri()]
+    html = (published / "report.html").read_text()
+    assert "<script" not in html and not re.search(r"""(src|href)=["']?(https?:)?//""", html)
+    assert "url(" not in html and "@import" not in html
+
+
+def test_benchbill_report_rewrites_it_from_the_serving_file(published, tmp_path, capsys):
+    target = tmp_path / "decision.html"
+    assert main(["report", "--warehouse", str(published), "--output", str(target)]) == 0
+    assert f"report: {target}" in capsys.readouterr().out
+    assert 'class="shortlist-row"' in target.read_text()
+    assert main(["report", "--warehouse", str(tmp_path / "none")]) == 1
+    assert "run `benchbill run` first" in capsys.readouterr().err

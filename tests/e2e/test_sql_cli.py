@@ -1,0 +1,94 @@
+"""`benchbill sql`: named queries and plain SQL on the serving file, read-only, parameters bound."""
+
+
+import csv
+import io
+import json
+
+import duckdb
+import pytest
+
+from assets.warehouse import sqldoc
+from pipelines.cli import main
+from tests.support.data import REPO_ROOT
+
+SAMPLE_PARAMS = {"profile": "chat-8b-interactive", "accelerator": "h100", "model": "llama", "run": "vllm"}
+
+
+def sql(published, *args):
+    return main(["sql", *args, "--warehouse", str(published)])
+
+
+def test_without_a_query_it_lists_the_named_queries_and_their_parameters(published, capsys):
+    assert sql(published) == 0
+    out = capsys.readouterr().out
+    for name, doc in sqldoc.query_docs().items():
+        assert name in out and doc.description in out
+    assert "--param profile=..." in out
+
+
+@pytest.mark.parametrize("name", sorted(sqldoc.query_docs()))
+def test_every_named_query_runs_with_its_parameters(published, name, capsys):
+    doc = sqldoc.query_docs()[name]
+    params = [f"--param={p}={SAMPLE_PARAMS[p]}" for p in doc.params]
+    assert sql(published, name, *params, "--format", "json") == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert rows, f"{name} returned no rows on the real data"  # the quarantine holds the fixture's bad price row
+
+
+def test_the_shortlist_query_returns_the_profile_rows_of_the_shortlist(published, capsys):
+    assert sql(published, "shortlist", "--param", "profile=chat-8b-interactive", "--format", "json") == 0
+    rows = json.loads(capsys.readouterr().out)
+    with duckdb.connect(str(published / "serving.duckdb"), read_only=True) as conn:
+        expected = conn.execute("SELECT cost_per_request_usd_high FROM marts.config_shortlist "
+                                "WHERE profile = 'chat-8b-interactive' ORDER BY cost_per_request_usd_high NULLS LAST"
+                                ).fetchall()
+    assert [r["rank"] for r in rows] == list(range(1, len(expected) + 1))
+    assert [r["cost_per_request_usd_high"] for r in rows] == [e[0] for e in expected]
+
+
+def test_parameters_are_bound_never_pasted_into_the_sql(published, capsys):
+    assert sql(published, "shortlist", "--param", "profile=x' OR '1'='1", "--format", "json") == 0
+    assert json.loads(capsys.readouterr().out) == []
+
+
+def test_plain_sql_as_csv_and_as_a_table(published, capsys):
+    assert sql(published, "SELECT round, count(*) AS results FROM analytics.mlperf_results GROUP BY 1 ORDER BY 1",
+               "--format", "csv") == 0
+    assert list(csv.reader(io.StringIO(capsys.readouterr().out))) == [
+        ["round", "results"], ["v4.1", "937"], ["v5.1", "1448"]]
+    assert sql(published, "SELECT $p AS echoed, NULL AS nothing", "--param", "p=it's") == 0
+    assert capsys.readouterr().out.splitlines() == ["echoed  nothing", "------  -------", "it's    NULL", "(1 row)"]
+
+
+def test_the_serving_file_is_opened_read_only(published, capsys):
+    assert sql(published, "DELETE FROM marts.config_shortlist") == 1
+    assert "read-only" in capsys.readouterr().err
+    with duckdb.connect(str(published / "serving.duckdb"), read_only=True) as conn:
+        assert conn.execute("SELECT count(*) FROM marts.config_shortlist").fetchone()[0] > 0
+
+
+def test_mistakes_say_what_to_do(published, tmp_path, capsys):
+    assert sql(published, "shortlist") == 1
+    assert "needs --param profile=..." in capsys.readouterr().err
+    assert sql(published, "shortlist", "--param", "profile=a", "--param", "colour=red") == 1
+    assert "takes no parameter ['colour']" in capsys.readouterr().err
+    assert sql(published, "shortlsit") == 1
+    assert "named queries: accelerator_rounds" in capsys.readouterr().err
+    assert sql(published, "shortlist", "--param", "profile") == 1
+    assert "expected NAME=VALUE" in capsys.readouterr().err
+    assert main(["sql", "SELECT 1", "--warehouse", str(tmp_path)]) == 1
+    assert "run `benchbill run` first" in capsys.readouterr().err
+
+
+def test_benchbill_shell_is_duckdbs_prompt_on_the_serving_file_read_only(published):
+    import subprocess
+    import sys
+
+
+    session = subprocess.run(
+        [sys.executable, "-m", "pipelines.cli", "shell", "--warehouse", str(published)], cwd=REPO_ROOT,
+        input="SELECT count(*) AS configs FROM analytics.shortlist;\nCREATE TABLE scratch AS SELECT 1;\n",
+        capture_output=True, text=True, timeout=60)
+    assert "49" in session.stdout
+    assert "read-only" in session.stdout + session.stderr

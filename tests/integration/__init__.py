@@ -1,0 +1,1 @@
+"""The integration tier (see tests/conftest.py)."""

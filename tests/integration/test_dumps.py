@@ -1,0 +1,153 @@
+"""Dump folders: run.yaml sidecars and the real inference-perf reports recognised by content, in one set
+of units; bad sidecars and damaged stage files quarantined or named."""
+
+
+import json
+
+import pytest
+
+from assets.core.errors import IngestError
+from assets.formats.dumps import inference_perf
+from assets.runs.collect import collect_all
+from tests.support.data import INFERENCE_PERF, WORKED_RUN_YAML, make_dumps
+
+
+@pytest.fixture
+def batch(dumps_tree):
+    return collect_all([str(dumps_tree)])
+
+
+def points_of(batch, label):
+    run = next(r for r in batch.runs if r["run_label"] == label)
+    return run, [p for p in batch.measurements if p["run_id"] == run["run_id"]]
+
+
+def test_two_runs_of_seven_load_points(batch):
+    assert sorted(r["run_label"] for r in batch.runs) == ["vllm", "vllm+batch_size"]
+    assert len(batch.measurements) == 14 and not batch.rejects
+
+
+def test_run_config_from_run_yaml_is_canonical(batch):
+    run, _ = points_of(batch, "vllm")
+    assert run["accelerator_id"] == "nvidia-h100-sxm-80gb" and run["accelerator_raw"] == "NVIDIA H100 80GB HBM3"
+    assert run["model_id"] == "llama-3.1-8b-instruct" and run["precision"] == "bf16"
+    assert (run["runtime"], run["runtime_version"]) == ("vLLM", "0.11.0")
+    assert (run["arrival"], run["load_kind"]) == ("constant", "rate")
+    assert run["load_points"] == 7 and run["tool"] == "inference-perf"
+
+
+def test_the_knee_in_ms_and_requests_per_second(batch):
+    _, points = points_of(batch, "vllm")
+    assert [p["load_index"] for p in points] == list(range(7))
+    assert [round(p["offered_rate_per_s"], 2) for p in points] == [1.0, 31.4, 61.79, 92.19, 122.59, 152.98, 183.38]
+    stage3, stage4 = points[3], points[4]
+    assert stage3["achieved_requests_per_s"] == pytest.approx(91.36, abs=0.005)
+    assert stage3["ttft_p95_ms"] == pytest.approx(80, abs=1)
+    assert stage4["achieved_requests_per_s"] == pytest.approx(101.23, abs=0.005)
+    assert stage4["ttft_p95_ms"] == pytest.approx(3187, abs=1)
+    assert stage3["output_tokens_per_s"] == pytest.approx(5693.9, abs=0.05)
+    assert stage3["tpot_p95_ms"] == pytest.approx(9.4, abs=0.1)
+    assert stage3["mean_input_tokens"] == pytest.approx(204.1, abs=0.01)
+    assert all(p["requests_failed"] == 0 and not p["has_requests"] for p in points)
+
+
+def test_every_file_is_accounted_for(batch):
+    statuses = {}
+    for f in batch.files:
+        statuses.setdefault((f.detected_format, f.status), 0)
+        statuses[(f.detected_format, f.status)] += 1
+    assert statuses == {
+        ("run.yaml sidecar", "read"): 2,
+        (inference_perf.STAGE, "read"): 14,
+        (inference_perf.SUMMARY, "read"): 2,
+        (inference_perf.PROMETHEUS, "skipped"): 16,
+    }
+
+
+def test_files_without_run_yaml_are_quarantined(tmp_path):
+    root = tmp_path / "dumps"
+    (root / "orphan").mkdir(parents=True)
+    (root / "orphan" / "results").symlink_to(INFERENCE_PERF / "vllm" / "results")
+    batch = collect_all([str(root)])
+    assert not batch.runs and len(batch.rejects) == 7
+    assert "no run.yaml" in batch.rejects[0].reason and batch.rejects[0].source.endswith("lifecycle_metrics.json")
+
+
+def test_run_yaml_missing_keys_quarantines_the_run(tmp_path):
+    root = make_dumps(tmp_path / "dumps", variants=["vllm"], run_yaml="accelerator: NVIDIA H100 80GB HBM3\n")
+    batch = collect_all([str(root)])
+    assert not batch.runs and not batch.measurements
+    assert "missing required keys ['accelerator_count', 'model', 'precision'" in batch.rejects[0].reason
+    assert batch.rejects[0].source.endswith("vllm/run.yaml")
+
+
+@pytest.mark.parametrize("line,problem", [
+    ("arrival: bursty", "arrival 'bursty' is not one of"),
+    ("accelerator_count: two", "accelerator_count must be a whole number"),
+    ("precision: fp7", "unknown precision"),
+    ("colour: blue", "unknown keys ['colour']"),
+])
+def test_run_yaml_bad_values(tmp_path, line, problem):
+    key = line.split(":")[0]
+    text = "\n".join(k for k in WORKED_RUN_YAML.splitlines() if not k.startswith(key + ":")) + "\n" + line + "\n"
+    root = make_dumps(tmp_path / "dumps", variants=["vllm"], run_yaml=text)
+    batch = collect_all([str(root)])
+    assert not batch.runs and problem in batch.rejects[0].reason
+
+
+def test_deeper_run_yaml_overrides_shallower(tmp_path):
+    root = make_dumps(tmp_path / "dumps", variants=["vllm"])
+    (root / "run.yaml").write_text(WORKED_RUN_YAML)
+    (root / "vllm" / "run.yaml").write_text("runtime_version: 0.11.1\nlabel: tuned\n")
+    batch = collect_all([str(root)])
+    assert [(r["run_label"], r["runtime_version"], r["accelerator_id"]) for r in batch.runs] == [
+        ("tuned", "0.11.1", "nvidia-h100-sxm-80gb")]
+
+
+def test_unknown_accelerator_is_kept_raw_and_flagged(tmp_path):
+    root = make_dumps(tmp_path / "dumps", variants=["vllm"],
+                      run_yaml=WORKED_RUN_YAML.replace("NVIDIA H100 80GB HBM3", "Hopper thing"))
+    run = collect_all([str(root)]).runs[0]
+    assert run["accelerator_raw"] == "Hopper thing" and run["accelerator_id"] is None and not run["accelerator_known"]
+
+
+def test_truncated_stage_file_fails_naming_the_file(tmp_path, copied_report):
+    stage = copied_report / "stage_3_lifecycle_metrics.json"
+    stage.write_text(stage.read_text()[:700])
+    (tmp_path / "dumps").mkdir()
+    (tmp_path / "dumps" / "run.yaml").write_text(WORKED_RUN_YAML)
+    copied_report.rename(tmp_path / "dumps" / "results")
+    with pytest.raises(IngestError, match=r"stage_3_lifecycle_metrics.json: invalid JSON"):
+        collect_all([str(tmp_path / "dumps")])
+
+
+@pytest.mark.parametrize("mutate,problem", [
+    (lambda d: d["successes"]["latency"]["time_to_first_token"].update(p95="N/A"), "not a number"),
+    (lambda d: d["successes"].update(count=-4), "whole non-negative count"),
+    (lambda d: d["successes"].update(latency=[1, 2]), "must be objects"),
+])
+def test_bad_values_in_a_stage_quarantine_that_load_point(tmp_path, copied_report, mutate, problem):
+    stage = copied_report / "stage_2_lifecycle_metrics.json"
+    payload = json.loads(stage.read_text())
+    mutate(payload)
+    stage.write_text(json.dumps(payload))
+    (tmp_path / "dumps").mkdir()
+    (tmp_path / "dumps" / "run.yaml").write_text(WORKED_RUN_YAML)
+    copied_report.rename(tmp_path / "dumps" / "results")
+    batch = collect_all([str(tmp_path / "dumps")])
+    assert len(batch.measurements) == 6 and batch.runs[0]["load_points"] == 6
+    assert problem in batch.rejects[0].reason and batch.rejects[0].source.endswith("stage_2_lifecycle_metrics.json")
+
+
+def test_duplicate_labels_across_folders(tmp_path):
+    first = make_dumps(tmp_path / "a", variants=["vllm"])
+    second = make_dumps(tmp_path / "b", variants=["vllm"])
+    batch = collect_all([str(first), str(second)])
+    assert len(batch.runs) == 1 and len(batch.measurements) == 7
+    assert "duplicate run label 'vllm'" in batch.rejects[0].reason
+
+
+def test_unreadable_run_yaml_fails_naming_the_file(tmp_path):
+    root = make_dumps(tmp_path / "dumps", variants=["vllm"], run_yaml="accelerator: [unclosed\n")
+    with pytest.raises(IngestError, match=r"vllm/run.yaml: not a readable YAML file"):
+        collect_all([str(root)])

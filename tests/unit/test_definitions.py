@@ -1,0 +1,92 @@
+"""The Dagster definitions load and name what the UI, the daemon and the CLI rely on."""
+
+
+from pathlib import Path
+
+import dagster as dg
+import yaml
+
+import assets
+import schemas
+from pipelines.definitions import build_definitions, defs
+from tests.support.data import REPO_ROOT
+
+ASSETS = {
+    "benchmark/mlperf_results", "benchmark/mlperf_run_conditions", "benchmark/mlperf_source_disagreements",
+    "benchmark/mlperf_round_over_round", "benchmark/mlperf_reference", "benchmark/accelerator_prices",
+    "requirement/profiles", "requirement/slo_bounds", "requirement/traffic_shape",
+    "requirement/traffic_rate", "observed/runs", "observed/measurements",
+    "observed/tool_metrics", "observed/requests", "observed/request_texts", "observed/load_point_measures",
+    "observed/load_points",
+    "observed/delivered_at_slo", "projected/delivered_at_slo", "cost/cost_per_request",
+    "marts/config_shortlist", "analytics/views", "publish/serving_duckdb", "publish/parquet_export",
+    "publish/report_html",
+    # issue 7: per-request records read in one DuckDB pass (observed/requests is a view over them)
+    "observed/request_sources", "observed/stored_requests", "observed/request_stats", "observed/request_percentiles",
+    "audit/run_fingerprint",
+}
+
+
+def test_definitions_name_assets_jobs_schedule_and_sensor():
+    graph = defs.resolve_asset_graph()
+    assert {k.to_user_string() for k in graph.get_all_asset_keys()} == ASSETS
+    assert {job.name for job in defs.jobs} == {"build_warehouse", "refresh_observed", "ingest_mlperf_round"}
+    assert [s.name for s in defs.schedules] == ["nightly_refresh"]
+    assert {s.name for s in defs.sensors} == {"dump_folder_sensor", "mlperf_round_sensor", "rebuild_after_round_ingest",
+                                              "freshness_checks_sensor"}
+    assert len(graph.asset_check_keys) >= 8
+
+
+def test_assets_are_grouped_by_evidence_class_and_documented():
+    graph = defs.resolve_asset_graph()
+    for key in graph.get_all_asset_keys():
+        node = graph.get(key)
+        assert node.group_name == key.path[0], key
+        assert node.description and len(node.description) > 30, key
+
+
+def test_project_modules_come_from_this_repository():
+    for module in (assets, schemas):
+        assert Path(module.__file__).resolve().is_relative_to(REPO_ROOT)
+
+
+def test_workspace_file_points_at_the_definitions():
+    workspace = yaml.safe_load((REPO_ROOT / "workspace.yaml").read_text())
+    location = workspace["load_from"][0]["python_module"]
+    assert (location["module_name"], location["attribute"]) == ("pipelines.definitions", "defs")
+
+
+def test_jobs_run_in_process():
+    job = build_definitions().resolve_job_def("build_warehouse")
+    assert job.executor_def.name == "in_process"
+
+
+
+
+
+def test_nightly_schedule_refreshes_rounds_and_the_rebuild_follows():
+    schedule = defs.resolve_schedule_def("nightly_refresh")
+    assert schedule.job_name == "ingest_mlperf_round" and schedule.cron_schedule == "17 3 * * *"
+    assert defs.resolve_sensor_def("rebuild_after_round_ingest").job_name == "build_warehouse"
+
+
+def test_rounds_are_partitions_of_the_ingestion_job_only():
+    ingest = defs.resolve_job_def("ingest_mlperf_round")
+    build = defs.resolve_job_def("build_warehouse")
+    assert ingest.partitions_def.name == "mlperf_round"
+    keys = {k.to_user_string() for k in ingest.asset_layer.executable_asset_keys}
+    assert keys == {"benchmark/mlperf_results", "benchmark/mlperf_run_conditions",
+                    "benchmark/mlperf_source_disagreements"}
+    assert build.partitions_def is None
+    assert not keys & {k.to_user_string() for k in build.asset_layer.executable_asset_keys}
+
+
+def test_schedule_and_sensors_run_by_default_once_the_daemon_loads_them():
+    assert defs.resolve_schedule_def("nightly_refresh").default_status == dg.DefaultScheduleStatus.RUNNING
+    for sensor in defs.sensors:
+        assert sensor.default_status == dg.DefaultSensorStatus.RUNNING, sensor.name
+
+
+def test_freshness_and_row_count_checks_watch_the_published_rounds():
+    checks = {key.to_user_string() for key in defs.resolve_asset_graph().asset_check_keys}
+    assert {"benchmark/mlperf_results:row_count_per_round", "publish/serving_duckdb:freshness_check"} <= checks

@@ -1,0 +1,92 @@
+"""Bundled prices and profiles are valid and sourced; bad ones are quarantined or refused clearly."""
+
+
+import pytest
+import yaml
+
+from assets.config.prices import read_prices
+from assets.config.profiles import parse_profiles, read_profiles
+from assets.core.errors import IngestError
+from assets.core.paths import DEFAULT_PRICES, DEFAULT_PROFILES
+
+HEADER = "accelerator,price_class,usd_per_accelerator_hour,provider,source,as_of\n"
+
+
+def test_bundled_prices_are_all_valid_dated_and_sourced():
+    rows, rejects, _file = read_prices(DEFAULT_PRICES)
+    assert rejects == [] and len(rows) >= 20
+    assert all(r["accelerator_known"] and r["price_source"] and r["as_of"].year >= 2023 for r in rows)
+    lambda_h100 = [r for r in rows if r["provider"] == "Lambda" and r["accelerator_id"] == "nvidia-h100-sxm-80gb"]
+    assert [r["usd_per_accelerator_hour"] for r in lambda_h100] == [2.99]
+    assert {r["price_class"] for r in rows} >= {"on_demand", "capacity_block", "tco_model", "spot", "reserved"}
+
+
+@pytest.mark.parametrize("line,problem", [
+    ("H100-SXM,on_demand,cheap,Lambda,page,2026-05-18", "not a number"),
+    ("H100-SXM,on_demand,-2,Lambda,page,2026-05-18", "outside (0, 1000)"),
+    ("H100-SXM,sometimes,2.99,Lambda,page,2026-05-18", "price_class 'sometimes'"),
+    ("H100-SXM,on_demand,2.99,Lambda,page,last spring", "not a date"),
+    ("H100-SXM,on_demand,2.99,Lambda,,2026-05-18", "source is empty"),
+    (",on_demand,2.99,Lambda,page,2026-05-18", "accelerator is empty"),
+])
+def test_bad_price_rows_are_quarantined_by_line(tmp_path, line, problem):
+    path = tmp_path / "prices.csv"
+    path.write_text(HEADER + "H100-SXM,on_demand,2.99,Lambda,page,2026-05-18\n" + line + "\n")
+    rows, rejects, _ = read_prices(path)
+    assert len(rows) == 1 and rejects[0].location == "line 3" and problem in rejects[0].reason
+
+
+def test_unknown_accelerator_price_is_kept_and_flagged(tmp_path):
+    path = tmp_path / "prices.csv"
+    path.write_text(HEADER + "H100,on_demand,3.95,Modal,page,2026-05-07\n")
+    rows, rejects, _ = read_prices(path)
+    assert not rejects and rows[0]["accelerator_id"] is None and not rows[0]["accelerator_known"]
+
+
+def test_prices_missing_columns_fail_naming_them(tmp_path):
+    path = tmp_path / "prices.csv"
+    path.write_text("accelerator,usd\nH100-SXM,2.99\n")
+    with pytest.raises(IngestError, match=r"prices.csv: prices CSV lacks columns \['price_class'"):
+        read_prices(path)
+
+
+def test_bundled_profiles_parse():
+    profiles, bounds, _ = read_profiles(DEFAULT_PROFILES)
+    assert profiles and all(p["model_known"] for p in profiles)
+    assert {b["measure"] for b in bounds} >= {"ttft_p95_ms", "tpot_p95_ms", "error_rate"}
+
+
+def profile(**changes):
+    entry = {"name": "p", "model": "llama3.1-8b", "slo": {"ttft_p95_ms": 1000, "tpot_p95_ms": 50},
+             "delivered_fraction_prior": [0.5, 0.8]}
+    entry.update(changes)
+    return {"profiles": [entry]}
+
+
+def test_profile_bounds_and_default_error_rate():
+    rows, bounds = parse_profiles(profile(), "p.yaml")
+    assert rows[0]["model_id"] == "llama-3.1-8b-instruct" and rows[0]["error_rate_max"] == 0.01
+    assert sorted((b["measure"], b["bound"]) for b in bounds) == [
+        ("error_rate", 0.01), ("tpot_p95_ms", 50.0), ("ttft_p95_ms", 1000.0)]
+
+
+@pytest.mark.parametrize("changes,problem", [
+    ({"slo": {"ttft_p97_ms": 5}}, "unknown slo key 'ttft_p97_ms'"),
+    ({"slo": {"ttft_p95_ms": -5}}, "must be a positive number"),
+    ({"delivered_fraction_prior": [0.9, 0.5]}, "lo <= hi"),
+    ({"delivered_fraction_prior": 0.7}, "must be [lo, hi]"),
+    ({"model": ""}, "has no model"),
+    ({"colour": "red"}, "unknown keys ['colour']"),
+])
+def test_profile_errors_name_file_profile_and_key(changes, problem):
+    with pytest.raises(IngestError, match="p.yaml: profile 'p'|p.yaml: profiles\\[0\\]") as error:
+        parse_profiles(profile(**changes), "p.yaml")
+    assert problem in str(error.value)
+
+
+def test_profiles_yaml_round_trip(tmp_path):
+    path = tmp_path / "profiles.yaml"
+    path.write_text(yaml.safe_dump(profile(slo={"e2e_p99_ms": 3000, "error_rate_max": 0.05})))
+    rows, bounds, file = read_profiles(path)
+    assert rows[0]["error_rate_max"] == 0.05 and file.sha256
+    assert ("e2e_p99_ms", 3000.0) in [(b["measure"], b["bound"]) for b in bounds]
