@@ -20,9 +20,15 @@ def analytics_views(context: dg.AssetExecutionContext, warehouse: Warehouse) -> 
     sql/analytics/<view>.sql, every view and column described with COMMENT ON."""
     with warehouse.connect() as conn:
         undescribed = create_views(conn)
-        views = [r[0] for r in conn.execute(
-            "SELECT view_name FROM duckdb_views() WHERE schema_name = ? ORDER BY 1", [SCHEMA]).fetchall()]
+        views = [
+            r[0]
+            for r in conn.execute(
+                "SELECT view_name FROM duckdb_views() WHERE schema_name = ? ORDER BY 1", [SCHEMA]
+            ).fetchall()
+        ]
     for view, columns in undescribed.items():
-        context.log.warning(f"{view}: columns without a description: {columns} (add `-- column NAME: ...` "
-                            f"to sql/analytics/{view.split('.')[1]}.sql)")
+        context.log.warning(
+            f"{view}: columns without a description: {columns} (add `-- column NAME: ...` "
+            f"to sql/analytics/{view.split('.')[1]}.sql)"
+        )
     return dg.MaterializeResult(metadata={"views": ", ".join(views), "count": len(views)})

@@ -25,24 +25,36 @@ class MlperfRoundConfig(dg.Config):
 @dg.multi_asset(
     name="benchmark__mlperf_results",
     specs=[
-        dg.AssetSpec(["benchmark", "mlperf_results"], group_name="benchmark", kinds={"duckdb", "polars"},
-                     description="One canonical row per published MLPerf Inference result (corrected unit, "
-                                 "per-accelerator value, canonical accelerator and model, provenance), from every "
-                                 "published format: round tables, checker CSVs, workbooks, cm4mlperf rows, "
-                                 "submission trees; partitioned by round."),
-        dg.AssetSpec(["benchmark", "mlperf_run_conditions"], group_name="benchmark", kinds={"duckdb", "polars"},
-                     description="Per result rebuilt from a submission tree: the limits the run was held to "
-                                 "(target QPS and latency, TTFT/TPOT limits) and the latency, TTFT and TPOT "
-                                 "percentiles LoadGen logged, in ms; joined to mlperf_results by result_key."),
-        dg.AssetSpec(["benchmark", "mlperf_source_disagreements"], group_name="benchmark",
-                     kinds={"duckdb", "polars"},
-                     description="Where two published sources of one MLPerf result differ (value, unit, "
-                                 "precision, power, accuracy): both values and both sources."),
+        dg.AssetSpec(
+            ["benchmark", "mlperf_results"],
+            group_name="benchmark",
+            kinds={"duckdb", "polars"},
+            description="One canonical row per published MLPerf Inference result (corrected unit, "
+            "per-accelerator value, canonical accelerator and model, provenance), from every "
+            "published format: round tables, checker CSVs, workbooks, cm4mlperf rows, "
+            "submission trees; partitioned by round.",
+        ),
+        dg.AssetSpec(
+            ["benchmark", "mlperf_run_conditions"],
+            group_name="benchmark",
+            kinds={"duckdb", "polars"},
+            description="Per result rebuilt from a submission tree: the limits the run was held to "
+            "(target QPS and latency, TTFT/TPOT limits) and the latency, TTFT and TPOT "
+            "percentiles LoadGen logged, in ms; joined to mlperf_results by result_key.",
+        ),
+        dg.AssetSpec(
+            ["benchmark", "mlperf_source_disagreements"],
+            group_name="benchmark",
+            kinds={"duckdb", "polars"},
+            description="Where two published sources of one MLPerf result differ (value, unit, "
+            "precision, power, accuracy): both values and both sources.",
+        ),
     ],
     partitions_def=mlperf_rounds,
 )
-def mlperf_round(context: dg.AssetExecutionContext, config: MlperfRoundConfig, warehouse: Warehouse,
-                 inputs: Inputs) -> Iterator[dg.MaterializeResult]:
+def mlperf_round(
+    context: dg.AssetExecutionContext, config: MlperfRoundConfig, warehouse: Warehouse, inputs: Inputs
+) -> Iterator[dg.MaterializeResult]:
     """One MLPerf round: every source that holds it, merged to one row per result; replaces the
     round's rows and records the ingestion as a version of the round."""
     round_name = context.partition_key
@@ -52,17 +64,24 @@ def mlperf_round(context: dg.AssetExecutionContext, config: MlperfRoundConfig, w
     with warehouse.connect() as conn:
         written = write_round(conn, round_name, batch, locations)
     latest = written.versions[-1]
-    context.log.info(f"round {round_name}: {written.results.rows} results, {written.results.quarantined} "
-                     f"quarantined, {written.conditions.rows} with run conditions, {written.disagreements.rows} "
-                     f"disagreements; version {latest['version']} ({written.change})")
-    common = {"round": round_name, "locations": dg.MetadataValue.json(locations),
-              "sources_sha256": latest["sources_sha256"], "change": written.change}
-    yield dg.MaterializeResult(asset_key=["benchmark", "mlperf_results"],
-                               metadata={**written.results.metadata(), **common})
-    yield dg.MaterializeResult(asset_key=["benchmark", "mlperf_run_conditions"],
-                               metadata=written.conditions.metadata())
-    yield dg.MaterializeResult(asset_key=["benchmark", "mlperf_source_disagreements"],
-                               metadata=written.disagreements.metadata())
+    context.log.info(
+        f"round {round_name}: {written.results.rows} results, {written.results.quarantined} "
+        f"quarantined, {written.conditions.rows} with run conditions, {written.disagreements.rows} "
+        f"disagreements; version {latest['version']} ({written.change})"
+    )
+    common = {
+        "round": round_name,
+        "locations": dg.MetadataValue.json(locations),
+        "sources_sha256": latest["sources_sha256"],
+        "change": written.change,
+    }
+    yield dg.MaterializeResult(
+        asset_key=["benchmark", "mlperf_results"], metadata={**written.results.metadata(), **common}
+    )
+    yield dg.MaterializeResult(asset_key=["benchmark", "mlperf_run_conditions"], metadata=written.conditions.metadata())
+    yield dg.MaterializeResult(
+        asset_key=["benchmark", "mlperf_source_disagreements"], metadata=written.disagreements.metadata()
+    )
 
 
 @dg.asset(key=["benchmark", "accelerator_prices"], group_name="benchmark", kinds={"duckdb", "csv"})
@@ -71,8 +90,9 @@ def accelerator_prices(context: dg.AssetExecutionContext, warehouse: Warehouse, 
     prices CSV (the bundled default lists real published prices)."""
     rows, rejects, file = read_prices(inputs.prices)
     with warehouse.connect() as conn:
-        report = write_table(conn, "benchmark.accelerator_prices", prices_frame(rows), AcceleratorPrices, rejects,
-                             [file])
+        report = write_table(
+            conn, "benchmark.accelerator_prices", prices_frame(rows), AcceleratorPrices, rejects, [file]
+        )
     unknown = sorted({r["accelerator_raw"] for r in rows if not r["accelerator_known"]})
     if unknown:
         context.log.warning(f"prices for accelerators with no canonical id (kept, flagged): {unknown}")

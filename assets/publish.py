@@ -24,10 +24,12 @@ def serving_duckdb(context: dg.AssetExecutionContext, warehouse: Warehouse) -> d
     file, exported to Parquet and then swapped in atomically together with that export, so readers
     never see a half-written state and the Parquet export always belongs to the published file."""
     tables, manifest = publish_serving(warehouse.build_path, warehouse.serving_path, warehouse.parquet_dir)
-    context.log.info(f"published {warehouse.serving_path} ({tables} tables) and its Parquet export "
-                     f"{manifest['export_id']}")
-    return dg.MaterializeResult(metadata={"path": str(warehouse.serving_path.resolve()), "tables": tables,
-                                          "export_id": manifest["export_id"]})
+    context.log.info(
+        f"published {warehouse.serving_path} ({tables} tables) and its Parquet export {manifest['export_id']}"
+    )
+    return dg.MaterializeResult(
+        metadata={"path": str(warehouse.serving_path.resolve()), "tables": tables, "export_id": manifest["export_id"]}
+    )
 
 
 @dg.asset(key=["publish", "parquet_export"], deps=[serving_duckdb], group_name="publish", kinds={"parquet"})
@@ -42,8 +44,13 @@ def parquet_export(context: dg.AssetExecutionContext, warehouse: Warehouse) -> d
         context.log.warning("the Parquet export does not match the serving file; exporting again")
         manifest = export_parquet(warehouse.serving_path, warehouse.parquet_dir)
     context.log.info(f"{len(manifest['tables'])} tables and views in {warehouse.parquet_current}")
-    return dg.MaterializeResult(metadata={"path": str(warehouse.parquet_current.absolute()),
-                                          "export_id": manifest["export_id"], "tables": len(manifest["tables"])})
+    return dg.MaterializeResult(
+        metadata={
+            "path": str(warehouse.parquet_current.absolute()),
+            "export_id": manifest["export_id"],
+            "tables": len(manifest["tables"]),
+        }
+    )
 
 
 @dg.asset(key=["publish", "report_html"], deps=[serving_duckdb], group_name="publish", kinds={"html"})

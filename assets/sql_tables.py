@@ -19,8 +19,13 @@ def table_asset(spec: TableSql) -> dg.AssetsDefinition:
     schema, name = spec.table.split(".")
     model = model_for(spec.table)
 
-    @dg.asset(key=[schema, name], deps=[dep.split(".") for dep in spec.reads], group_name=schema,
-              kinds={"duckdb", "sql"}, description=f"{spec.description} (built by sql/{spec.relative})")
+    @dg.asset(
+        key=[schema, name],
+        deps=[dep.split(".") for dep in spec.reads],
+        group_name=schema,
+        kinds={"duckdb", "sql"},
+        description=f"{spec.description} (built by sql/{spec.relative})",
+    )
     def _table(warehouse: Warehouse) -> dg.MaterializeResult:
         with warehouse.connect() as conn:
             report = build_table(conn, spec, model)
@@ -38,17 +43,25 @@ def sql_check(check: CheckSql) -> dg.AssetChecksDefinition:
     also sees the serving file (read-only) as `published`, and before the first publish the check passes."""
     severity = SEVERITIES[check.severity]
 
-    @dg.asset_check(asset=dg.AssetKey(check.table.split(".")), name=check.name, description=check.description,
-                    blocking=check.blocking)
+    @dg.asset_check(
+        asset=dg.AssetKey(check.table.split(".")),
+        name=check.name,
+        description=check.description,
+        blocking=check.blocking,
+    )
     def _check(warehouse: Warehouse) -> dg.AssetCheckResult:
         if check.attach_published and not warehouse.serving_path.exists():
-            return dg.AssetCheckResult(passed=True, severity=severity,
-                                       metadata={"note": "nothing published yet: nothing to compare with"})
+            return dg.AssetCheckResult(
+                passed=True, severity=severity, metadata={"note": "nothing published yet: nothing to compare with"}
+            )
         with warehouse.connect() as conn:
             columns, rows = offending_rows(conn, check, warehouse.serving_path)
         sample = [{column: _plain(value) for column, value in zip(columns, row)} for row in rows[:5]]
-        return dg.AssetCheckResult(passed=not rows, severity=severity,
-                                   metadata={"offending_rows": len(rows), "sample": dg.MetadataValue.json(sample)})
+        return dg.AssetCheckResult(
+            passed=not rows,
+            severity=severity,
+            metadata={"offending_rows": len(rows), "sample": dg.MetadataValue.json(sample)},
+        )
 
     return _check
 

@@ -26,8 +26,11 @@ from pathlib import Path
 from bench import generate
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-CONTENDER_NAMES = {"ours": "benchbill observed layer", "duckdb": "reference: one DuckDB query",
-                   "pandas": "peer: pandas notebook"}
+CONTENDER_NAMES = {
+    "ours": "benchbill observed layer",
+    "duckdb": "reference: one DuckDB query",
+    "pandas": "peer: pandas notebook",
+}
 
 
 def machine() -> str:
@@ -42,19 +45,30 @@ def machine() -> str:
     memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
     import duckdb
     import polars
-    return (f"{cpu}, {os.cpu_count()} cores, {memory:.0f} GiB; Python {platform.python_version()}, "
-            f"DuckDB {duckdb.__version__}, polars {polars.__version__}")
+
+    return (
+        f"{cpu}, {os.cpu_count()} cores, {memory:.0f} GiB; Python {platform.python_version()}, "
+        f"DuckDB {duckdb.__version__}, polars {polars.__version__}"
+    )
 
 
 def run_once(name: str, data: Path) -> dict:
     """One contender in its own process: its own timing, and the process's start-up measured from here."""
     with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as handle:
         out = Path(handle.name)
-    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
-           "DAGSTER_HOME": tempfile.mkdtemp(prefix="bench-dagster-")}
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(REPO_ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+        "DAGSTER_HOME": tempfile.mkdtemp(prefix="bench-dagster-"),
+    }
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "bench.contenders", name, str(data), str(out)], env=env,
-                          cwd=REPO_ROOT, capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.contenders", name, str(data), str(out)],
+        env=env,
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+    )
     total = time.perf_counter() - started
     if done.returncode != 0:
         raise SystemExit(f"bench: {name} failed on {data}:\n{done.stderr[-4000:]}")
@@ -97,8 +111,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", default="1M,10M", help="requests per data set, comma-separated (10k, 1M, 10M)")
     parser.add_argument("--runs", type=int, default=3, help="runs of each contender per size (the median is kept)")
     parser.add_argument("--contenders", default="ours,duckdb,pandas", help="which contenders, comma-separated")
-    parser.add_argument("--data", default=str(Path(tempfile.gettempdir()) / "benchbill-bench"),
-                        help="where generated data sets are kept (reused while the generator is unchanged)")
+    parser.add_argument(
+        "--data",
+        default=str(Path(tempfile.gettempdir()) / "benchbill-bench"),
+        help="where generated data sets are kept (reused while the generator is unchanged)",
+    )
     parser.add_argument("--output", default=str(REPO_ROOT / "bench" / "results.md"), help="markdown table to write")
     args = parser.parse_args(argv)
     sizes = [generate.parse_size(s) for s in args.sizes.split(",")]
@@ -114,34 +131,46 @@ def main(argv: list[str] | None = None) -> int:
         runs: dict[str, list[dict]] = {n: [] for n in names}
         for run in range(args.runs):
             for name in names:
-                print(f"{generate.size_label(size)} run {run + 1}/{args.runs}: {name} ...", file=sys.stderr,
-                      flush=True)
+                print(f"{generate.size_label(size)} run {run + 1}/{args.runs}: {name} ...", file=sys.stderr, flush=True)
                 runs[name].append(run_once(name, data))
         medians = {n: statistics.median(r["seconds"] for r in runs[n]) for n in names}
         for name in names:
-            rows.append({
-                "size": generate.size_label(size), "requests": size, "megabytes": megabytes, "contender": name,
-                "seconds": medians[name],
-                "startup": statistics.median(r["process_seconds"] - r["seconds"] for r in runs[name]),
-                "peak_mb": statistics.median(r["peak_rss_mb"] for r in runs[name]),
-                "runs": [round(r["seconds"], 3) for r in runs[name]],
-            })
-        checks.append(f"{generate.size_label(size)}: contenders agree on requests and p95s: "
-                      + agree({n: runs[n][0] for n in names}))
+            rows.append(
+                {
+                    "size": generate.size_label(size),
+                    "requests": size,
+                    "megabytes": megabytes,
+                    "contender": name,
+                    "seconds": medians[name],
+                    "startup": statistics.median(r["process_seconds"] - r["seconds"] for r in runs[name]),
+                    "peak_mb": statistics.median(r["peak_rss_mb"] for r in runs[name]),
+                    "runs": [round(r["seconds"], 3) for r in runs[name]],
+                }
+            )
+        checks.append(
+            f"{generate.size_label(size)}: contenders agree on requests and p95s: "
+            + agree({n: runs[n][0] for n in names})
+        )
         if "ours" in names:
             ours_medians.append(medians["ours"])
     table = render(rows, names)
     exponent = fit_exponent(sizes, ours_medians) if "ours" in names else None
-    notes = [f"Machine: {machine()}.", f"Command: `python -m bench --sizes {args.sizes} --runs {args.runs} "
-             f"--contenders {','.join(names)}`.", *checks]
+    notes = [
+        f"Machine: {machine()}.",
+        f"Command: `python -m bench --sizes {args.sizes} --runs {args.runs} --contenders {','.join(names)}`.",
+        *checks,
+    ]
     if exponent is not None:
-        notes.append(f"Ours' cost against size: time ~ size^{exponent:.2f} "
-                     f"({', '.join(generate.size_label(s) for s in sizes)}).")
+        notes.append(
+            f"Ours' cost against size: time ~ size^{exponent:.2f} ({', '.join(generate.size_label(s) for s in sizes)})."
+        )
         if len(sizes) >= 3 and sizes[0] <= 100_000:  # the smallest size measures the fixed cost
             variable = fit_exponent(sizes[1:], [t - ours_medians[0] for t in ours_medians[1:]])
-            notes.append(f"Ours' cost beyond its fixed cost (its time at {generate.size_label(sizes[0])}, "
-                         f"{ours_medians[0]:.2f} s): ~ size^{variable:.2f} "
-                         f"({', '.join(generate.size_label(s) for s in sizes[1:])}).")
+            notes.append(
+                f"Ours' cost beyond its fixed cost (its time at {generate.size_label(sizes[0])}, "
+                f"{ours_medians[0]:.2f} s): ~ size^{variable:.2f} "
+                f"({', '.join(generate.size_label(s) for s in sizes[1:])})."
+            )
     text = table + "\n\n" + "\n".join(f"- {n}" for n in notes) + "\n"
     Path(args.output).write_text(text)
     print(text)
@@ -150,9 +179,11 @@ def main(argv: list[str] | None = None) -> int:
 
 def render(rows: list[dict], names: list[str]) -> str:
     """The markdown table: per size and contender, median wall and memory, and ratios to the reference."""
-    lines = ["| requests | data | contender | wall time (median) | runs (s) | start-up | peak memory | "
-             "vs DuckDB reference | vs pandas peer |",
-             "| ---: | ---: | --- | ---: | --- | ---: | ---: | ---: | ---: |"]
+    lines = [
+        "| requests | data | contender | wall time (median) | runs (s) | start-up | peak memory | "
+        "vs DuckDB reference | vs pandas peer |",
+        "| ---: | ---: | --- | ---: | --- | ---: | ---: | ---: | ---: |",
+    ]
     by_size: dict[str, dict[str, dict]] = {}
     for row in rows:
         by_size.setdefault(row["size"], {})[row["contender"]] = row
@@ -162,9 +193,11 @@ def render(rows: list[dict], names: list[str]) -> str:
             ref, peer = found.get("duckdb"), found.get("pandas")
             vs_ref = f"{row['seconds'] / ref['seconds']:.2f}x" if ref else ""
             vs_peer = f"{peer['seconds'] / row['seconds']:.1f}x faster" if peer and name != "pandas" else ""
-            lines.append(f"| {size} | {row['megabytes']:,.0f} MB | {CONTENDER_NAMES[name]} | {row['seconds']:.2f} s | "
-                         f"{', '.join(map(str, row['runs']))} | {row['startup']:.1f} s | "
-                         f"{row['peak_mb']:,.0f} MB | {vs_ref} | {vs_peer} |")
+            lines.append(
+                f"| {size} | {row['megabytes']:,.0f} MB | {CONTENDER_NAMES[name]} | {row['seconds']:.2f} s | "
+                f"{', '.join(map(str, row['runs']))} | {row['startup']:.1f} s | "
+                f"{row['peak_mb']:,.0f} MB | {vs_ref} | {vs_peer} |"
+            )
     return "\n".join(lines)
 
 

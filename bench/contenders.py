@@ -24,9 +24,17 @@ BENCH_DIR = Path(__file__).resolve().parent
 
 
 def _points(rows: list[dict]) -> list[dict]:
-    return [{"config": r["config"], "level": float(r["level"]), "requests_ok": int(r["requests_ok"]),
-             "ttft_p95_ms": r["ttft_p95_ms"], "tpot_p95_ms": r["tpot_p95_ms"],
-             "delivered_requests_per_s": r["delivered_requests_per_s"]} for r in rows]
+    return [
+        {
+            "config": r["config"],
+            "level": float(r["level"]),
+            "requests_ok": int(r["requests_ok"]),
+            "ttft_p95_ms": r["ttft_p95_ms"],
+            "tpot_p95_ms": r["tpot_p95_ms"],
+            "delivered_requests_per_s": r["delivered_requests_per_s"],
+        }
+        for r in rows
+    ]
 
 
 def run_duckdb(data: Path) -> list[dict]:
@@ -61,8 +69,10 @@ def run_ours(data: Path):
 
     warehouse_dir = Path(tempfile.mkdtemp(prefix="bench-warehouse-"))
     instance = dg.DagsterInstance.ephemeral()  # Dagster's own start-up (imports), not the materialisation
-    resources = {"warehouse": Warehouse(dir=str(warehouse_dir)),
-                 "inputs": Inputs(dumps=[str(p) for p in dumps_dir(data)], profiles=str(data / "profiles.yaml"))}
+    resources = {
+        "warehouse": Warehouse(dir=str(warehouse_dir)),
+        "inputs": Inputs(dumps=[str(p) for p in dumps_dir(data)], profiles=str(data / "profiles.yaml")),
+    }
     tables = [a for a in sql_tables.table_assets if ".".join(a.key.path) in OURS_TABLES]
     assets = [observed.observed_runs, *tables, requirement.profiles]
     start = time.perf_counter()
@@ -74,7 +84,8 @@ def run_ours(data: Path):
         "SELECT substr(r.run_label, 7) AS config, coalesce(lp.offered_rate_per_s, lp.concurrency) AS level, "
         "lp.requests_ok, lp.ttft_p95_ms, lp.tpot_p95_ms, d.delivered_requests_per_s_low AS delivered_requests_per_s "
         "FROM observed.load_points lp JOIN observed.runs r USING (run_id) "
-        "LEFT JOIN observed.delivered_at_slo d USING (run_id) ORDER BY 1, 2")
+        "LEFT JOIN observed.delivered_at_slo d USING (run_id) ORDER BY 1, 2"
+    )
     names = [d[0] for d in cursor.description]
     rows = [dict(zip(names, r)) for r in cursor.fetchall()]
     conn.close()

@@ -5,8 +5,8 @@ Four configs, each a `run.yaml` folder the way a team files its runs:
 | folder | accelerator, runtime | format | load | repeats |
 | --- | --- | --- | --- | --- |
 | `h100-vllm` | H100, vLLM, bf16 | generic per-request Parquet, one file per load level x repeat | 8 Poisson rates | 2 |
-| `h200-sglang` | H200, SGLang, fp8 | generic per-request CSV, one file per repeat holding every level | 8 Poisson rates | 2 |
-| `mi300x-vllm` | MI300X, vLLM, bf16 | AIPerf `profile_export.jsonl` + `profile_export_aiperf.json` per level | 8 Poisson rates | 1 |
+| `h200-sglang` | H200, SGLang, fp8 | generic per-request CSV, one file per repeat, every level | 8 Poisson rates | 2 |
+| `mi300x-vllm` | MI300X, vLLM, bf16 | AIPerf `profile_export{.jsonl,_aiperf.json}` per level | 8 Poisson rates | 1 |
 | `l40s-vllm` | L40S, vLLM, bf16 | generic per-request Parquet, closed loop | 8 concurrencies | 1 |
 
 Requests: log-normal input (median 512) and output (median 180) token counts; TTFT grows with the
@@ -52,8 +52,9 @@ CONFIGS = (
     Config("h100-vllm", "NVIDIA H100 80GB HBM3", "vLLM", "0.11.0", "bf16", "poisson", "parquet", 0.35, 2, 100.0, 9.0),
     Config("h200-sglang", "NVIDIA H200", "SGLang", "0.5.3", "fp8", "poisson", "csv", 0.25, 2, 160.0, 7.0),
     Config("mi300x-vllm", "AMD Instinct MI300X", "vLLM", "0.11.0", "bf16", "poisson", "aiperf", 0.20, 1, 120.0, 8.0),
-    Config("l40s-vllm", "NVIDIA L40S", "vLLM", "0.11.0", "bf16", "concurrency", "parquet-concurrency", 0.20, 1,
-           30.0, 22.0),
+    Config(
+        "l40s-vllm", "NVIDIA L40S", "vLLM", "0.11.0", "bf16", "concurrency", "parquet-concurrency", 0.20, 1, 30.0, 22.0
+    ),
 )
 MODEL = "meta-llama/Llama-3.1-8B-Instruct"
 
@@ -132,7 +133,8 @@ def _write_run_yaml(folder: Path, config: Config) -> None:
         f"# synthetic benchmark run (bench/generate.py): not a measurement\n"
         f"accelerator: {config.accelerator}\naccelerator_count: 1\nmodel: {MODEL}\nprecision: {config.precision}\n"
         f"runtime: {config.runtime}\nruntime_version: {config.runtime_version}\narrival: {config.arrival}\n"
-        f"label: bench-{config.folder}\n")
+        f"label: bench-{config.folder}\n"
+    )
 
 
 def _per_file(total: int, config: Config, files: int) -> int:
@@ -145,10 +147,13 @@ def _aiperf_aggregate(conn: duckdb.DuckDBPyConnection, jsonl: Path, rate: float)
         "SELECT count(*) FILTER (WHERE error IS NULL), count(*) FILTER (WHERE error IS NOT NULL), "
         "avg(metrics.time_to_first_token.value), avg(metrics.request_latency.value), "
         "(max(metadata.request_end_ns) - min(metadata.request_start_ns)) / 1e9 "
-        "FROM read_ndjson(?) WHERE metadata.benchmark_phase = 'profiling'", [str(jsonl)]).fetchone()
+        "FROM read_ndjson(?) WHERE metadata.benchmark_phase = 'profiling'",
+        [str(jsonl)],
+    ).fetchone()
     ok, failed, ttft, e2e, duration = row
     return {
-        "schema_version": "1.0", "aiperf_version": "0.13.0",
+        "schema_version": "1.0",
+        "aiperf_version": "0.13.0",
         "request_throughput": {"unit": "requests/sec", "avg": ok / duration},
         "request_count": {"unit": "requests", "avg": ok},
         "error_request_count": {"unit": "requests", "avg": failed},
@@ -196,45 +201,68 @@ def generate(out: Path, requests: int, seed: int = 7) -> Path:
                 for level, fraction in enumerate(LOAD_FRACTIONS):
                     rate = round(config.capacity_per_s * fraction, 1)
                     for repeat in range(config.repeats):
-                        sql = _requests_sql(n, rate, fraction, config.tpot_base_ms, file_seed + level * 10 + repeat,
-                                            f"{rate}::DOUBLE AS offered_rate_per_s")
-                        conn.execute(f"COPY ({sql}) TO '{folder / f'rate-{rate}-run{repeat + 1}.parquet'}' "
-                                     "(FORMAT parquet)")
+                        sql = _requests_sql(
+                            n,
+                            rate,
+                            fraction,
+                            config.tpot_base_ms,
+                            file_seed + level * 10 + repeat,
+                            f"{rate}::DOUBLE AS offered_rate_per_s",
+                        )
+                        conn.execute(
+                            f"COPY ({sql}) TO '{folder / f'rate-{rate}-run{repeat + 1}.parquet'}' (FORMAT parquet)"
+                        )
             elif config.layout == "csv":
                 n = _per_file(requests, config, len(LOAD_FRACTIONS) * config.repeats)
                 for repeat in range(config.repeats):
                     parts = []
                     for level, fraction in enumerate(LOAD_FRACTIONS):
                         rate = round(config.capacity_per_s * fraction, 1)
-                        sql = _requests_sql(n, rate, fraction, config.tpot_base_ms, file_seed + level * 10 + repeat,
-                                            f"{rate}::DOUBLE AS offered_rate_per_s")
+                        sql = _requests_sql(
+                            n,
+                            rate,
+                            fraction,
+                            config.tpot_base_ms,
+                            file_seed + level * 10 + repeat,
+                            f"{rate}::DOUBLE AS offered_rate_per_s",
+                        )
                         parts.append(f"({sql})")
-                    conn.execute(f"COPY ({' UNION ALL '.join(parts)}) TO '{folder / f'sweep-run{repeat + 1}.csv'}' "
-                                 "(FORMAT csv, HEADER)")
+                    conn.execute(
+                        f"COPY ({' UNION ALL '.join(parts)}) TO '{folder / f'sweep-run{repeat + 1}.csv'}' "
+                        "(FORMAT csv, HEADER)"
+                    )
             elif config.layout == "aiperf":
                 n = _per_file(requests, config, len(LOAD_FRACTIONS))
                 for level, fraction in enumerate(LOAD_FRACTIONS):
                     rate = round(config.capacity_per_s * fraction, 1)
                     level_dir = folder / f"rate-{rate}"
                     level_dir.mkdir()
-                    sql = _requests_sql(n, rate, fraction, config.tpot_base_ms, file_seed + level * 10,
-                                        "NULL AS unused")
+                    sql = _requests_sql(
+                        n, rate, fraction, config.tpot_base_ms, file_seed + level * 10, "NULL AS unused"
+                    )
                     jsonl = level_dir / "profile_export.jsonl"
                     conn.execute(f"COPY ({_aiperf_sql(sql)}) TO '{jsonl}' (FORMAT json)")
                     (level_dir / "profile_export_aiperf.json").write_text(
-                        json.dumps(_aiperf_aggregate(conn, jsonl, rate), indent=2))
+                        json.dumps(_aiperf_aggregate(conn, jsonl, rate), indent=2)
+                    )
             else:  # closed loop: each concurrency keeps c requests in flight
                 n = _per_file(requests, config, len(CONCURRENCIES))
                 for level, concurrency in enumerate(CONCURRENCIES):
                     rho = concurrency / (concurrency + 24.0)
                     rate = config.capacity_per_s * rho
-                    sql = _requests_sql(n, rate, rho, config.tpot_base_ms, file_seed + level * 10,
-                                        f"{concurrency}::DOUBLE AS concurrency")
-                    conn.execute(f"COPY ({sql}) TO '{folder / f'concurrency-{concurrency}.parquet'}' "
-                                 "(FORMAT parquet)")
+                    sql = _requests_sql(
+                        n,
+                        rate,
+                        rho,
+                        config.tpot_base_ms,
+                        file_seed + level * 10,
+                        f"{concurrency}::DOUBLE AS concurrency",
+                    )
+                    conn.execute(f"COPY ({sql}) TO '{folder / f'concurrency-{concurrency}.parquet'}' (FORMAT parquet)")
         (out / "profiles.yaml").write_text(PROFILES_YAML)
-        (out / "GENERATED").write_text(json.dumps({"generator_version": GENERATOR_VERSION, "requests": requests,
-                                                   "seed": seed}))
+        (out / "GENERATED").write_text(
+            json.dumps({"generator_version": GENERATOR_VERSION, "requests": requests, "seed": seed})
+        )
     finally:
         conn.close()
     return out

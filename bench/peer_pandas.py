@@ -25,14 +25,21 @@ def load(data: str) -> pd.DataFrame:
         raw = pd.read_json(path, lines=True)
         meta = pd.json_normalize(raw["metadata"])
         metrics = pd.json_normalize(raw["metrics"])
-        frames.append(pd.DataFrame({
-            "config": "mi300x-vllm", "repeat": path, "level": rate,
-            "phase": meta["benchmark_phase"].map({"warmup": "warmup"}).fillna("measure"),
-            "status": raw["error"].isna().map({True: "ok", False: "error"}),
-            "start_time_unix_s": meta["request_start_ns"] / 1e9,
-            "ttft_ms": metrics["time_to_first_token.value"], "e2e_ms": metrics["request_latency.value"],
-            "output_tokens": metrics["output_sequence_length.value"],
-        }))
+        frames.append(
+            pd.DataFrame(
+                {
+                    "config": "mi300x-vllm",
+                    "repeat": path,
+                    "level": rate,
+                    "phase": meta["benchmark_phase"].map({"warmup": "warmup"}).fillna("measure"),
+                    "status": raw["error"].isna().map({True: "ok", False: "error"}),
+                    "start_time_unix_s": meta["request_start_ns"] / 1e9,
+                    "ttft_ms": metrics["time_to_first_token.value"],
+                    "e2e_ms": metrics["request_latency.value"],
+                    "output_tokens": metrics["output_sequence_length.value"],
+                }
+            )
+        )
     return pd.concat(frames, ignore_index=True)
 
 
@@ -43,7 +50,8 @@ def compute(data: str) -> pd.DataFrame:
     df.loc[df["output_tokens"] < 2, "tpot_ms"] = float("nan")
     df["end_s"] = df["start_time_unix_s"] + df["e2e_ms"].fillna(0) / 1000
     windows = df.groupby(["config", "level", "repeat"]).apply(
-        lambda g: (g["status"] == "ok").sum() / (g["end_s"].max() - g["start_time_unix_s"].min()))
+        lambda g: (g["status"] == "ok").sum() / (g["end_s"].max() - g["start_time_unix_s"].min())
+    )
     achieved = windows.groupby(["config", "level"]).mean().rename("achieved_requests_per_s")
     ok = df[df["status"] == "ok"]
     grouped = ok.groupby(["config", "level"])
@@ -53,5 +61,7 @@ def compute(data: str) -> pd.DataFrame:
             points[f"{measure}_p{p}_ms"] = grouped[f"{measure}_ms"].quantile(p / 100)
     points = points.join(achieved)
     meets = (points["ttft_p95_ms"] <= 1000) & (points["tpot_p95_ms"] <= 50)
-    points["delivered_requests_per_s"] = points["achieved_requests_per_s"].where(meets).groupby("config").transform("max")
+    points["delivered_requests_per_s"] = (
+        points["achieved_requests_per_s"].where(meets).groupby("config").transform("max")
+    )
     return points.reset_index()

@@ -26,7 +26,8 @@ def read_shortlist(serving_path: Path) -> tuple[list[dict], list[tuple]]:
         columns = [d[0] for d in cursor.description]
         rows = [dict(zip(columns, r)) for r in cursor.fetchall()]
         quarantine = conn.execute(
-            "SELECT table_name, count(*) FROM audit.quarantine GROUP BY ALL ORDER BY 1").fetchall()
+            "SELECT table_name, count(*) FROM audit.quarantine GROUP BY ALL ORDER BY 1"
+        ).fetchall()
     finally:
         conn.close()
     return rows, quarantine
@@ -34,18 +35,18 @@ def read_shortlist(serving_path: Path) -> tuple[list[dict], list[tuple]]:
 
 def _failures(result: dg.ExecuteInProcessResult) -> tuple[list[str], list[str]]:
     """(errors, warnings): failed steps and failed ERROR checks; failed WARN checks."""
-    errors, warnings = [], []
+    errors: list[str] = []
+    warnings: list[str] = []
     for event in result.all_events:
         if event.event_type_value == "STEP_FAILURE":
             error = event.step_failure_data.error
-            cause = error
-            while cause.cause is not None and cause.message.startswith("dagster._core.errors"):
-                cause = cause.cause
-            errors.append(f"{event.step_key}: {(cause or error).message.strip()}")
+            while error is not None and error.cause is not None and error.message.startswith("dagster._core.errors"):
+                error = error.cause  # Dagster's wrapping: the cause names the file, URL or row
+            errors.append(f"{event.step_key}: {error.message.strip() if error is not None else 'failed'}")
         elif event.event_type_value == "ASSET_CHECK_EVALUATION":
             data = event.event_specific_data
             evaluation = getattr(data, "asset_check_evaluation", data)
-            if evaluation.passed:
+            if not isinstance(evaluation, dg.AssetCheckEvaluation) or evaluation.passed:
                 continue
             offending = evaluation.metadata.get("offending_rows")
             detail = f"{offending.value} offending rows" if offending is not None else evaluation.description or ""
@@ -58,8 +59,9 @@ def _execute(job: dg.JobDefinition, instance: dg.DagsterInstance, warnings: list
     """Run a job in-process; the failures it reports (empty when it succeeded). Failed WARN checks
     are added to `warnings`."""
     run_config = kwargs.pop("run_config", {})
-    result = job.execute_in_process(instance=instance, run_config={"loggers": {"progress": {}}, **run_config},
-                                    raise_on_error=False, **kwargs)
+    result = job.execute_in_process(
+        instance=instance, run_config={"loggers": {"progress": {}}, **run_config}, raise_on_error=False, **kwargs
+    )
     failures, warned = _failures(result)
     warnings += warned
     if not result.success and not failures:
@@ -71,14 +73,22 @@ def _report_failure(messages: list[str]) -> int:
     print("benchbill: run failed; the published serving file (if any) is unchanged.", file=sys.stderr)
     for message in messages:
         print(f"  {message}", file=sys.stderr)
-    print("What to do: correct the file, URL or row named above (each message says what was expected), "
-          "then run again.", file=sys.stderr)
+    print(
+        "What to do: correct the file, URL or row named above (each message says what was expected), then run again.",
+        file=sys.stderr,
+    )
     return 1
 
 
 def run(args: argparse.Namespace) -> int:
-    inputs = Inputs(mlperf=args.mlperf or [], sources_file=args.sources, dumps=args.dumps or [],
-                    prices=args.prices, profiles=args.profiles, store_texts=args.store_texts or settings.store_texts())
+    inputs = Inputs(
+        mlperf=args.mlperf or [],
+        sources_file=args.sources,
+        dumps=args.dumps or [],
+        prices=args.prices,
+        profiles=args.profiles,
+        store_texts=args.store_texts or settings.store_texts(),
+    )
     warehouse = Warehouse(dir=args.warehouse, lock_timeout_s=settings.lock_timeout_s())
     try:
         with warehouse.hold():  # one writer from the fingerprint check through the publish
@@ -98,13 +108,21 @@ def _run(inputs: Inputs, warehouse: Warehouse, force: bool = False) -> int:
     with reading_once():
         found = _fingerprint(inputs)
         if found is not None and not force and published_fingerprint(warehouse.layout) == found[0]:
-            print(f"benchbill: nothing changed since the last publish of {warehouse.path.resolve()} (same "
-                  f"inputs by checksum, same code, same settings): showing it; --force builds anyway",
-                  file=sys.stderr)
+            print(
+                f"benchbill: nothing changed since the last publish of {warehouse.path.resolve()} (same "
+                f"inputs by checksum, same code, same settings): showing it; --force builds anyway",
+                file=sys.stderr,
+            )
             return _print_published(warehouse, [])
         if found is not None:
-            inputs = Inputs(**{**inputs.model_dump(), "fingerprint": found[0], "code_sha256": found[1],
-                               "fingerprint_inputs": inputs_json(found[2])})
+            inputs = Inputs(
+                **{
+                    **inputs.model_dump(),
+                    "fingerprint": found[0],
+                    "code_sha256": found[1],
+                    "fingerprint_inputs": inputs_json(found[2]),
+                }
+            )
         print(f"benchbill: building {warehouse.path.resolve()}", file=sys.stderr)
         definitions = build_definitions(inputs, warehouse)
         # MLPerf rounds are partitions: find the rounds the inputs hold, ingest each, then build the rest.
@@ -121,8 +139,11 @@ def _fingerprint(inputs: Inputs) -> tuple[str, str, list] | None:
     try:
         sources = load_sources(inputs.sources_file)
         locations = list(inputs.mlperf) or [url for _name, url in sources.rounds]
-        return inputs_fingerprint(inputs, locations, lambda url: fetch_once(
-            url, sources.allowed_hosts, lambda m: print(f"  {m}", file=sys.stderr)))
+        return inputs_fingerprint(
+            inputs,
+            locations,
+            lambda url: fetch_once(url, sources.allowed_hosts, lambda m: print(f"  {m}", file=sys.stderr)),
+        )
     except (IngestError, OSError):
         return None
 
@@ -136,8 +157,9 @@ def _run_jobs(definitions: dg.Definitions, inputs: Inputs, warehouse: Warehouse)
     from pipelines.jobs import round_run_config
 
     try:
-        plan = plan_rounds(list(inputs.mlperf), load_sources(inputs.sources_file),
-                           log=lambda m: print(f"  {m}", file=sys.stderr))
+        plan = plan_rounds(
+            list(inputs.mlperf), load_sources(inputs.sources_file), log=lambda m: print(f"  {m}", file=sys.stderr)
+        )
     except IngestError as exc:
         return _report_failure([f"{mlperf_round.node_def.name}: {exc}"])
     instance = dg.DagsterInstance.ephemeral()
@@ -146,8 +168,9 @@ def _run_jobs(definitions: dg.Definitions, inputs: Inputs, warehouse: Warehouse)
     ingest = definitions.resolve_job_def("ingest_mlperf_round")
     for round_name, locations in plan.items():
         print(f"benchbill: MLPerf round {round_name}", file=sys.stderr)
-        failures = _execute(ingest, instance, warnings, partition_key=round_name,
-                            run_config=round_run_config(locations))
+        failures = _execute(
+            ingest, instance, warnings, partition_key=round_name, run_config=round_run_config(locations)
+        )
         if failures:
             return _report_failure(failures)
     failures = _execute(definitions.resolve_job_def("build_warehouse"), instance, warnings)
@@ -165,8 +188,10 @@ def _print_published(warehouse: Warehouse, warnings: list[str]) -> int:
         print(f"\nquarantined rows (see analytics.quarantine): {summary}")
     for message in warnings:
         print(f"warning: {message} (see the check's SQL in sql/checks/)")
-    print(f"\nserving file: {warehouse.serving_path.resolve()}  (SQL: benchbill sql, or "
-          f"duckdb -readonly {warehouse.serving_path})")
+    print(
+        f"\nserving file: {warehouse.serving_path.resolve()}  (SQL: benchbill sql, or "
+        f"duckdb -readonly {warehouse.serving_path})"
+    )
     print(f"report:       {warehouse.report_path.resolve()}")
     print(f"parquet:      {warehouse.parquet_current.absolute()}")
     return 0
@@ -191,8 +216,9 @@ def sql(args: argparse.Namespace) -> int:
         print(query.describe_queries())
         return 0
     try:
-        columns, rows = query.run(Warehouse(dir=args.warehouse).serving_path, args.query,
-                                  query.parse_params(args.param or []))
+        columns, rows = query.run(
+            Warehouse(dir=args.warehouse).serving_path, args.query, query.parse_params(args.param or [])
+        )
     except query.QueryProblem as problem:
         print(f"benchbill sql: {problem}", file=sys.stderr)
         return 1
@@ -209,13 +235,19 @@ def shell(args: argparse.Namespace) -> int:
 
     serving = Warehouse(dir=args.warehouse).serving_path
     if not serving.exists():
-        print(f"benchbill shell: {serving}: no published serving file here; run `benchbill run` first "
-              "(or pass --warehouse DIR)", file=sys.stderr)
+        print(
+            f"benchbill shell: {serving}: no published serving file here; run `benchbill run` first "
+            "(or pass --warehouse DIR)",
+            file=sys.stderr,
+        )
         return 1
     binary = shutil.which("duckdb", path=str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", ""))
     if binary is None:
-        print("benchbill shell: the duckdb command is missing; install the project (make setup) "
-              "or `pip install duckdb-cli`", file=sys.stderr)
+        print(
+            "benchbill shell: the duckdb command is missing; install the project (make setup) "
+            "or `pip install duckdb-cli`",
+            file=sys.stderr,
+        )
         return 1
     os.execv(binary, [binary, "-readonly", str(serving)])
     return 0  # not reached
@@ -225,21 +257,34 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="benchbill", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     run_parser = commands.add_parser("run", help="ingest, validate, join and publish; print the shortlist")
-    run_parser.add_argument("--mlperf", action="append", metavar="PATH_OR_URL",
-                            help="MLPerf round table (file, folder or http(s) URL); repeatable; "
-                                 "default: the rounds in the sources file")
-    run_parser.add_argument("--sources", default=str(DEFAULT_SOURCES), metavar="FILE",
-                            help="MLPerf sources file (round URLs and allowed hosts)")
-    run_parser.add_argument("--dumps", action="append", metavar="DIR",
-                            help="folder of benchmark dumps with run.yaml sidecars; repeatable")
+    run_parser.add_argument(
+        "--mlperf",
+        action="append",
+        metavar="PATH_OR_URL",
+        help="MLPerf round table (file, folder or http(s) URL); repeatable; default: the rounds in the sources file",
+    )
+    run_parser.add_argument(
+        "--sources",
+        default=str(DEFAULT_SOURCES),
+        metavar="FILE",
+        help="MLPerf sources file (round URLs and allowed hosts)",
+    )
+    run_parser.add_argument(
+        "--dumps", action="append", metavar="DIR", help="folder of benchmark dumps with run.yaml sidecars; repeatable"
+    )
     run_parser.add_argument("--prices", default=str(DEFAULT_PRICES), metavar="FILE", help="prices CSV")
     run_parser.add_argument("--profiles", default=str(DEFAULT_PROFILES), metavar="FILE", help="profiles YAML")
     run_parser.add_argument("--warehouse", default="warehouse", metavar="DIR", help="warehouse folder")
-    run_parser.add_argument("--store-texts", action="store_true",
-                            help="keep the prompt and response texts of dumps (observed.request_texts); "
-                                 "by default they are never stored")
-    run_parser.add_argument("--force", action="store_true",
-                            help="build even when no input (by checksum) and no code changed since the last publish")
+    run_parser.add_argument(
+        "--store-texts",
+        action="store_true",
+        help="keep the prompt and response texts of dumps (observed.request_texts); by default they are never stored",
+    )
+    run_parser.add_argument(
+        "--force",
+        action="store_true",
+        help="build even when no input (by checksum) and no code changed since the last publish",
+    )
     run_parser.set_defaults(handler=run)
 
     report_parser = commands.add_parser("report", help="write the HTML report from the published serving file")
@@ -248,9 +293,14 @@ def build_parser() -> argparse.ArgumentParser:
     report_parser.set_defaults(handler=report)
 
     sql_parser = commands.add_parser(
-        "sql", help="run a named query (sql/queries/NAME.sql) or a SQL statement on the serving file, read-only")
-    sql_parser.add_argument("query", nargs="?", metavar="NAME_OR_SQL",
-                            help="a named query, or a quoted SQL statement; without it, list the named queries")
+        "sql", help="run a named query (sql/queries/NAME.sql) or a SQL statement on the serving file, read-only"
+    )
+    sql_parser.add_argument(
+        "query",
+        nargs="?",
+        metavar="NAME_OR_SQL",
+        help="a named query, or a quoted SQL statement; without it, list the named queries",
+    )
     sql_parser.add_argument("--param", action="append", metavar="NAME=VALUE", help="bind a parameter; repeatable")
     sql_parser.add_argument("--format", choices=query.FORMATS, default="table", help="output format")
     sql_parser.add_argument("--warehouse", default="warehouse", metavar="DIR", help="warehouse folder")

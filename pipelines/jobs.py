@@ -23,15 +23,16 @@ build_warehouse = dg.define_asset_job(
     "build_warehouse",
     selection=dg.AssetSelection.all() - _ROUND_SELECTION,
     description="Read prices, profiles and dumps; rebuild every table from them and the ingested MLPerf "
-                "rounds (job ingest_mlperf_round); publish.",
+    "rounds (job ingest_mlperf_round); publish.",
     tags={"warehouse": "build"},
 )
 
 refresh_observed = dg.define_asset_job(
     "refresh_observed",
     # the run fingerprint too: a publish by this job records an empty one, so `benchbill run` rebuilds after it
-    selection=(dg.AssetSelection.assets(observed_runs).downstream()
-               | dg.AssetSelection.keys(["audit", "run_fingerprint"])),
+    selection=(
+        dg.AssetSelection.assets(observed_runs).downstream() | dg.AssetSelection.keys(["audit", "run_fingerprint"])
+    ),
     description="Re-read the dump folders and rebuild what depends on them; publish.",
     tags={"warehouse": "build"},
 )

@@ -1,6 +1,5 @@
 """A Dagster logger that prints one short line per step and per message of ours (for the CLI)."""
 
-
 import logging
 import sys
 
@@ -26,7 +25,9 @@ class _ProgressHandler(logging.Handler):
         print(line, file=sys.stderr, flush=True)
 
 
-@dg.logger(description="Short progress lines on stderr: each step as it starts, and our own messages.")
+@dg.logger(
+    config_schema=None, description="Short progress lines on stderr: each step as it starts, and our own messages."
+)
 def progress_logger(init_context: dg.InitLoggerContext) -> logging.Logger:
     log = logging.getLogger("benchbill.progress")
     log.setLevel(logging.DEBUG)

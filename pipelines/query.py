@@ -23,8 +23,10 @@ class QueryProblem(Exception):
 def open_serving(serving_path: Path) -> duckdb.DuckDBPyConnection:
     """A read-only connection to the published file (a pipeline run never waits for it)."""
     if not serving_path.exists():
-        raise QueryProblem(f"{serving_path}: no published serving file here; run `benchbill run` first "
-                           "(or pass --warehouse DIR with the folder that holds serving.duckdb)")
+        raise QueryProblem(
+            f"{serving_path}: no published serving file here; run `benchbill run` first "
+            "(or pass --warehouse DIR with the folder that holds serving.duckdb)"
+        )
     try:
         return duckdb.connect(str(serving_path), read_only=True)
     except duckdb.Error as exc:
@@ -48,10 +50,14 @@ def describe_queries() -> str:
         lines.append(f"  {name}")
         lines.append(f"      {doc.description}")
         for param in doc.params.values():
-            lines.append(f"      --param {param.name}=...{'  (optional)' if param.optional else ''}  "
-                         f"{param.description}")
-    lines += ["", 'or plain SQL: benchbill sql "SELECT * FROM analytics.shortlist LIMIT 5"',
-              "views: benchbill sql \"SELECT view_name, comment FROM duckdb_views() WHERE schema_name = 'analytics'\""]
+            lines.append(
+                f"      --param {param.name}=...{'  (optional)' if param.optional else ''}  {param.description}"
+            )
+    lines += [
+        "",
+        'or plain SQL: benchbill sql "SELECT * FROM analytics.shortlist LIMIT 5"',
+        "views: benchbill sql \"SELECT view_name, comment FROM duckdb_views() WHERE schema_name = 'analytics'\"",
+    ]
     return "\n".join(lines)
 
 
@@ -62,16 +68,20 @@ def resolve(query: str, params: dict[str, str]) -> tuple[str, dict[str, Any]]:
         doc = named[query]
         unknown = sorted(set(params) - set(doc.params))
         if unknown:
-            raise QueryProblem(f"query {query!r} ({doc.path}) takes no parameter {unknown}; "
-                               f"its parameters: {sorted(doc.params) or 'none'}")
+            raise QueryProblem(
+                f"query {query!r} ({doc.path}) takes no parameter {unknown}; "
+                f"its parameters: {sorted(doc.params) or 'none'}"
+            )
         missing = [p.name for p in doc.params.values() if not p.optional and p.name not in params]
         if missing:
             hints = "; ".join(f"--param {m}=...: {doc.params[m].description}" for m in missing)
             raise QueryProblem(f"query {query!r} needs {hints}")
         return doc.sql, {name: params.get(name) for name in doc.params}
     if not any(ch.isspace() for ch in query.strip()):
-        raise QueryProblem(f"no named query {query!r} in {sqldoc.QUERIES_DIR}; named queries: "
-                           f"{', '.join(named)} (or quote a whole SQL statement)")
+        raise QueryProblem(
+            f"no named query {query!r} in {sqldoc.QUERIES_DIR}; named queries: "
+            f"{', '.join(named)} (or quote a whole SQL statement)"
+        )
     return query, params
 
 
@@ -84,9 +94,11 @@ def run(serving_path: Path, query: str, params: dict[str, str]) -> tuple[list[st
             return [], []
         return [d[0] for d in cursor.description], cursor.fetchall()
     except duckdb.Error as exc:
-        raise QueryProblem(f"{type(exc).__name__}: {exc}\n(the serving file is read-only; the views are "
-                           "listed by `benchbill sql \"SELECT view_name, comment FROM duckdb_views() "
-                           "WHERE schema_name = 'analytics'\"`)") from exc
+        raise QueryProblem(
+            f"{type(exc).__name__}: {exc}\n(the serving file is read-only; the views are "
+            'listed by `benchbill sql "SELECT view_name, comment FROM duckdb_views() '
+            "WHERE schema_name = 'analytics'\"`)"
+        ) from exc
     finally:
         conn.close()
 

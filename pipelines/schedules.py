@@ -19,7 +19,7 @@ def last_locations(instance: dg.DagsterInstance, round_name: str) -> list[str]:
     if not records or records[0].asset_materialization is None:
         return []
     value = records[0].asset_materialization.metadata.get("locations")
-    return list(value.value) if value is not None else []
+    return [str(v) for v in value.value] if value is not None and isinstance(value.value, list) else []
 
 
 @dg.schedule(
@@ -29,7 +29,7 @@ def last_locations(instance: dg.DagsterInstance, round_name: str) -> list[str]:
     execution_timezone="UTC",
     default_status=dg.DefaultScheduleStatus.RUNNING,
     description="Re-fetch every known MLPerf round (published tables do get corrected); a round whose "
-                "checksums changed replaces its rows and is recorded in audit.mlperf_round_versions.",
+    "checksums changed replaces its rows and is recorded in audit.mlperf_round_versions.",
 )
 def nightly_refresh(context: dg.ScheduleEvaluationContext) -> list[dg.RunRequest] | dg.SkipReason:
     rounds = context.instance.get_dynamic_partitions(MLPERF_ROUND_PARTITIONS)
@@ -39,6 +39,11 @@ def nightly_refresh(context: dg.ScheduleEvaluationContext) -> list[dg.RunRequest
     requests = []
     for round_name in rounds:
         locations = last_locations(context.instance, round_name)
-        requests.append(dg.RunRequest(run_key=f"{round_name}:{day}", partition_key=round_name,
-                                      run_config=round_run_config(locations) if locations else {}))
+        requests.append(
+            dg.RunRequest(
+                run_key=f"{round_name}:{day}",
+                partition_key=round_name,
+                run_config=round_run_config(locations) if locations else {},
+            )
+        )
     return requests

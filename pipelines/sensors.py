@@ -26,7 +26,7 @@ from pipelines.jobs import build_warehouse, ingest_mlperf_round, refresh_observe
     minimum_interval_seconds=60,
     default_status=dg.DefaultSensorStatus.RUNNING,
     description="Requests a refresh of the observed tables when new content appears in the dump folders "
-                "(by content checksum: a re-copied file is not ingested twice).",
+    "(by content checksum: a re-copied file is not ingested twice).",
 )
 def dump_folder_sensor(context: dg.SensorEvaluationContext, inputs: Inputs) -> dg.RunRequest | dg.SkipReason:
     if not inputs.dumps:
@@ -44,8 +44,8 @@ def dump_folder_sensor(context: dg.SensorEvaluationContext, inputs: Inputs) -> d
     minimum_interval_seconds=6 * 3600,
     default_status=dg.DefaultSensorStatus.RUNNING,
     description="Finds MLPerf rounds that are new (in the sources file, or a new inference_results_v* "
-                "repository with a round table, through GitHub's API) or whose table changed; registers "
-                "the round as a partition and requests its ingestion.",
+    "repository with a round table, through GitHub's API) or whose table changed; registers "
+    "the round as a partition and requests its ingestion.",
 )
 def mlperf_round_sensor(context: dg.SensorEvaluationContext, inputs: Inputs) -> dg.SensorResult | dg.SkipReason:
     sources = load_sources(inputs.sources_file)
@@ -60,16 +60,20 @@ def mlperf_round_sensor(context: dg.SensorEvaluationContext, inputs: Inputs) -> 
     if sources.discovery is not None:
         d = sources.discovery
         try:
-            found, cursor = discover(d.api, d.owner, d.repository_pattern, d.table_files, sources.allowed_hosts,
-                                     cursor)
+            found, cursor = discover(d.api, d.owner, d.repository_pattern, d.table_files, sources.allowed_hosts, cursor)
         except IngestError as exc:
             return dg.SkipReason(f"round discovery failed, will retry: {exc}")
         for item in found:
             if item.round not in known and item.round not in new_rounds:
                 new_rounds.append(item.round)
             requests = [r for r in requests if r.partition_key != item.round]
-            requests.append(dg.RunRequest(run_key=f"{item.round}:{item.sha}", partition_key=item.round,
-                                          run_config=round_run_config([item.url])))
+            requests.append(
+                dg.RunRequest(
+                    run_key=f"{item.round}:{item.sha}",
+                    partition_key=item.round,
+                    run_config=round_run_config([item.url]),
+                )
+            )
     if not requests:
         return dg.SensorResult(skip_reason="no new or changed MLPerf round", cursor=json.dumps(cursor, sort_keys=True))
     return dg.SensorResult(

@@ -16,8 +16,11 @@ def model_for(table: str) -> type[pa.DataFrameModel]:
         module = importlib.import_module(f"schemas.{schema}.{name}")
     except ModuleNotFoundError:
         raise LookupError(f"{table}: no pandera model; expected schemas/{schema}/{name}.py") from None
-    models = [value for value in vars(module).values() if isinstance(value, type)
-              and issubclass(value, pa.DataFrameModel) and value.__module__ == module.__name__]
+    models = [
+        value
+        for value in vars(module).values()
+        if isinstance(value, type) and issubclass(value, pa.DataFrameModel) and value.__module__ == module.__name__
+    ]
     if len(models) != 1:
         raise LookupError(f"schemas/{schema}/{name}.py defines {len(models)} models; expected exactly one")
     return models[0]

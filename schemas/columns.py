@@ -13,8 +13,12 @@ LATENCY_MEANINGS = {
 
 
 def latency_field(metric: str, percentile: str) -> Any:
-    return pa.Field(nullable=True, ge=0, lt=1e8, description=(
-        f"{percentile} of the {LATENCY_MEANINGS[metric]} over successful requests, in ms."))
+    return pa.Field(
+        nullable=True,
+        ge=0,
+        lt=1e8,
+        description=(f"{percentile} of the {LATENCY_MEANINGS[metric]} over successful requests, in ms."),
+    )
 
 
 class LatencyPercentiles(pa.DataFrameModel):
@@ -39,6 +43,9 @@ class LatencyPercentiles(pa.DataFrameModel):
 
 
 def band_field(end: str, what: str) -> Any:
-    bound = "highest load point meeting every bound" if end == "low" else \
-        "SLO crossing interpolated towards the first failing load point"
+    bound = (
+        "highest load point meeting every bound"
+        if end == "low"
+        else "SLO crossing interpolated towards the first failing load point"
+    )
     return pa.Field(nullable=True, ge=0, description=f"{what} delivered at the SLO, {end} end ({bound}).")

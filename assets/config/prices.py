@@ -77,12 +77,27 @@ def _one_price_per_key(rows: list[dict[str, Any]], source: str) -> tuple[list[di
         first = same[0]
         if len({r["usd_per_accelerator_hour"] for r in same}) > 1:
             prices = ", ".join(f"line {r['source_row'] + 2}: {r['usd_per_accelerator_hour']:g}" for r in same)
-            rejects += [Reject(source, f"line {r['source_row'] + 2}", "contradicting prices for one accelerator, "
-                               f"class, provider and date ({prices}); keep one", r) for r in same]
+            rejects += [
+                Reject(
+                    source,
+                    f"line {r['source_row'] + 2}",
+                    f"contradicting prices for one accelerator, class, provider and date ({prices}); keep one",
+                    r,
+                )
+                for r in same
+            ]
             continue
         kept.append(first)
-        rejects += [Reject(source, f"line {r['source_row'] + 2}", f"repeats line {first['source_row'] + 2} (same "
-                           "accelerator, class, provider, date and price): read once", r) for r in same[1:]]
+        rejects += [
+            Reject(
+                source,
+                f"line {r['source_row'] + 2}",
+                f"repeats line {first['source_row'] + 2} (same "
+                "accelerator, class, provider, date and price): read once",
+                r,
+            )
+            for r in same[1:]
+        ]
     return sorted(kept, key=lambda r: r["source_row"]), rejects
 
 
@@ -113,4 +128,5 @@ def read_prices(path: str | Path) -> tuple[list[dict[str, Any]], list[Reject], S
 def prices_frame(rows: list[dict[str, Any]]) -> pl.DataFrame:
     """Price rows as the frame `benchmark.accelerator_prices` is written from (with each row's line)."""
     return frame_from_rows(rows, AcceleratorPrices).with_columns(
-        pl.col("source").alias("_source"), pl.format("line {}", pl.col("source_row") + 2).alias("_location"))
+        pl.col("source").alias("_source"), pl.format("line {}", pl.col("source_row") + 2).alias("_location")
+    )

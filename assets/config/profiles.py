@@ -67,8 +67,10 @@ def parse_profiles(content: Any, source: str) -> tuple[list[dict[str, Any]], lis
                 error_rate_max = float(value)
                 continue
             if not SLO_KEY.match(str(key)):
-                raise IngestError(f"{where}: unknown slo key {key!r}; expected "
-                                  "<ttft|tpot|itl|e2e>_<p50|p90|p95|p99>_ms or error_rate_max")
+                raise IngestError(
+                    f"{where}: unknown slo key {key!r}; expected "
+                    "<ttft|tpot|itl|e2e>_<p50|p90|p95|p99>_ms or error_rate_max"
+                )
             measures.append((str(key), _positive(value, f"{where}: slo.{key}")))
         prior = entry.get("delivered_fraction_prior")
         if not (isinstance(prior, list) and len(prior) == 2):
@@ -80,24 +82,29 @@ def parse_profiles(content: Any, source: str) -> tuple[list[dict[str, Any]], lis
         if not isinstance(workload, dict) or set(workload) - WORKLOAD_KEYS:
             raise IngestError(f"{where}: workload may only hold {sorted(WORKLOAD_KEYS)}")
         model = canonical.model_id(model_raw)
-        profiles.append({
-            "profile": name,
-            "model_raw": model_raw,
-            "model_id": model,
-            "model_known": model is not None,
-            "delivered_fraction_prior_lo": lo,
-            "delivered_fraction_prior_hi": hi,
-            "error_rate_max": error_rate_max,
-            "input_tokens_mean": _positive(workload["input_tokens_mean"], f"{where}: workload.input_tokens_mean")
-            if "input_tokens_mean" in workload else None,
-            "output_tokens_mean": _positive(workload["output_tokens_mean"], f"{where}: workload.output_tokens_mean")
-            if "output_tokens_mean" in workload else None,
-            "traffic_log": None if not workload.get("traffic_log")
-            else str((Path(source).parent / str(workload["traffic_log"])).resolve()),
-            "slo_text": "; ".join(f"{k} <= {v:g}" for k, v in measures) + f"; error_rate <= {error_rate_max:g}",
-            "source": source,
-            "evidence": "requirement",
-        })
+        profiles.append(
+            {
+                "profile": name,
+                "model_raw": model_raw,
+                "model_id": model,
+                "model_known": model is not None,
+                "delivered_fraction_prior_lo": lo,
+                "delivered_fraction_prior_hi": hi,
+                "error_rate_max": error_rate_max,
+                "input_tokens_mean": _positive(workload["input_tokens_mean"], f"{where}: workload.input_tokens_mean")
+                if "input_tokens_mean" in workload
+                else None,
+                "output_tokens_mean": _positive(workload["output_tokens_mean"], f"{where}: workload.output_tokens_mean")
+                if "output_tokens_mean" in workload
+                else None,
+                "traffic_log": None
+                if not workload.get("traffic_log")
+                else str((Path(source).parent / str(workload["traffic_log"])).resolve()),
+                "slo_text": "; ".join(f"{k} <= {v:g}" for k, v in measures) + f"; error_rate <= {error_rate_max:g}",
+                "source": source,
+                "evidence": "requirement",
+            }
+        )
         bounds += [{"profile": name, "measure": k, "bound": v} for k, v in measures]
         bounds.append({"profile": name, "measure": "error_rate", "bound": error_rate_max})
     return profiles, bounds
@@ -107,13 +114,18 @@ def read_profiles(path: str | Path) -> tuple[list[dict[str, Any]], list[dict[str
     fetched = read_local(path)[0]
     content = parse_yaml(fetched.data, fetched.name)
     profiles, bounds = parse_profiles(content, fetched.name)
-    return profiles, bounds, SourceFile(fetched.name, fetched.sha256, len(fetched.data), "profiles yaml", "read",
-                                        rows=len(profiles))
+    return (
+        profiles,
+        bounds,
+        SourceFile(fetched.name, fetched.sha256, len(fetched.data), "profiles yaml", "read", rows=len(profiles)),
+    )
 
 
-def write_profiles(conn: duckdb.DuckDBPyConnection, rows: list[dict[str, Any]], bounds: list[dict[str, Any]],
-                   file: SourceFile) -> tuple[WriteReport, WriteReport]:
+def write_profiles(
+    conn: duckdb.DuckDBPyConnection, rows: list[dict[str, Any]], bounds: list[dict[str, Any]], file: SourceFile
+) -> tuple[WriteReport, WriteReport]:
     """requirement.profiles and requirement.slo_bounds from a profiles file's rows."""
-    profiles = write_table(conn, "requirement.profiles", pl.DataFrame(rows, infer_schema_length=None), Profiles,
-                           [], [file])
+    profiles = write_table(
+        conn, "requirement.profiles", pl.DataFrame(rows, infer_schema_length=None), Profiles, [], [file]
+    )
     return profiles, write_table(conn, "requirement.slo_bounds", pl.DataFrame(bounds), SloBounds)

@@ -58,6 +58,10 @@ def load_sources(path: str | Path) -> Sources:
         missing = [k for k in ("api", "owner", "repository_pattern", "table_files") if not found.get(k)]
         if missing:
             raise IngestError(f"{path}: discovery lacks {missing}")
-        discovery = Discovery(str(found["api"]).rstrip("/"), str(found["owner"]), str(found["repository_pattern"]),
-                              [str(f) for f in found["table_files"]])
+        discovery = Discovery(
+            str(found["api"]).rstrip("/"),
+            str(found["owner"]),
+            str(found["repository_pattern"]),
+            [str(f) for f in found["table_files"]],
+        )
     return Sources(rounds, [str(h) for h in content.get("allowed_hosts") or []], discovery, str(path))

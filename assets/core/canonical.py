@@ -219,16 +219,28 @@ def normalise_scenario(raw: str) -> str | None:
 # --- precision ----------------------------------------------------------------------------
 
 _PRECISION_TOKENS = {
-    "fp32": "fp32", "float32": "fp32",
-    "fp16": "fp16", "float16": "fp16", "half": "fp16",
-    "bf16": "bf16", "bfloat16": "bf16",
-    "fp8": "fp8", "float8": "fp8", "e4m3": "fp8", "fp8e4m3": "fp8",
-    "fp4": "fp4", "mxfp4": "fp4", "nvfp4": "fp4", "float4": "fp4",
-    "int8": "int8", "uint8": "uint8",
-    "int4": "int4", "uint4": "uint4", "w4a16": "int4",
+    "fp32": "fp32",
+    "float32": "fp32",
+    "fp16": "fp16",
+    "float16": "fp16",
+    "half": "fp16",
+    "bf16": "bf16",
+    "bfloat16": "bf16",
+    "fp8": "fp8",
+    "float8": "fp8",
+    "e4m3": "fp8",
+    "fp8e4m3": "fp8",
+    "fp4": "fp4",
+    "mxfp4": "fp4",
+    "nvfp4": "fp4",
+    "float4": "fp4",
+    "int8": "int8",
+    "uint8": "uint8",
+    "int4": "int4",
+    "uint4": "uint4",
+    "w4a16": "int4",
 }
-_PRECISION_BITS = {"fp32": 32, "fp16": 16, "bf16": 16, "fp8": 8, "int8": 8, "uint8": 8,
-                   "fp4": 4, "int4": 4, "uint4": 4}
+_PRECISION_BITS = {"fp32": 32, "fp16": 16, "bf16": 16, "fp8": 8, "int8": 8, "uint8": 8, "fp4": 4, "int4": 4, "uint4": 4}
 
 
 class PrecisionError(ValueError):

@@ -14,7 +14,7 @@ class Reject:
     source: str
     location: str
     reason: str
-    row: dict[str, Any] | None = None
+    row: dict[Any, Any] | None = None
 
 
 @dataclass(frozen=True)

@@ -54,8 +54,9 @@ def _read_capped(handle, cap: int, what: str) -> bytes:
         chunks.append(chunk)
         size += len(chunk)
         if size > cap:
-            raise ArchiveProblem(f"{what} expands beyond the {cap:,}-byte limit (a decompression bomb?); "
-                                 "not read further")
+            raise ArchiveProblem(
+                f"{what} expands beyond the {cap:,}-byte limit (a decompression bomb?); not read further"
+            )
     return b"".join(chunks)
 
 
@@ -82,8 +83,9 @@ class _Budget:
         if self.members > MAX_MEMBERS:
             raise ArchiveProblem(f"more than {MAX_MEMBERS:,} members")
         if declared > MAX_MEMBER_BYTES:
-            raise ArchiveProblem(f"{what} declares {declared:,} bytes, above the {MAX_MEMBER_BYTES:,}-byte limit "
-                                 "per member")
+            raise ArchiveProblem(
+                f"{what} declares {declared:,} bytes, above the {MAX_MEMBER_BYTES:,}-byte limit per member"
+            )
         if self.total + declared > MAX_TOTAL_BYTES:
             raise ArchiveProblem(f"members declare more than the {MAX_TOTAL_BYTES:,}-byte limit per archive")
         return min(MAX_MEMBER_BYTES, MAX_TOTAL_BYTES - self.total)
@@ -120,8 +122,12 @@ def _tar_members(data: bytes, budget: _Budget) -> Iterator[tuple[str, bytes | No
             if member.isdir():
                 continue
             if member.issym() or member.islnk():
-                yield member.name, None, f"a {'symbolic' if member.issym() else 'hard'} link to {member.linkname!r}: " \
-                                         "links are not followed out of an archive"
+                yield (
+                    member.name,
+                    None,
+                    f"a {'symbolic' if member.issym() else 'hard'} link to {member.linkname!r}: "
+                    "links are not followed out of an archive",
+                )
             elif not member.isfile():
                 yield member.name, None, "a device, pipe or other special file"
             else:
@@ -156,8 +162,9 @@ def members(data: bytes, single_name: str = "content") -> Iterator[tuple[str, by
         raise ArchiveProblem(f"a damaged {kind} archive ({type(exc).__name__}: {exc})") from None
 
 
-def expand(fetched: Fetched, rel: PurePosixPath, files: list[SourceFile], rejects: list[Reject]
-           ) -> Iterator[tuple[Fetched, PurePosixPath]]:
+def expand(
+    fetched: Fetched, rel: PurePosixPath, files: list[SourceFile], rejects: list[Reject]
+) -> Iterator[tuple[Fetched, PurePosixPath]]:
     """The file itself, or, for an archive, each member that may be read, named as a file in a folder
     named after the archive. The archive and each refused member are listed in `files`; an archive
     that cannot be read is quarantined (`rejects`)."""
@@ -171,19 +178,36 @@ def expand(fetched: Fetched, rel: PurePosixPath, files: list[SourceFile], reject
     try:
         found = list(members(fetched.data, single))
     except ArchiveProblem as problem:
-        files.append(SourceFile(fetched.name, fetched.sha256, size, f"{kind} archive", "quarantined",
-                                note=str(problem)))
+        files.append(
+            SourceFile(fetched.name, fetched.sha256, size, f"{kind} archive", "quarantined", note=str(problem))
+        )
         rejects.append(Reject(fetched.name, "archive", f"{kind} archive not read: {problem}"))
         return
-    files.append(SourceFile(fetched.name, fetched.sha256, size, f"{kind} archive", "read", rows=len(found),
-                            note="members read as files of a folder named after the archive"))
+    files.append(
+        SourceFile(
+            fetched.name,
+            fetched.sha256,
+            size,
+            f"{kind} archive",
+            "read",
+            rows=len(found),
+            note="members read as files of a folder named after the archive",
+        )
+    )
     for name, content, refused in found:
         if content is not None and not refused:
             refused = unsafe_name(name) or ("an archive inside an archive is not opened" if kind_of(content) else "")
         member = f"{fetched.name}/{name}"
         if refused or content is None:
-            files.append(SourceFile(member, None if content is None else sha256_bytes(content),
-                                    None if content is None else len(content), "archive member", "skipped",
-                                    note=refused))
+            files.append(
+                SourceFile(
+                    member,
+                    None if content is None else sha256_bytes(content),
+                    None if content is None else len(content),
+                    "archive member",
+                    "skipped",
+                    note=refused,
+                )
+            )
             continue
         yield Fetched(name=member, data=content, sha256=sha256_bytes(content)), rel / PurePosixPath(name)

@@ -18,9 +18,9 @@ from assets.core.errors import IngestError
 from assets.inputs.files import Fetched, sha256_bytes
 
 MAX_DOWNLOAD_BYTES = 512 * 1024 * 1024
-TIMEOUT_S = 60.0     # per connect and per read of a chunk
-ATTEMPTS = 4         # retries on 5xx, 429, timeouts, resets and truncated bodies, then a clear failure
-BACKOFF_S = 1.0      # waits 1, 2, 4 s between attempts (or what Retry-After asks, up to MAX_RETRY_AFTER_S)
+TIMEOUT_S = 60.0  # per connect and per read of a chunk
+ATTEMPTS = 4  # retries on 5xx, 429, timeouts, resets and truncated bodies, then a clear failure
+BACKOFF_S = 1.0  # waits 1, 2, 4 s between attempts (or what Retry-After asks, up to MAX_RETRY_AFTER_S)
 MAX_RETRY_AFTER_S = 60.0
 PROGRESS_STEP_BYTES = 8 * 1024 * 1024
 LOCAL_COPY_HINT = "or download it yourself and pass the file with --mlperf FILE"
@@ -109,12 +109,15 @@ def fetch_url(
                 response.close()
                 raise _Retry()
             if response.status_code != 200:
-                raise IngestError(f"{url}: HTTP {response.status_code} (expected 200 with the round table); "
-                                  f"check the URL in the sources file or --mlperf, {LOCAL_COPY_HINT}")
+                raise IngestError(
+                    f"{url}: HTTP {response.status_code} (expected 200 with the round table); "
+                    f"check the URL in the sources file or --mlperf, {LOCAL_COPY_HINT}"
+                )
             declared = response.headers.get("Content-Length")
             if declared and declared.isdigit() and int(declared) > max_bytes:
-                raise IngestError(f"{url}: declares {declared} bytes, above the {max_bytes}-byte limit; "
-                                  f"{LOCAL_COPY_HINT}")
+                raise IngestError(
+                    f"{url}: declares {declared} bytes, above the {max_bytes}-byte limit; {LOCAL_COPY_HINT}"
+                )
             chunks, received, next_report = [], 0, progress_step_bytes
             size = f" of {int(declared) / 1e6:,.1f}" if declared and declared.isdigit() else ""
             for chunk in response.iter_content(chunk_size=1 << 20):
@@ -144,8 +147,10 @@ def fetch_url(
             if progress:
                 progress(f"{url}: {last_problem}; retry {attempt}/{attempts - 1} in {wait:.1f} s")
             sleep(wait)
-    raise IngestError(f"{url}: failed after {attempts} attempts; last problem: {last_problem}. Check the "
-                      f"network and that the host answers, then run again, {LOCAL_COPY_HINT}")
+    raise IngestError(
+        f"{url}: failed after {attempts} attempts; last problem: {last_problem}. Check the "
+        f"network and that the host answers, then run again, {LOCAL_COPY_HINT}"
+    )
 
 
 class _Retry(Exception):

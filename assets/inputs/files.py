@@ -57,8 +57,10 @@ def read_local(location: str | Path) -> list[Fetched]:
     """The bytes of a local file, or of every file below a local folder."""
     path = Path(location)
     if not path.exists():
-        raise IngestError(f"{path}: no such file or folder (relative paths start from {Path.cwd()}); "
-                          "check the path given on the command line or in BENCHBILL_* settings")
+        raise IngestError(
+            f"{path}: no such file or folder (relative paths start from {Path.cwd()}); "
+            "check the path given on the command line or in BENCHBILL_* settings"
+        )
     files = [path] if path.is_file() else list(walk_files(path))
     fetched = []
     for file in files:
@@ -73,14 +75,17 @@ def read_whole(file: Path) -> bytes:
     try:
         size = file.stat().st_size
         if size > MAX_LOCAL_FILE_BYTES:
-            raise IngestError(f"{file}: {size:,} bytes, above the {MAX_LOCAL_FILE_BYTES:,}-byte limit for one "
-                              "input file; split it (a generic per-request log can be several files)")
+            raise IngestError(
+                f"{file}: {size:,} bytes, above the {MAX_LOCAL_FILE_BYTES:,}-byte limit for one "
+                "input file; split it (a generic per-request log can be several files)"
+            )
         return file.read_bytes()
     except OSError as exc:
         raise IngestError(f"{file}: cannot read ({exc}); check its permissions") from exc
 
 
 # ---- reading and recognising one file ---------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class LargeFile:
@@ -133,7 +138,7 @@ def megabytes(paths: list[Path]) -> str:
     return f"{total / 1e6:,.1f}"
 
 
-def hash_large_files(paths: list[Path], log: Callable[[str], None] | None = None) -> dict[Path, LargeFile]:
+def hash_large_files(paths: list[Path], log: Callable[[str], None] | None = None) -> dict[Path, Fetched | LargeFile]:
     """The files above LARGE_FILE_BYTES, hashed on every core at once (hashlib lets go of the GIL)."""
     large = []
     for path in paths:

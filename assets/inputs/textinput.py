@@ -20,8 +20,12 @@ from assets.core.errors import IngestError
 
 UTF8_BOM = b"\xef\xbb\xbf"
 _CHUNK = 8 * 1024 * 1024
-_WIDE_BOMS = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"), (b"\xff\xfe", "UTF-16"),
-              (b"\xfe\xff", "UTF-16"))
+_WIDE_BOMS = (
+    (b"\xff\xfe\x00\x00", "UTF-32"),
+    (b"\x00\x00\xfe\xff", "UTF-32"),
+    (b"\xff\xfe", "UTF-16"),
+    (b"\xfe\xff", "UTF-16"),
+)
 
 
 def _wide_problem(head: bytes) -> str | None:
@@ -90,8 +94,10 @@ def _loads(text: str, name: str, where: str = "") -> Any:
     except json.JSONDecodeError as exc:
         raise IngestError(f"{name}: invalid JSON {where}at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
     except RecursionError:
-        raise IngestError(f"{name}: JSON {where}nested too deeply to read (arrays or objects inside each other "
-                          "hundreds of levels deep); no result file is shaped like that") from None
+        raise IngestError(
+            f"{name}: JSON {where}nested too deeply to read (arrays or objects inside each other "
+            "hundreds of levels deep); no result file is shaped like that"
+        ) from None
 
 
 def decode_json(data: bytes, name: str) -> Any:
@@ -145,8 +151,9 @@ class _NoAliasLoader(yaml.SafeLoader):
     def compose_node(self, parent, index):
         if self.check_event(yaml.AliasEvent):
             mark = self.peek_event().start_mark
-            raise yaml.composer.ComposerError(None, None, "YAML aliases (*name) are not accepted here; write the "
-                                              "values out", mark)
+            raise yaml.composer.ComposerError(
+                None, None, "YAML aliases (*name) are not accepted here; write the values out", mark
+            )
         return super().compose_node(parent, index)
 
 
@@ -171,8 +178,9 @@ def parse_yaml(data: bytes, name: str) -> Any:
         raise IngestError(f"{name}: {len(data):,} bytes, too large for a settings file (limit {MAX_YAML_BYTES:,})")
     text = decode_text(data, name)
     if _flow_depth(text) > MAX_YAML_FLOW_DEPTH:
-        raise IngestError(f"{name}: YAML nested more than {MAX_YAML_FLOW_DEPTH} levels deep; no settings file is "
-                          "shaped like that")
+        raise IngestError(
+            f"{name}: YAML nested more than {MAX_YAML_FLOW_DEPTH} levels deep; no settings file is shaped like that"
+        )
     try:
         return yaml.load(text, Loader=_NoAliasLoader)  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as exc:
@@ -191,6 +199,8 @@ def cut_last_line(text: str) -> tuple[str, str | None]:
     return (head + "\n" if _sep else ""), last
 
 
-CUT_LINE_REASON = ("the file does not end with a newline, so its last line may have been cut short "
-                   "(a number cut mid-way reads as another number); that line was not read. If the line is "
-                   "complete, end the file with a newline")
+CUT_LINE_REASON = (
+    "the file does not end with a newline, so its last line may have been cut short "
+    "(a number cut mid-way reads as another number); that line was not read. If the line is "
+    "complete, end the file with a newline"
+)

@@ -40,16 +40,18 @@ def list_repositories(api: str, owner: str, allowed_hosts: list[str], fetch=get_
     for page in range(1, MAX_PAGES + 1):
         batch = fetch(f"{api}/orgs/{owner}/repos?per_page=100&page={page}", allowed_hosts)
         if not isinstance(batch, list):
-            raise IngestError(f"{api}/orgs/{owner}/repos: expected a JSON list of repositories, got "
-                              f"{type(batch).__name__}")
+            raise IngestError(
+                f"{api}/orgs/{owner}/repos: expected a JSON list of repositories, got {type(batch).__name__}"
+            )
         repositories += [r for r in batch if isinstance(r, dict) and r.get("name")]
         if len(batch) < 100:
             break
     return repositories
 
 
-def find_table(api: str, owner: str, repository: str, table_files: list[str], allowed_hosts: list[str],
-               fetch=get_json) -> tuple[str, str] | None:
+def find_table(
+    api: str, owner: str, repository: str, table_files: list[str], allowed_hosts: list[str], fetch=get_json
+) -> tuple[str, str] | None:
     """(download URL, blob sha) of the first round table at the repository's root, if any."""
     listing = fetch(f"{api}/repos/{owner}/{repository}/contents/", allowed_hosts)
     if not isinstance(listing, list):
@@ -62,8 +64,15 @@ def find_table(api: str, owner: str, repository: str, table_files: list[str], al
     return None
 
 
-def discover(api: str, owner: str, pattern: str, table_files: list[str], allowed_hosts: list[str],
-             cursor: dict[str, Any], fetch=get_json) -> tuple[list[FoundRound], dict[str, Any]]:
+def discover(
+    api: str,
+    owner: str,
+    pattern: str,
+    table_files: list[str],
+    allowed_hosts: list[str],
+    cursor: dict[str, Any],
+    fetch=get_json,
+) -> tuple[list[FoundRound], dict[str, Any]]:
     """Round tables that are new or changed since `cursor`, and the next cursor."""
     matcher = re.compile(pattern)
     found: list[FoundRound] = []

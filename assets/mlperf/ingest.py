@@ -49,8 +49,10 @@ _ONCE: dict | None = None
 @contextlib.contextmanager
 def reading_once() -> Iterator[None]:
     global _ONCE
-    outer, _ONCE = _ONCE, _ONCE if _ONCE is not None else {"urls": {}, "files": {}, "trees": {}, "local": {},
-                                                           "walks": {}}
+    outer, _ONCE = (
+        _ONCE,
+        _ONCE if _ONCE is not None else {"urls": {}, "files": {}, "trees": {}, "local": {}, "walks": {}},
+    )
     try:
         yield
     finally:
@@ -147,28 +149,45 @@ class _Reader:
 
     def add_file(self, fetched: Fetched, explicit: bool) -> None:
         if fetched.sha256 in self.seen:
-            self.batch.files.append(SourceFile(fetched.name, fetched.sha256, len(fetched.data), "duplicate",
-                                               "skipped", note=f"same content as {self.seen[fetched.sha256]}"))
+            self.batch.files.append(
+                SourceFile(
+                    fetched.name,
+                    fetched.sha256,
+                    len(fetched.data),
+                    "duplicate",
+                    "skipped",
+                    note=f"same content as {self.seen[fetched.sha256]}",
+                )
+            )
             return
         self.seen[fetched.sha256] = fetched.name
         detected, parsed = _parsed(fetched)
         if detected.format is None:
             if explicit:
-                raise IngestError(f"{fetched.name}: not an MLPerf result file this version reads ({detected.note}); "
-                                  "expected a round table (summary_results.json, summary.json, checker CSV, "
-                                  "summary.xlsx, cm-result.json), a result page or a submission tree")
-            self.batch.files.append(SourceFile(fetched.name, fetched.sha256, len(fetched.data), "unrecognised",
-                                               "skipped", note=detected.note))
+                raise IngestError(
+                    f"{fetched.name}: not an MLPerf result file this version reads ({detected.note}); "
+                    "expected a round table (summary_results.json, summary.json, checker CSV, "
+                    "summary.xlsx, cm-result.json), a result page or a submission tree"
+                )
+            self.batch.files.append(
+                SourceFile(
+                    fetched.name, fetched.sha256, len(fetched.data), "unrecognised", "skipped", note=detected.note
+                )
+            )
             return
         if isinstance(parsed, IngestError):
             if explicit or detected.format not in CROSS_CHECK_ONLY:
                 raise parsed
             # A result page only cross-checks the other sources: one whose layout changed is set aside
             # (quarantined, with the reason) rather than stopping the round.
-            self.batch.files.append(SourceFile(fetched.name, fetched.sha256, len(fetched.data), detected.format,
-                                               "quarantined", note=str(parsed)))
+            self.batch.files.append(
+                SourceFile(
+                    fetched.name, fetched.sha256, len(fetched.data), detected.format, "quarantined", note=str(parsed)
+                )
+            )
             self.batch.rejects.append(Reject(fetched.name, "file", f"result page not read: {parsed}"))
             return
+        assert parsed is not None  # a recognised file parsed to rows, or failed above
         rows, rejects, note = parsed
         self._keep(fetched, detected.format, rows, rejects, note)
 
@@ -182,8 +201,11 @@ class _Reader:
         parts = [note] if note else []
         if my_rejects:
             parts.append(f"{len(my_rejects)} records quarantined")
-        self.batch.files.append(SourceFile(fetched.name, fetched.sha256, len(fetched.data), fmt, "read",
-                                           rows=len(mine), note="; ".join(parts)))
+        self.batch.files.append(
+            SourceFile(
+                fetched.name, fetched.sha256, len(fetched.data), fmt, "read", rows=len(mine), note="; ".join(parts)
+            )
+        )
         if self.log:
             self.log(f"read {fetched.name} ({fmt}): {len(mine)} results, {len(my_rejects)} quarantined")
 
@@ -200,9 +222,15 @@ class _Reader:
             self.batch.rejects += rejects
             for row in rows:
                 self.raw_rows.append(row)
-                self.batch.conditions.append({"result_key": row["result_key"], "round": row["round"],
-                                              **result.conditions, "source": result.location,
-                                              "source_sha256": result.sha256})
+                self.batch.conditions.append(
+                    {
+                        "result_key": row["result_key"],
+                        "round": row["round"],
+                        **result.conditions,
+                        "source": result.location,
+                        "source_sha256": result.sha256,
+                    }
+                )
         for page in found.html_pages:
             self.add_file(_read(page), explicit=False)
         if self.log:
@@ -223,8 +251,13 @@ class _Reader:
             self.add_file(_read(path), explicit=False)
 
 
-def read_locations(locations: list[str], allowed_hosts: list[str], *, round_name: str | None = None,
-                   log: Callable[[str], None] | None = None) -> Batch:
+def read_locations(
+    locations: list[str],
+    allowed_hosts: list[str],
+    *,
+    round_name: str | None = None,
+    log: Callable[[str], None] | None = None,
+) -> Batch:
     """Every result in the given files, folders and URLs (only `round_name`'s when given), one row
     per result, with rejects, the file inventory, run conditions and cross-source disagreements.
 

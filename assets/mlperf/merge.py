@@ -24,7 +24,7 @@ PRECEDENCE = [
 
 
 CROSS_CHECK_ONLY = {html.SUMMARY_HTML}
-VALUE_TOLERANCE = 1e-5        # relative, between sources that print full precision
+VALUE_TOLERANCE = 1e-5  # relative, between sources that print full precision
 HTML_ABSOLUTE_TOLERANCE = 0.005  # the result pages print two decimals
 
 
@@ -54,8 +54,11 @@ def compare(kept: dict[str, Any], other: dict[str, Any]) -> list[tuple[str, Any,
             if name == "inferred" and page:
                 continue
             out.append((name, kept[name], other[name]))
-    if kept["power_value"] is not None and other["power_value"] is not None \
-            and not _close(kept["power_value"], other["power_value"], False):
+    if (
+        kept["power_value"] is not None
+        and other["power_value"] is not None
+        and not _close(kept["power_value"], other["power_value"], False)
+    ):
         out.append(("power_value", kept["power_value"], other["power_value"]))
     mine = json.loads(kept["accuracy_json"]) if kept["accuracy_json"] else {}
     theirs = json.loads(other["accuracy_json"]) if other["accuracy_json"] else {}
@@ -67,10 +70,21 @@ def compare(kept: dict[str, Any], other: dict[str, Any]) -> list[tuple[str, Any,
     return out
 
 
-def _disagreement(row_key: str, round_name: str, name: str, kept: dict[str, Any] | None, kept_value: Any,
-                  other: dict[str, Any], other_value: Any) -> dict[str, Any]:
-    numeric = isinstance(kept_value, (int, float)) and isinstance(other_value, (int, float)) \
-        and not isinstance(kept_value, bool) and kept_value
+def _disagreement(
+    row_key: str,
+    round_name: str,
+    name: str,
+    kept: dict[str, Any] | None,
+    kept_value: Any,
+    other: dict[str, Any],
+    other_value: Any,
+) -> dict[str, Any]:
+    numeric = (
+        isinstance(kept_value, (int, float))
+        and isinstance(other_value, (int, float))
+        and not isinstance(kept_value, bool)
+        and kept_value
+    )
     return {
         "result_key": row_key,
         "round": round_name,
@@ -100,17 +114,23 @@ def merge(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[Reject
         primary = next((r for r in ordered if r["source_format"] not in CROSS_CHECK_ONLY), None)
         if primary is None:
             for other in ordered:
-                disagreements.append(_disagreement(key, other["round"], "presence", None, None, other,
-                                                   other["result_value"]))
+                disagreements.append(
+                    _disagreement(key, other["round"], "presence", None, None, other, other["result_value"])
+                )
             continue
         kept_rows.append(primary)
         for other in ordered:
             if other is primary:
                 continue
             if other["source"] == primary["source"]:
-                rejects.append(Reject(other["source"], other["source_location"],
-                                      f"duplicate result {key} in the same file (first at {primary['source_location']})",
-                                      other))
+                rejects.append(
+                    Reject(
+                        other["source"],
+                        other["source_location"],
+                        f"duplicate result {key} in the same file (first at {primary['source_location']})",
+                        other,
+                    )
+                )
                 continue
             for name, mine, theirs in compare(primary, other):
                 disagreements.append(_disagreement(key, primary["round"], name, primary, mine, other, theirs))

@@ -3,11 +3,11 @@ ingestion recorded as a version of its round (what changed against the rows held
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 import duckdb
@@ -25,8 +25,9 @@ from schemas.benchmark.mlperf_run_conditions import MlperfRunConditions
 from schemas.benchmark.mlperf_source_disagreements import MlperfSourceDisagreements
 
 
-def round_locations(round_name: str, config_locations: Sequence[str], run_locations: Sequence[str],
-                    sources: Sources) -> list[str]:
+def round_locations(
+    round_name: str, config_locations: Sequence[str], run_locations: Sequence[str], sources: Sources
+) -> list[str]:
     """Where a round's results are: the partition run's config, else the run's MLPerf inputs, else the
     sources file's locations of the round."""
     if config_locations:
@@ -35,14 +36,16 @@ def round_locations(round_name: str, config_locations: Sequence[str], run_locati
         return list(run_locations)
     found = sources.locations_for(round_name)
     if not found:
-        raise IngestError(f"round {round_name}: no location known; pass it with --mlperf or add it to "
-                          f"{sources.path} under rounds:")
+        raise IngestError(
+            f"round {round_name}: no location known; pass it with --mlperf or add it to {sources.path} under rounds:"
+        )
     return found
 
 
 def results_frame(rows: list[dict[str, Any]]) -> pl.DataFrame:
     frame = frame_from_rows(rows, MlperfResults).with_columns(
-        pl.col("source").alias("_source"), pl.col("source_location").alias("_location"))
+        pl.col("source").alias("_source"), pl.col("source_location").alias("_location")
+    )
     return frame.sort("round_order", "division", "suite", "submitter", "platform", "used_model", "scenario")
 
 
@@ -59,36 +62,42 @@ def _existing(conn: duckdb.DuckDBPyConnection, sql: str, params: list) -> list[t
         return []
 
 
-def round_version(conn: duckdb.DuckDBPyConnection, round_name: str, batch: Batch,
-                  locations: list[str]) -> tuple[list[dict[str, Any]], str]:
+def round_version(
+    conn: duckdb.DuckDBPyConnection, round_name: str, batch: Batch, locations: list[str]
+) -> tuple[list[dict[str, Any]], str]:
     """This ingestion as the next version of the round when its contents differ from the last
     version's (checksums of the files read), with what changed against the rows the warehouse held
     (call before replacing them). Returns all versions of the round and new/unchanged/corrected."""
     digests = sorted({f.sha256 for f in batch.files if f.status == "read" and f.sha256})
     digest = hashlib.sha256("\n".join(digests).encode()).hexdigest()
-    history = _existing(conn, "SELECT * FROM audit.mlperf_round_versions WHERE round = ? ORDER BY version", [round_name])
+    history = _existing(
+        conn, "SELECT * FROM audit.mlperf_round_versions WHERE round = ? ORDER BY version", [round_name]
+    )
     names = list(MlperfRoundVersions.to_schema().columns)
     versions = [dict(zip(names, row)) for row in history]
-    before = dict(_existing(conn, "SELECT result_key, result_value FROM benchmark.mlperf_results WHERE round = ?",
-                            [round_name]))
+    before = dict(
+        _existing(conn, "SELECT result_key, result_value FROM benchmark.mlperf_results WHERE round = ?", [round_name])
+    )
     after = {r["result_key"]: r["result_value"] for r in batch.rows}
     previous = versions[-1] if versions else None
     if previous is not None and previous["sources_sha256"] == digest:
         return versions, "unchanged"  # nothing to record: the round holds what it held
     change = "new" if previous is None else "corrected"
-    versions.append({
-        "round": round_name,
-        "version": len(versions) + 1,
-        "ingested_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "sources_sha256": digest,
-        "sources": json.dumps(locations),
-        "change": change,
-        "previous_sha256": previous["sources_sha256"] if previous else None,
-        "rows": len(after),
-        "rows_added": len(after.keys() - before.keys()),
-        "rows_removed": len(before.keys() - after.keys()),
-        "values_changed": sum(1 for k in after.keys() & before.keys() if after[k] != before[k]),
-    })
+    versions.append(
+        {
+            "round": round_name,
+            "version": len(versions) + 1,
+            "ingested_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "sources_sha256": digest,
+            "sources": json.dumps(locations),
+            "change": change,
+            "previous_sha256": previous["sources_sha256"] if previous else None,
+            "rows": len(after),
+            "rows_added": len(after.keys() - before.keys()),
+            "rows_removed": len(before.keys() - after.keys()),
+            "values_changed": sum(1 for k in after.keys() & before.keys() if after[k] != before[k]),
+        }
+    )
     return versions, change
 
 
@@ -122,18 +131,47 @@ def write_round(conn: duckdb.DuckDBPyConnection, round_name: str, batch: Batch, 
     """Replace one round's rows (results, run conditions, disagreements) and record the ingestion as a version
     of the round, all in one transaction; IngestError when the locations hold no result of the round."""
     if not batch.rows:
-        raise IngestError(f"no MLPerf results of round {round_name} in {locations}: every file was skipped, "
-                          "quarantined or belongs to another round")
+        raise IngestError(
+            f"no MLPerf results of round {round_name} in {locations}: every file was skipped, "
+            "quarantined or belongs to another round"
+        )
     scope = ("round", round_name)
     with transaction(conn):  # the round's rows and its version record, together
         versions, change = round_version(conn, round_name, batch, locations)
-        results = write_table(conn, "benchmark.mlperf_results", results_frame(batch.rows), MlperfResults,
-                              batch.rejects, batch.files, scope=scope)
-        conditions = write_table(conn, "benchmark.mlperf_run_conditions", _conditions_frame(batch.conditions),
-                                 MlperfRunConditions, [], None, scope=scope)
-        disagreements = write_table(conn, "benchmark.mlperf_source_disagreements",
-                                    frame_from_rows(batch.disagreements, MlperfSourceDisagreements),
-                                    MlperfSourceDisagreements, [], None, scope=scope)
-        write_table(conn, "audit.mlperf_round_versions", frame_from_rows(versions, MlperfRoundVersions),
-                    MlperfRoundVersions, [], None, scope=scope)
+        results = write_table(
+            conn,
+            "benchmark.mlperf_results",
+            results_frame(batch.rows),
+            MlperfResults,
+            batch.rejects,
+            batch.files,
+            scope=scope,
+        )
+        conditions = write_table(
+            conn,
+            "benchmark.mlperf_run_conditions",
+            _conditions_frame(batch.conditions),
+            MlperfRunConditions,
+            [],
+            None,
+            scope=scope,
+        )
+        disagreements = write_table(
+            conn,
+            "benchmark.mlperf_source_disagreements",
+            frame_from_rows(batch.disagreements, MlperfSourceDisagreements),
+            MlperfSourceDisagreements,
+            [],
+            None,
+            scope=scope,
+        )
+        write_table(
+            conn,
+            "audit.mlperf_round_versions",
+            frame_from_rows(versions, MlperfRoundVersions),
+            MlperfRoundVersions,
+            [],
+            None,
+            scope=scope,
+        )
     return RoundWrite(results, conditions, disagreements, versions, change)

@@ -94,7 +94,7 @@ def log_ticks(lo: float, hi: float) -> list[float]:
     ticks = []
     for power in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1):
         for m in multiples:
-            value = m * 10 ** power
+            value = m * 10**power
             if lo <= value <= hi:
                 ticks.append(value)
     return ticks
@@ -129,28 +129,41 @@ def _domain(values: list[float], log: bool) -> tuple[float, float]:
 def _log_step(value: float, down: bool) -> float:
     """The nearest 1, 2 or 5 x 10^k below (or above) `value`."""
     power = math.floor(math.log10(value))
-    steps = [m * 10 ** p for p in (power, power + 1) for m in (1, 2, 5)]
+    steps = [m * 10**p for p in (power, power + 1) for m in (1, 2, 5)]
     return max(v for v in steps if v <= value) if down else min(v for v in steps if v >= value)
 
 
 def _open_svg(title: str, width: int, height: int, title_x: int, data: dict[str, str] | None) -> list[str]:
     attrs = "".join(f' data-{escape(k)}="{escape(v)}"' for k, v in (data or {}).items())
-    return [f'<svg class="chart" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-            f'viewBox="0 0 {width} {height}" role="img" aria-label="{escape(title)}"{attrs} {FONT} font-size="11">',
-            f'<title>{escape(title)}</title>',
-            f'<text x="{title_x}" y="18" font-size="13" font-weight="600">{escape(title)}</text>']
+    return [
+        f'<svg class="chart" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" role="img" aria-label="{escape(title)}"{attrs} {FONT} font-size="11">',
+        f"<title>{escape(title)}</title>",
+        f'<text x="{title_x}" y="18" font-size="13" font-weight="600">{escape(title)}</text>',
+    ]
 
 
 def _x_grid(x_scale: _Scale, top: float, bottom_y: float, label) -> list[str]:
     """Vertical grid lines with their tick labels under the plot."""
-    return [f'<line x1="{x_scale(t):.1f}" y1="{top}" x2="{x_scale(t):.1f}" y2="{bottom_y}" stroke="#e5e7eb"/>'
-            f'<text x="{x_scale(t):.1f}" y="{bottom_y + 14}" text-anchor="middle" fill="#4b5563">{label(t)}</text>'
-            for t in x_scale.ticks()]
+    return [
+        f'<line x1="{x_scale(t):.1f}" y1="{top}" x2="{x_scale(t):.1f}" y2="{bottom_y}" stroke="#e5e7eb"/>'
+        f'<text x="{x_scale(t):.1f}" y="{bottom_y + 14}" text-anchor="middle" fill="#4b5563">{label(t)}</text>'
+        for t in x_scale.ticks()
+    ]
 
 
-def line_chart(*, title: str, x_label: str, y_label: str, series: list[Series], lines: list[RefLine],
-               band: Band | None = None, width: int = 560, height: int = 340, data: dict[str, str] | None = None,
-               ) -> str:
+def line_chart(
+    *,
+    title: str,
+    x_label: str,
+    y_label: str,
+    series: list[Series],
+    lines: list[RefLine],
+    band: Band | None = None,
+    width: int = 560,
+    height: int = 340,
+    data: dict[str, str] | None = None,
+) -> str:
     """Points joined in order per series; y on a log scale when it spans more than 30x."""
     left, right, top = 70, 20, 34
     bottom = 48 + 15 * (len(lines) + (1 if band else 0))
@@ -166,19 +179,29 @@ def line_chart(*, title: str, x_label: str, y_label: str, series: list[Series], 
     out += _x_grid(x_scale, top, height - bottom, _fmt)
     for tick in y_scale.ticks():
         y = y_scale(tick)
-        out.append(f'<line x1="{left}" y1="{y:.1f}" x2="{width - right}" y2="{y:.1f}" stroke="#e5e7eb"/>'
-                   f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end" fill="#4b5563">{_fmt(tick)}</text>')
-    out.append(f'<rect x="{left}" y="{top}" width="{width - left - right}" height="{height - top - bottom}" '
-               'fill="none" stroke="#9ca3af"/>')
-    out.append(f'<text x="{(left + width - right) / 2:.1f}" y="{height - bottom + 30}" text-anchor="middle">'
-               f'{escape(x_label)}</text>')
-    out.append(f'<text transform="translate(14 {(top + height - bottom) / 2:.1f}) rotate(-90)" '
-               f'text-anchor="middle">{escape(y_label)}{" (log scale)" if log_y else ""}</text>')
+        out.append(
+            f'<line x1="{left}" y1="{y:.1f}" x2="{width - right}" y2="{y:.1f}" stroke="#e5e7eb"/>'
+            f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end" fill="#4b5563">{_fmt(tick)}</text>'
+        )
+    out.append(
+        f'<rect x="{left}" y="{top}" width="{width - left - right}" height="{height - top - bottom}" '
+        'fill="none" stroke="#9ca3af"/>'
+    )
+    out.append(
+        f'<text x="{(left + width - right) / 2:.1f}" y="{height - bottom + 30}" text-anchor="middle">'
+        f"{escape(x_label)}</text>"
+    )
+    out.append(
+        f'<text transform="translate(14 {(top + height - bottom) / 2:.1f}) rotate(-90)" '
+        f'text-anchor="middle">{escape(y_label)}{" (log scale)" if log_y else ""}</text>'
+    )
     if band:
         x0, x1 = x_scale(band.low), x_scale(band.high)
-        out.append(f'<rect class="band" x="{x0:.1f}" y="{top}" width="{max(x1 - x0, 2):.1f}" '
-                   f'height="{height - top - bottom}" fill="{band.color}" fill-opacity="0.18" '
-                   f'data-low="{band.low!r}" data-high="{band.high!r}"><title>{escape(band.label)}</title></rect>')
+        out.append(
+            f'<rect class="band" x="{x0:.1f}" y="{top}" width="{max(x1 - x0, 2):.1f}" '
+            f'height="{height - top - bottom}" fill="{band.color}" fill-opacity="0.18" '
+            f'data-low="{band.low!r}" data-high="{band.high!r}"><title>{escape(band.label)}</title></rect>'
+        )
     legend_y = height - bottom + 46
     for i, line in enumerate(lines):
         dash = ' stroke-dasharray="6 4"' if line.dashed else ""
@@ -189,21 +212,28 @@ def line_chart(*, title: str, x_label: str, y_label: str, series: list[Series], 
             x = x_scale(line.value)
             geometry = f'x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{height - bottom}"'
         y = legend_y + 15 * i
-        out.append(f'<line class="{line.css_class}" {geometry} stroke="{line.color}" stroke-width="2"{dash} '
-                   f'data-value="{line.value!r}"><title>{escape(line.label)}</title></line>'
-                   f'<line x1="{left}" y1="{y - 4}" x2="{left + 22}" y2="{y - 4}" stroke="{line.color}" '
-                   f'stroke-width="2"{dash}/><text x="{left + 28}" y="{y}">{escape(line.label)}</text>')
+        out.append(
+            f'<line class="{line.css_class}" {geometry} stroke="{line.color}" stroke-width="2"{dash} '
+            f'data-value="{line.value!r}"><title>{escape(line.label)}</title></line>'
+            f'<line x1="{left}" y1="{y - 4}" x2="{left + 22}" y2="{y - 4}" stroke="{line.color}" '
+            f'stroke-width="2"{dash}/><text x="{left + 28}" y="{y}">{escape(line.label)}</text>'
+        )
     if band:
         y = legend_y + 15 * len(lines)
-        out.append(f'<rect x="{left}" y="{y - 9}" width="22" height="10" fill="{band.color}" fill-opacity="0.25"/>'
-                   f'<text x="{left + 28}" y="{y}">{escape(band.label)}</text>')
+        out.append(
+            f'<rect x="{left}" y="{y - 9}" width="22" height="10" fill="{band.color}" fill-opacity="0.25"/>'
+            f'<text x="{left + 28}" y="{y}">{escape(band.label)}</text>'
+        )
     for s in series:
-        path = " ".join(f"{'M' if i == 0 else 'L'}{x_scale(p.x):.1f},{y_scale(p.y):.1f}"
-                        for i, p in enumerate(s.points))
+        path = " ".join(
+            f"{'M' if i == 0 else 'L'}{x_scale(p.x):.1f},{y_scale(p.y):.1f}" for i, p in enumerate(s.points)
+        )
         out.append(f'<path d="{path}" fill="none" stroke="{s.color}" stroke-width="2"/>')
         for p in s.points:
-            out.append(f'<circle class="point" cx="{x_scale(p.x):.1f}" cy="{y_scale(p.y):.1f}" r="3.5" '
-                       f'fill="{s.color}" data-x="{p.x!r}" data-y="{p.y!r}"><title>{escape(p.title)}</title></circle>')
+            out.append(
+                f'<circle class="point" cx="{x_scale(p.x):.1f}" cy="{y_scale(p.y):.1f}" r="3.5" '
+                f'fill="{s.color}" data-x="{p.x!r}" data-y="{p.y!r}"><title>{escape(p.title)}</title></circle>'
+            )
     out.append("</svg>")
     return "".join(out)
 
@@ -212,8 +242,16 @@ def _small(value: float) -> str:
     return f"{value:.0e}".replace("e-0", "e-") if value < 0.01 else f"{value:g}"
 
 
-def range_chart(*, title: str, x_label: str, rows: list[RangeRow], legend: list[tuple[str, str]] | None = None,
-                width: int = 1000, label_width: int = 470, row_height: int = 20) -> str:
+def range_chart(
+    *,
+    title: str,
+    x_label: str,
+    rows: list[RangeRow],
+    legend: list[tuple[str, str]] | None = None,
+    width: int = 1000,
+    label_width: int = 470,
+    row_height: int = 20,
+) -> str:
     """One horizontal bar per row from low to high (a dot when equal); x on a log scale."""
     top, bottom, right = 44, 44, 24
     height = top + bottom + row_height * max(len(rows), 1)
@@ -221,22 +259,30 @@ def range_chart(*, title: str, x_label: str, rows: list[RangeRow], legend: list[
     x_scale = _Scale(*_domain(values, True), label_width, width - right, True)
     out = _open_svg(title, width, height, 8, None)
     out += _x_grid(x_scale, top, height - bottom, _small)
-    out.append(f'<text x="{(label_width + width - right) / 2:.1f}" y="{height - 10}" text-anchor="middle">'
-               f'{escape(x_label)} (log scale)</text>')
+    out.append(
+        f'<text x="{(label_width + width - right) / 2:.1f}" y="{height - 10}" text-anchor="middle">'
+        f"{escape(x_label)} (log scale)</text>"
+    )
     for i, (name, color) in enumerate(legend or []):
         x = label_width + 110 * i
-        out.append(f'<rect x="{x}" y="{top - 12}" width="12" height="10" fill="{color}"/>'
-                   f'<text x="{x + 16}" y="{top - 3}">{escape(name)}</text>')
+        out.append(
+            f'<rect x="{x}" y="{top - 12}" width="12" height="10" fill="{color}"/>'
+            f'<text x="{x + 16}" y="{top - 3}">{escape(name)}</text>'
+        )
     for i, row in enumerate(rows):
         y = top + i * row_height + row_height / 2
         attrs = "".join(f' data-{escape(k)}="{escape(v)}"' for k, v in row.data.items())
-        out.append(f'<g class="range-row"{attrs} data-low="{row.low!r}" data-high="{row.high!r}">'
-                   f'<title>{escape(row.title or row.label)}</title>'
-                   f'<text x="{label_width - 8}" y="{y + 4:.1f}" text-anchor="end">{escape(row.label)}</text>')
+        out.append(
+            f'<g class="range-row"{attrs} data-low="{row.low!r}" data-high="{row.high!r}">'
+            f"<title>{escape(row.title or row.label)}</title>"
+            f'<text x="{label_width - 8}" y="{y + 4:.1f}" text-anchor="end">{escape(row.label)}</text>'
+        )
         if row.low and row.high:
             x0, x1 = x_scale(row.low), x_scale(row.high)
-            out.append(f'<rect x="{x0:.1f}" y="{y - 6:.1f}" width="{max(x1 - x0, 3):.1f}" height="12" rx="2" '
-                       f'fill="{row.color}"/>')
+            out.append(
+                f'<rect x="{x0:.1f}" y="{y - 6:.1f}" width="{max(x1 - x0, 3):.1f}" height="12" rx="2" '
+                f'fill="{row.color}"/>'
+            )
         out.append("</g>")
     out.append("</svg>")
     return "".join(out)

@@ -87,15 +87,23 @@ def read_report_data(conn: duckdb.DuckDBPyConnection, serving_path: str) -> Repo
         profiles=_rows(conn, "SELECT * FROM analytics.profiles"),
         bounds=_grouped(_rows(conn, "SELECT * FROM analytics.slo_bounds"), "profile"),
         shortlist=_grouped(_rows(conn, "SELECT * FROM analytics.shortlist"), "profile"),
-        observed=_grouped(_rows(conn, "SELECT * FROM analytics.delivered_at_slo WHERE evidence = 'observed' "
-                                      "ORDER BY profile, run_label"), "profile"),
+        observed=_grouped(
+            _rows(
+                conn, "SELECT * FROM analytics.delivered_at_slo WHERE evidence = 'observed' ORDER BY profile, run_label"
+            ),
+            "profile",
+        ),
         load_points=_grouped(_rows(conn, "SELECT * FROM analytics.load_points"), "run_id"),
-        references={(r["accelerator_id"], r["model_id"]): r
-                    for r in _rows(conn, "SELECT * FROM analytics.mlperf_reference")},
+        references={
+            (r["accelerator_id"], r["model_id"]): r for r in _rows(conn, "SELECT * FROM analytics.mlperf_reference")
+        },
         sources=_grouped(_rows(conn, "SELECT * FROM analytics.shortlist_sources"), "profile"),
-        rounds=_rows(conn, "SELECT round, count(*) AS results, count(DISTINCT submitter) AS submitters, "
-                           "count(DISTINCT accelerator_id) AS accelerators, string_agg(DISTINCT source, ', ') "
-                           "AS sources FROM analytics.mlperf_results GROUP BY round ORDER BY round DESC"),
+        rounds=_rows(
+            conn,
+            "SELECT round, count(*) AS results, count(DISTINCT submitter) AS submitters, "
+            "count(DISTINCT accelerator_id) AS accelerators, string_agg(DISTINCT source, ', ') "
+            "AS sources FROM analytics.mlperf_results GROUP BY round ORDER BY round DESC",
+        ),
         runs=_rows(conn, "SELECT * FROM analytics.runs"),
         quarantine=_rows(conn, "SELECT table_name, count(*) AS rows FROM analytics.quarantine GROUP BY 1 ORDER BY 1"),
         files=_rows(conn, "SELECT status, count(*) AS files FROM analytics.source_files GROUP BY 1 ORDER BY 1"),
@@ -126,10 +134,11 @@ def _cell(row: dict[str, Any], source: str | tuple[str, ...], fmt: str, evidence
     else:
         inner = " - ".join(
             f'<span data-column="{c}" data-value="{escape(data_value(row.get(c)))}">'
-            f'{escape("?" if row.get(c) is None else fmt.format(row.get(c)))}</span>' for c in columns)
+            f"{escape('?' if row.get(c) is None else fmt.format(row.get(c)))}</span>"
+            for c in columns
+        )
     cell_evidence = row["evidence"] if evidence == "delivered" else evidence
-    return (f'<td class="num" data-evidence="{cell_evidence}" style="color:{EVIDENCE[cell_evidence][0]}">'
-            f"{inner}</td>")
+    return f'<td class="num" data-evidence="{cell_evidence}" style="color:{EVIDENCE[cell_evidence][0]}">{inner}</td>'
 
 
 def _shortlist_table(rows: list[dict[str, Any]]) -> str:
@@ -148,75 +157,128 @@ def _shortlist_table(rows: list[dict[str, Any]]) -> str:
             f'<tr class="shortlist-row" data-profile="{escape(row["profile"])}" '
             f'data-config-key="{escape(row["config_key"])}" data-price-class="{escape(row["price_class"] or "")}" '
             f'data-price-provider="{escape(row["price_provider"] or "")}">'
-            f'<td>{row["rank_in_profile"]}</td>{cells}<td class="caveats">{escape(row["caveats"])}</td></tr>')
-    return (f'<table class="shortlist"><thead><tr><th>#</th>{"".join(heads)}<th>caveats</th></tr></thead>'
-            f'<tbody>{"".join(body)}</tbody></table>')
+            f'<td>{row["rank_in_profile"]}</td>{cells}<td class="caveats">{escape(row["caveats"])}</td></tr>'
+        )
+    return (
+        f'<table class="shortlist"><thead><tr><th>#</th>{"".join(heads)}<th>caveats</th></tr></thead>'
+        f"<tbody>{''.join(body)}</tbody></table>"
+    )
 
 
-def _latency_charts(profile: str, run: dict[str, Any], points: list[dict[str, Any]], bounds: list[dict[str, Any]],
-                    reference: dict[str, Any] | None) -> list[str]:
+def _latency_charts(
+    profile: str,
+    run: dict[str, Any],
+    points: list[dict[str, Any]],
+    bounds: list[dict[str, Any]],
+    reference: dict[str, Any] | None,
+) -> list[str]:
     """Per bounded latency measure: throughput per accelerator against the measure, with the SLO
     line, the MLPerf Server (and Offline) reference and the delivered band."""
-    latency_bounds = [b for b in bounds if b["measure"] != "error_rate"] or [{"measure": LATENCY_FALLBACK,
-                                                                               "bound": None}]
+    latency_bounds = [b for b in bounds if b["measure"] != "error_rate"] or [
+        {"measure": LATENCY_FALLBACK, "bound": None}
+    ]
     charts = []
     for bound in latency_bounds:
         measure = bound["measure"]
-        series = Series(run["run_label"], [
-            Point(p["output_tokens_per_s_per_accel"], p[measure],
-                  f"load level {p['load_index']}: offered {p['offered_rate_per_s'] or p['concurrency']}, achieved "
-                  f"{p['achieved_requests_per_s']:.2f} req/s, {p['output_tokens_per_s_per_accel']:,.0f} output "
-                  f"tok/s per accelerator, {measure} = {p[measure]:,.1f} ms, errors {p['error_rate']:.1%}")
-            for p in points if p["output_tokens_per_s_per_accel"] is not None and p[measure] is not None
-        ], EVIDENCE["observed"][0])
+        series = Series(
+            run["run_label"],
+            [
+                Point(
+                    p["output_tokens_per_s_per_accel"],
+                    p[measure],
+                    f"load level {p['load_index']}: offered {p['offered_rate_per_s'] or p['concurrency']}, achieved "
+                    f"{p['achieved_requests_per_s']:.2f} req/s, {p['output_tokens_per_s_per_accel']:,.0f} output "
+                    f"tok/s per accelerator, {measure} = {p[measure]:,.1f} ms, errors {p['error_rate']:.1%}",
+                )
+                for p in points
+                if p["output_tokens_per_s_per_accel"] is not None and p[measure] is not None
+            ],
+            EVIDENCE["observed"][0],
+        )
         lines = []
         if bound["bound"] is not None:
-            lines.append(RefLine("y", bound["bound"], f"SLO {measure} <= {bound['bound']:g} ms", "#dc2626",
-                                 "slo", dashed=True))
+            lines.append(
+                RefLine("y", bound["bound"], f"SLO {measure} <= {bound['bound']:g} ms", "#dc2626", "slo", dashed=True)
+            )
         if reference:
-            lines.append(RefLine("x", reference["server_tokens_per_s_per_accel"],
-                                 f"MLPerf {reference['round']} Server ({reference['submitter']}): "
-                                 f"{reference['server_tokens_per_s_per_accel']:,.0f}", EVIDENCE["benchmark"][0],
-                                 "mlperf-server"))
+            lines.append(
+                RefLine(
+                    "x",
+                    reference["server_tokens_per_s_per_accel"],
+                    f"MLPerf {reference['round']} Server ({reference['submitter']}): "
+                    f"{reference['server_tokens_per_s_per_accel']:,.0f}",
+                    EVIDENCE["benchmark"][0],
+                    "mlperf-server",
+                )
+            )
             if reference["offline_tokens_per_s_per_accel"]:
-                lines.append(RefLine("x", reference["offline_tokens_per_s_per_accel"],
-                                     f"Offline (upper bound only): {reference['offline_tokens_per_s_per_accel']:,.0f}",
-                                     "#6b7280", "mlperf-offline", dashed=True))
+                lines.append(
+                    RefLine(
+                        "x",
+                        reference["offline_tokens_per_s_per_accel"],
+                        f"Offline (upper bound only): {reference['offline_tokens_per_s_per_accel']:,.0f}",
+                        "#6b7280",
+                        "mlperf-offline",
+                        dashed=True,
+                    )
+                )
         band = None
         if run["delivered_output_tokens_per_s_per_accel_low"] is not None:
-            band = Band(run["delivered_output_tokens_per_s_per_accel_low"],
-                        run["delivered_output_tokens_per_s_per_accel_high"],
-                        "delivered within the SLO (low - high)", EVIDENCE["observed"][0])
-        charts.append(line_chart(
-            title=f"{run['run_label']}: {measure} vs throughput",
-            x_label="output tokens/s per accelerator", y_label=f"{measure} (ms)", series=[series], lines=lines,
-            band=band, data={"profile": profile, "config-key": run["config_key"], "measure": measure}))
+            band = Band(
+                run["delivered_output_tokens_per_s_per_accel_low"],
+                run["delivered_output_tokens_per_s_per_accel_high"],
+                "delivered within the SLO (low - high)",
+                EVIDENCE["observed"][0],
+            )
+        charts.append(
+            line_chart(
+                title=f"{run['run_label']}: {measure} vs throughput",
+                x_label="output tokens/s per accelerator",
+                y_label=f"{measure} (ms)",
+                series=[series],
+                lines=lines,
+                band=band,
+                data={"profile": profile, "config-key": run["config_key"], "measure": measure},
+            )
+        )
     return charts
 
 
 def _cost_chart(profile: str, rows: list[dict[str, Any]]) -> str:
     ranges = [
         RangeRow(
-            label=_clip(f"{r['accelerator']} x{r['accelerator_count']} {r['run_label'] or '(projected)'} | "
-                        f"{r['price_class']} {r['price_provider']}", 78),
-            low=r["cost_per_request_usd_low"], high=r["cost_per_request_usd_high"],
+            label=_clip(
+                f"{r['accelerator']} x{r['accelerator_count']} {r['run_label'] or '(projected)'} | "
+                f"{r['price_class']} {r['price_provider']}",
+                78,
+            ),
+            low=r["cost_per_request_usd_low"],
+            high=r["cost_per_request_usd_high"],
             color=EVIDENCE[r["evidence"]][0],
             title=f"{r['evidence']}: ${r['cost_per_request_usd_low']:.3g} - ${r['cost_per_request_usd_high']:.3g} "
-                  f"per request at ${r['usd_per_accelerator_hour']:.2f}/accelerator-hour ({r['price_class']}, "
-                  f"{r['price_provider']}, as of {r['price_as_of']})",
-            data={"config-key": r["config_key"], "price-class": r["price_class"],
-                  "price-provider": r["price_provider"]})
-        for r in rows if r["cost_per_request_usd_low"] is not None
+            f"per request at ${r['usd_per_accelerator_hour']:.2f}/accelerator-hour ({r['price_class']}, "
+            f"{r['price_provider']}, as of {r['price_as_of']})",
+            data={
+                "config-key": r["config_key"],
+                "price-class": r["price_class"],
+                "price-provider": r["price_provider"],
+            },
+        )
+        for r in rows
+        if r["cost_per_request_usd_low"] is not None
     ]
     if not ranges:
         return '<p class="muted">No config of this profile has a price: no cost band to show.</p>'
-    return range_chart(title=f"{profile}: cost per request, low - high, per config and price",
-                       x_label="US dollars per request", rows=ranges,
-                       legend=[(name, EVIDENCE[name][0]) for name in ("observed", "projected")])
+    return range_chart(
+        title=f"{profile}: cost per request, low - high, per config and price",
+        x_label="US dollars per request",
+        rows=ranges,
+        legend=[(name, EVIDENCE[name][0]) for name in ("observed", "projected")],
+    )
 
 
 def _clip(text: str, length: int) -> str:
-    return text if len(text) <= length else text[:length - 3] + "..."
+    return text if len(text) <= length else text[: length - 3] + "..."
 
 
 def _sources_table(rows: list[dict[str, Any]]) -> str:
@@ -226,50 +288,69 @@ def _sources_table(rows: list[dict[str, Any]]) -> str:
     for r in rows:
         if r["config_key"] != current:
             current = r["config_key"]
-            body.append(f'<tr class="config"><th colspan="8">{escape(r["accelerator"] or "?")} | '
-                        f'{escape(r["evidence"])} | {escape(r["run_label"] or r["config_key"])}</th></tr>')
+            body.append(
+                f'<tr class="config"><th colspan="8">{escape(r["accelerator"] or "?")} | '
+                f"{escape(r['evidence'])} | {escape(r['run_label'] or r['config_key'])}</th></tr>"
+            )
         value = "-" if r["value"] is None else f"{r['value']:,.6g}"
         body.append(
             f'<tr class="source-row" data-config-key="{escape(r["config_key"])}">'
             f'<td>{escape(r["number"])}</td><td class="num" data-value="{escape(data_value(r["value"]))}">{value} '
             f'<span class="muted">{escape(r["unit"])}</span></td><td>{tag(r["number_evidence"])}</td>'
-            f'<td>{escape(r["round"] or "")}</td><td>{escape(r["submitter"] or "")}</td>'
+            f"<td>{escape(r['round'] or '')}</td><td>{escape(r['submitter'] or '')}</td>"
             f'<td>{escape(r["system"] or "")}</td><td class="file">{escape(r["source"])}</td>'
             f'<td>{escape(r["location"])}<br><span class="muted" title="sha256">'
-            f'{escape((r["source_sha256"] or "")[:12])}</span></td></tr>')
-    return ('<table class="sources"><thead><tr><th>number</th><th>value</th><th>evidence</th><th>round</th>'
-            '<th>submitter</th><th>system</th><th>file</th><th>where / sha256</th></tr></thead>'
-            f'<tbody>{"".join(body)}</tbody></table>')
+            f"{escape((r['source_sha256'] or '')[:12])}</span></td></tr>"
+        )
+    return (
+        '<table class="sources"><thead><tr><th>number</th><th>value</th><th>evidence</th><th>round</th>'
+        "<th>submitter</th><th>system</th><th>file</th><th>where / sha256</th></tr></thead>"
+        f"<tbody>{''.join(body)}</tbody></table>"
+    )
 
 
 def _profile_section(data: ReportData, profile: dict[str, Any]) -> str:
     name = profile["profile"]
     rows = data.shortlist.get(name, [])
-    parts = [f'<section class="profile" id="profile-{escape(name)}" data-profile="{escape(name)}">',
-             f"<h2>Profile {escape(name)}</h2>",
-             f'<p>Model <b>{escape(profile["model_id"] or profile["model_raw"])}</b>; SLO {tag("requirement")} '
-             f'{escape(profile["slo_text"])}; delivered-fraction prior for projections '
-             f'[{profile["delivered_fraction_prior_lo"]:g}, {profile["delivered_fraction_prior_hi"]:g}]'
-             + (f"; our traffic about {profile['input_tokens_mean']:g} input / {profile['output_tokens_mean']:g} "
-                "output tokens per request" if profile["input_tokens_mean"] and profile["output_tokens_mean"] else "")
-             + ".</p>",
-             f"<h3>Shortlist ({len(rows)} configs x prices, cheapest first)</h3>"]
-    parts.append(_shortlist_table(rows) if rows else
-                 '<p class="muted">Empty: no run of ours and no priced MLPerf reference for this model.</p>')
+    parts = [
+        f'<section class="profile" id="profile-{escape(name)}" data-profile="{escape(name)}">',
+        f"<h2>Profile {escape(name)}</h2>",
+        f"<p>Model <b>{escape(profile['model_id'] or profile['model_raw'])}</b>; SLO {tag('requirement')} "
+        f"{escape(profile['slo_text'])}; delivered-fraction prior for projections "
+        f"[{profile['delivered_fraction_prior_lo']:g}, {profile['delivered_fraction_prior_hi']:g}]"
+        + (
+            f"; our traffic about {profile['input_tokens_mean']:g} input / {profile['output_tokens_mean']:g} "
+            "output tokens per request"
+            if profile["input_tokens_mean"] and profile["output_tokens_mean"]
+            else ""
+        )
+        + ".</p>",
+        f"<h3>Shortlist ({len(rows)} configs x prices, cheapest first)</h3>",
+    ]
+    parts.append(
+        _shortlist_table(rows)
+        if rows
+        else '<p class="muted">Empty: no run of ours and no priced MLPerf reference for this model.</p>'
+    )
     parts.append("<h3>Throughput against latency, per measured config</h3>")
     charts = []
     for run in data.observed.get(name, []):
         reference = data.references.get((run["accelerator_id"], run["model_id"]))
-        charts += _latency_charts(name, run, data.load_points.get(run["config_key"], []),
-                                  data.bounds.get(name, []), reference)
+        charts += _latency_charts(
+            name, run, data.load_points.get(run["config_key"], []), data.bounds.get(name, []), reference
+        )
     if charts:
-        parts.append('<p class="muted">Each point is one load level of our run. Dashed red: the SLO bound. Blue: '
-                     'the MLPerf Server reference per accelerator; dashed grey: MLPerf Offline, an upper bound '
-                     'only. Green band: what the run delivered within every bound (low - high).</p>')
+        parts.append(
+            '<p class="muted">Each point is one load level of our run. Dashed red: the SLO bound. Blue: '
+            "the MLPerf Server reference per accelerator; dashed grey: MLPerf Offline, an upper bound "
+            "only. Green band: what the run delivered within every bound (low - high).</p>"
+        )
         parts.append(f'<div class="charts">{"".join(charts)}</div>')
     else:
-        parts.append('<p class="muted">No run of ours serves this model: every config here is projected '
-                     '(MLPerf Server x the prior), so there are no load points to plot.</p>')
+        parts.append(
+            '<p class="muted">No run of ours serves this model: every config here is projected '
+            "(MLPerf Server x the prior), so there are no load points to plot.</p>"
+        )
     parts.append("<h3>Cost bands per config and price class</h3>")
     parts.append(_cost_chart(name, rows))
     parts.append("<h3>Where each number came from</h3>")
@@ -283,36 +364,55 @@ def _at_a_glance(data: ReportData) -> str:
     body = []
     for profile in data.profiles:
         for evidence in ("observed", "projected"):
-            row = next((r for r in data.shortlist.get(profile["profile"], [])
-                        if r["evidence"] == evidence and r["cost_per_request_usd_high"] is not None), None)
+            row = next(
+                (
+                    r
+                    for r in data.shortlist.get(profile["profile"], [])
+                    if r["evidence"] == evidence and r["cost_per_request_usd_high"] is not None
+                ),
+                None,
+            )
             if row is None:
                 continue
-            cells = [shortlist_cell(row, source, fmt) for source, fmt in (
-                (("accelerator_count", "accelerator"), "{}"), ("run_label", "{}"),
-                (("price_class", "price_provider"), "{}"),
-                (("cost_per_request_usd_low", "cost_per_request_usd_high"), "{:.3g}"),
-                (("delivered_requests_per_s_low", "delivered_requests_per_s_high"), "{:,.2f}"),
-                ("mlperf_server_tokens_per_s_per_accel", "{:,.2f}"))]
-            body.append(f"<tr><td>{escape(profile['profile'])}</td><td>{tag(evidence)}</td>"
-                        + "".join(f"<td>{escape(c)}</td>" for c in cells) + "</tr>")
+            cells = [
+                shortlist_cell(row, source, fmt)
+                for source, fmt in (
+                    (("accelerator_count", "accelerator"), "{}"),
+                    ("run_label", "{}"),
+                    (("price_class", "price_provider"), "{}"),
+                    (("cost_per_request_usd_low", "cost_per_request_usd_high"), "{:.3g}"),
+                    (("delivered_requests_per_s_low", "delivered_requests_per_s_high"), "{:,.2f}"),
+                    ("mlperf_server_tokens_per_s_per_accel", "{:,.2f}"),
+                )
+            ]
+            body.append(
+                f"<tr><td>{escape(profile['profile'])}</td><td>{tag(evidence)}</td>"
+                + "".join(f"<td>{escape(c)}</td>" for c in cells)
+                + "</tr>"
+            )
     if not body:
         return ""
-    return ("<h3>At a glance: the cheapest config per profile</h3><table><thead><tr><th>profile</th>"
-            "<th>evidence</th><th>accelerators</th><th>run</th><th>price</th><th>$/request</th>"
-            "<th>delivered req/s</th><th>MLPerf srv tok/s/acc</th></tr></thead><tbody>"
-            + "".join(body) + "</tbody></table>")
+    return (
+        "<h3>At a glance: the cheapest config per profile</h3><table><thead><tr><th>profile</th>"
+        "<th>evidence</th><th>accelerators</th><th>run</th><th>price</th><th>$/request</th>"
+        "<th>delivered req/s</th><th>MLPerf srv tok/s/acc</th></tr></thead><tbody>" + "".join(body) + "</tbody></table>"
+    )
 
 
 def render(data: ReportData, generated_at: datetime.datetime) -> str:
     """The whole report as one HTML document."""
     legend = " ".join(f"{tag(name)} {escape(meaning)}<br>" for name, (_c, meaning) in EVIDENCE.items())
-    rounds = "".join(f"<tr><td>{escape(r['round'])}</td><td class='num'>{r['results']:,}</td>"
-                     f"<td class='num'>{r['submitters']}</td><td class='num'>{r['accelerators']}</td>"
-                     f"<td class='file'>{escape(r['sources'] or '')}</td></tr>" for r in data.rounds)
+    rounds = "".join(
+        f"<tr><td>{escape(r['round'])}</td><td class='num'>{r['results']:,}</td>"
+        f"<td class='num'>{r['submitters']}</td><td class='num'>{r['accelerators']}</td>"
+        f"<td class='file'>{escape(r['sources'] or '')}</td></tr>"
+        for r in data.rounds
+    )
     quarantined = sum(r["rows"] for r in data.quarantine)
     files = ", ".join(f"{r['files']} {escape(r['status'])}" for r in data.files)
-    contents = " | ".join(f'<a href="#profile-{escape(p["profile"])}">{escape(p["profile"])}</a>'
-                          for p in data.profiles)
+    contents = " | ".join(
+        f'<a href="#profile-{escape(p["profile"])}">{escape(p["profile"])}</a>' for p in data.profiles
+    )
     sections = "".join(_profile_section(data, p) for p in data.profiles)
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>benchbill report</title>
@@ -329,7 +429,7 @@ The two stay in separate columns so the gap is visible.</p>
 <h3>Inputs</h3>
 <table><thead><tr><th>MLPerf round</th><th>results</th><th>submitters</th><th>accelerators</th><th>file</th></tr>
 </thead><tbody>{rounds}</tbody></table>
-<p>{len(data.runs)} runs of ours; {len(data.profiles)} profiles; files looked at: {files or 'none'};
+<p>{len(data.runs)} runs of ours; {len(data.profiles)} profiles; files looked at: {files or "none"};
 quarantined rows: {quarantined} (<code>benchbill sql quarantine_summary</code>).</p>
 {sections}
 <h2>Method</h2>
@@ -346,8 +446,9 @@ whole accelerator-hour.</p>
 def write_report(serving_path: Path, output: Path) -> int:
     """Write the report from the serving file (read-only) to `output`, atomically; its size."""
     if not serving_path.exists():
-        raise FileNotFoundError(f"{serving_path}: no published serving file; run `benchbill run` first "
-                                "(or pass --warehouse DIR)")
+        raise FileNotFoundError(
+            f"{serving_path}: no published serving file; run `benchbill run` first (or pass --warehouse DIR)"
+        )
     conn = duckdb.connect(str(serving_path), read_only=True)
     try:
         data = read_report_data(conn, str(serving_path.resolve()))

@@ -11,7 +11,7 @@ from typing import Any
 
 # (title, column or (columns of a range / label), format, evidence class of the number).
 # "delivered" means the row's own evidence (observed or projected).
-SHORTLIST_COLUMNS = [
+SHORTLIST_COLUMNS: list[tuple[str, str | tuple[str, ...], str, str | None]] = [
     ("profile", "profile", "{}", None),
     ("accelerator", "accelerator", "{}", None),
     ("n", "accelerator_count", "{}", None),
@@ -21,14 +21,22 @@ SHORTLIST_COLUMNS = [
     ("MLPerf srv tok/s/acc", "mlperf_server_tokens_per_s_per_accel", "{:,.2f}", "benchmark"),
     ("MLPerf off tok/s/acc", "mlperf_offline_tokens_per_s_per_accel", "{:,.2f}", "benchmark"),
     ("delivered req/s", ("delivered_requests_per_s_low", "delivered_requests_per_s_high"), "{:,.2f}", "delivered"),
-    ("delivered out tok/s", ("delivered_output_tokens_per_s_low", "delivered_output_tokens_per_s_high"), "{:,.1f}",
-     "delivered"),
+    (
+        "delivered out tok/s",
+        ("delivered_output_tokens_per_s_low", "delivered_output_tokens_per_s_high"),
+        "{:,.1f}",
+        "delivered",
+    ),
     ("fraction", ("delivered_fraction_low", "delivered_fraction_high"), "{:.2f}", "delivered"),
     ("price", ("price_class", "price_provider"), "{}", None),
     ("$/acc-h", "usd_per_accelerator_hour", "{:.2f}", "benchmark"),
     ("$/request", ("cost_per_request_usd_low", "cost_per_request_usd_high"), "{:.3g}", "cost"),
-    ("$/1M out tok", ("cost_per_million_output_tokens_usd_low", "cost_per_million_output_tokens_usd_high"), "{:.3g}",
-     "cost"),
+    (
+        "$/1M out tok",
+        ("cost_per_million_output_tokens_usd_low", "cost_per_million_output_tokens_usd_high"),
+        "{:.3g}",
+        "cost",
+    ),
 ]
 
 
@@ -58,8 +66,10 @@ def format_shortlist(rows: list[dict]) -> str:
     if not rows:
         return "(the shortlist is empty: no run of ours and no priced MLPerf reference matches a profile)"
     header = ["#"] + [title for title, _s, _f, _e in SHORTLIST_COLUMNS]
-    body = [[str(i + 1)] + [shortlist_cell(row, source, fmt) for _t, source, fmt, _e in SHORTLIST_COLUMNS]
-            for i, row in enumerate(rows)]
+    body = [
+        [str(i + 1)] + [shortlist_cell(row, source, fmt) for _t, source, fmt, _e in SHORTLIST_COLUMNS]
+        for i, row in enumerate(rows)
+    ]
     lines = align_rows(header, body)
     lines.append("")
     lines.append("caveats:")
@@ -94,5 +104,4 @@ def json_value(value: Any) -> Any:
 
 
 def to_json(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    return json.dumps([{c: json_value(v) for c, v in zip(columns, row)} for row in rows], indent=2,
-                      ensure_ascii=False)
+    return json.dumps([{c: json_value(v) for c, v in zip(columns, row)} for row in rows], indent=2, ensure_ascii=False)

@@ -47,19 +47,39 @@ from schemas.observed.requests import Requests
 
 TPOT_SQL = "CASE WHEN output_tokens >= 2 THEN (e2e_ms - ttft_ms) / (output_tokens - 1) END"
 QUARANTINE_ROWS_PER_SOURCE = 1_000  # failing rows listed one by one per source; the rest counted
-CHECKED_COLUMNS = ["phase", "status", "start_time_unix_s", "input_tokens", "output_tokens", "ttft_ms", "e2e_ms",
-                   "tpot_ms"]
+CHECKED_COLUMNS = [
+    "phase",
+    "status",
+    "start_time_unix_s",
+    "input_tokens",
+    "output_tokens",
+    "ttft_ms",
+    "e2e_ms",
+    "tpot_ms",
+]
 
 
 KEY_COLUMNS = ["source_key", "file_offered_rate_per_s", "file_concurrency"]
 
 
 # A source's rows as the pass reads them: checked SCAN_COLUMNS (checked_scan_sql) after the source's id.
-_ROW_TYPES = {"source_id": pl.Int64, "ordinal": pl.Int64, "phase": pl.String, "status": pl.String,
-              "start_s": pl.Float64, "start_time_unix_s": pl.Float64, "input_tokens": pl.Int64,
-              "output_tokens": pl.Int64, "ttft_ms": pl.Float64, "e2e_ms": pl.Float64, "error": pl.String,
-              "offered_rate_per_s": pl.Float64, "concurrency": pl.Float64, "problem": pl.String,
-              "row_hash": pl.UInt64}
+_ROW_TYPES = {
+    "source_id": pl.Int64,
+    "ordinal": pl.Int64,
+    "phase": pl.String,
+    "status": pl.String,
+    "start_s": pl.Float64,
+    "start_time_unix_s": pl.Float64,
+    "input_tokens": pl.Int64,
+    "output_tokens": pl.Int64,
+    "ttft_ms": pl.Float64,
+    "e2e_ms": pl.Float64,
+    "error": pl.String,
+    "offered_rate_per_s": pl.Float64,
+    "concurrency": pl.Float64,
+    "problem": pl.String,
+    "row_hash": pl.UInt64,
+}
 
 
 FRAME_ROWS = ("request", -1)  # a JSON format's records are named as `checked_column` names them: request 0, ...
@@ -99,7 +119,7 @@ class RequestPass:
         self.store_texts = store_texts  # hold the prompt and response texts of frames (`texts`); off: never held
         self.folder = Path(tempfile.mkdtemp(prefix="benchbill-requests-"))
         self.conn = duckdb.connect()
-        self.conn.execute(f"SET temp_directory = {sql_string_literal(self.folder / 'spill')}")
+        self.conn.execute(f"SET temp_directory = {sql_string_literal(str(self.folder / 'spill'))}")
         self.conn.execute("SET preserve_insertion_order = false")
         self.sources: dict[str, Source] = {}
         self._ids: dict[str, int] = {}
@@ -128,8 +148,10 @@ class RequestPass:
         self.sources[source.key] = source
         requests = source.requests
         if isinstance(requests, RequestScan) and requests.level_columns:
-            kind = (f"CASE WHEN offered_rate_per_s IS NOT NULL THEN 'rate' WHEN concurrency IS NOT NULL "
-                    f"THEN 'concurrency' ELSE {sql_string_literal(source.run_kind)} END")
+            kind = (
+                f"CASE WHEN offered_rate_per_s IS NOT NULL THEN 'rate' WHEN concurrency IS NOT NULL "
+                f"THEN 'concurrency' ELSE {sql_string_literal(source.run_kind)} END"
+            )
             nominal = "round(CASE WHEN offered_rate_per_s IS NOT NULL THEN offered_rate_per_s ELSE concurrency END, 6)"
             if source.run_kind == "concurrency":
                 nominal = "round(CASE WHEN offered_rate_per_s IS NULL THEN concurrency ELSE offered_rate_per_s END, 6)"
@@ -139,16 +161,27 @@ class RequestPass:
         level = f"{sql_string_literal(source.run_id)} AS run_id, {kind} AS level_kind, {nominal} AS level_nominal"
         if isinstance(requests, pl.DataFrame):
             rows = requests.with_columns(
-                pl.lit(source_id).alias("source_id"), (pl.col("request_index") + 1).alias("ordinal"),
+                pl.lit(source_id).alias("source_id"),
+                (pl.col("request_index") + 1).alias("ordinal"),
                 pl.coalesce("start_offset_s", "start_time_unix_s").alias("start_s"),
-                pl.lit(None).alias("offered_rate_per_s"), pl.lit(None).alias("concurrency"),
-                pl.lit(None).alias("problem"), pl.lit(None).alias("row_hash"))
+                pl.lit(None).alias("offered_rate_per_s"),
+                pl.lit(None).alias("concurrency"),
+                pl.lit(None).alias("problem"),
+                pl.lit(None).alias("row_hash"),
+            )
             self._frames.append(rows.select([pl.col(c).cast(t) for c, t in _ROW_TYPES.items()]))
             texts = [c for c in TEXT_COLUMNS if c in rows.columns]
             if texts and self.store_texts:
-                self._texts.append(rows.select("source_id", "ordinal", *[
-                    pl.col(c).cast(pl.String) if c in texts else pl.lit(None, pl.String).alias(c)
-                    for c in TEXT_COLUMNS]))
+                self._texts.append(
+                    rows.select(
+                        "source_id",
+                        "ordinal",
+                        *[
+                            pl.col(c).cast(pl.String) if c in texts else pl.lit(None, pl.String).alias(c)
+                            for c in TEXT_COLUMNS
+                        ],
+                    )
+                )
             self._parts[source.key] = f"SELECT *, {level} FROM request_frames WHERE source_id = {source_id}"
             return
         if requests.data is not None:  # not on disk: read from a temporary copy
@@ -166,9 +199,8 @@ class RequestPass:
 
     def _checked(self, key: str, explain: bool) -> str:
         scan = self._scans[key]
-        select = scan.tolerant_select if key in self._tolerant else scan.select
         copies = "find" if key in self._copies else "hash" if scan.read_once else None
-        return checked_scan_sql(scan, select, explain=explain, copies=copies)
+        return checked_scan_sql(scan, scan.select_for(key in self._tolerant), explain=explain, copies=copies)
 
     def run(self) -> pl.DataFrame:
         """Parse every source once (a file holding copies of rows twice); the groups (per source and load level)
@@ -178,23 +210,31 @@ class RequestPass:
         `unreadable` (key -> reason: not UTF-8 text, or DuckDB's reason), to be quarantined; JSON lines that
         are not JSON stop the run (IngestError naming the file and the line), as any file that looks like
         JSON and is not."""
-        self.conn.register("request_frames", (pl.concat(self._frames) if self._frames
-                                              else pl.DataFrame(schema=_ROW_TYPES)).to_arrow())
-        self.conn.register("request_source_ids", pl.DataFrame(
-            {"source_id": list(self._ids.values()), "source_key": list(self._ids)},
-            schema={"source_id": pl.Int64, "source_key": pl.String}).to_arrow())
+        self.conn.register(
+            "request_frames", (pl.concat(self._frames) if self._frames else pl.DataFrame(schema=_ROW_TYPES)).to_arrow()
+        )
+        self.conn.register(
+            "request_source_ids",
+            pl.DataFrame(
+                {"source_id": list(self._ids.values()), "source_key": list(self._ids)},
+                schema={"source_id": pl.Int64, "source_key": pl.String},
+            ).to_arrow(),
+        )
         while True:
             parts = list(self._parts.values()) or [
                 "SELECT *, NULL::VARCHAR AS run_id, NULL::VARCHAR AS level_kind, NULL::DOUBLE AS level_nominal "
-                "FROM request_frames"]
+                "FROM request_frames"
+            ]
             try:
                 self.conn.execute(f"CREATE OR REPLACE TEMP VIEW request_rows AS {_rows_sql(parts)}")
-                self.conn.execute(f"CREATE OR REPLACE TEMP TABLE request_groups AS "
-                                  f"{read_sql('observed/request_pass/request_groups.sql')}")
+                self.conn.execute(
+                    f"CREATE OR REPLACE TEMP TABLE request_groups AS "
+                    f"{read_sql('observed/request_pass/request_groups.sql')}"
+                )
             except duckdb.Error as exc:
                 key, reason = self._unreadable(exc)
-                scan = self._scans.get(key)
-                if scan is None:
+                scan = self._scans.get(key) if key is not None else None
+                if key is None or scan is None:
                     raise IngestError(f"reading per-request records failed: {reason}") from None
                 if scan.tolerant_select and key not in self._tolerant:
                     self._tolerant.add(key)
@@ -202,17 +242,23 @@ class RequestPass:
                     continue
                 name = self.sources[key].name
                 if "read_ndjson" in scan.select:
-                    raise IngestError(json_lines_file_problem(Path(scan.path), name)
-                                      or f"{name}: invalid JSON ({reason})") from None
+                    raise IngestError(
+                        json_lines_file_problem(Path(scan.path), name) or f"{name}: invalid JSON ({reason})"
+                    ) from None
                 problem = file_encoding_problem(Path(scan.path)) if "read_csv" in scan.select else None
                 self.unreadable[key] = problem or f"cannot read as CSV/Parquet: {reason}"
                 del self._parts[key]
                 continue
             # Files with fewer distinct row hashes than rows hold copies of rows (or, rarely, rows whose hashes
             # collide): read those again, finding the copies row by row (a window, only there).
-            copied = {key for (key,) in self.conn.execute(
-                "SELECT DISTINCT i.source_key FROM request_groups AS g JOIN request_source_ids AS i USING (source_id) "
-                "WHERE g.grouping_set = 'repeat' AND g.rows_maybe_copied > 0").fetchall()} - self._copies
+            copied = {
+                key
+                for (key,) in self.conn.execute(
+                    "SELECT DISTINCT i.source_key FROM request_groups AS g "
+                    "JOIN request_source_ids AS i USING (source_id) "
+                    "WHERE g.grouping_set = 'repeat' AND g.rows_maybe_copied > 0"
+                ).fetchall()
+            } - self._copies
             if not copied:
                 break
             self._copies |= copied
@@ -222,16 +268,19 @@ class RequestPass:
             "SELECT i.source_key, g.* EXCLUDE (grouping_set, first_arrivals_s, ttft_q, tpot_q, e2e_q, "
             "rows_maybe_copied) "
             "FROM request_groups AS g JOIN request_source_ids AS i USING (source_id) "
-            "WHERE grouping_set = 'repeat' ORDER BY i.source_key, file_offered_rate_per_s, file_concurrency").pl()
+            "WHERE grouping_set = 'repeat' ORDER BY i.source_key, file_offered_rate_per_s, file_concurrency"
+        ).pl()
         return self.groups
 
     def _unreadable(self, exc: duckdb.Error) -> tuple[str | None, str]:
         """(key, DuckDB's reason) of the source the pass could not read (None: no single source)."""
         for key, part in self._parts.items():
             try:
-                self.conn.execute("SELECT count(*), min(phase), min(status), min(start_s), min(input_tokens), "
-                                  "min(output_tokens), min(ttft_ms), min(e2e_ms), min(level_nominal) "
-                                  f"FROM ({_rows_sql([part])})").fetchall()
+                self.conn.execute(
+                    "SELECT count(*), min(phase), min(status), min(start_s), min(input_tokens), "
+                    "min(output_tokens), min(ttft_ms), min(e2e_ms), min(level_nominal) "
+                    f"FROM ({_rows_sql([part])})"
+                ).fetchall()
             except duckdb.Error as own:
                 return key, str(own).splitlines()[0]
         return None, str(exc).splitlines()[0]
@@ -242,46 +291,97 @@ class RequestPass:
         records), then one line with the count."""
         if self.groups is None or not self.groups.get_column("rows_quarantined").sum():
             return []
-        names = ["phase", "status", "start_s", "input_tokens", "output_tokens", "ttft_ms", "e2e_ms", "tpot_ms",
-                 "error"]
+        names = ["phase", "status", "start_s", "input_tokens", "output_tokens", "ttft_ms", "e2e_ms", "tpot_ms", "error"]
         failing = set(self.groups.filter(pl.col("rows_quarantined") > 0).get_column("source_key").to_list())
-        explained = _rows_sql([self._scan_part(key, explain=True) if key in self._scans else part
-                               for key, part in self._parts.items() if key in failing])
+        explained = _rows_sql(
+            [
+                self._scan_part(key, explain=True) if key in self._scans else part
+                for key, part in self._parts.items()
+                if key in failing
+            ]
+        )
         rows = self.conn.execute(
             f"SELECT i.source_key, r.ordinal, r.reasons, {', '.join('r.' + n for n in names)} "
             "FROM (SELECT *, row_number() OVER (PARTITION BY source_id ORDER BY ordinal) AS listed "
             f"      FROM ({explained}) WHERE NOT valid) AS r JOIN request_source_ids AS i USING (source_id) "
-            "WHERE r.listed <= ? ORDER BY i.source_key, r.ordinal", [QUARANTINE_ROWS_PER_SOURCE]).fetchall()
-        out = [Reject(self.sources[key].name, self.sources[key].row_name(ordinal), reasons, dict(zip(names, values)))
-               for key, ordinal, reasons, *values in rows]
-        totals = self.groups.group_by("source_key").agg(pl.col("rows_quarantined").sum()).filter(
-            pl.col("rows_quarantined") > QUARANTINE_ROWS_PER_SOURCE)
+            "WHERE r.listed <= ? ORDER BY i.source_key, r.ordinal",
+            [QUARANTINE_ROWS_PER_SOURCE],
+        ).fetchall()
+        out = [
+            Reject(self.sources[key].name, self.sources[key].row_name(ordinal), reasons, dict(zip(names, values)))
+            for key, ordinal, reasons, *values in rows
+        ]
+        totals = (
+            self.groups.group_by("source_key")
+            .agg(pl.col("rows_quarantined").sum())
+            .filter(pl.col("rows_quarantined") > QUARANTINE_ROWS_PER_SOURCE)
+        )
         for key, count in totals.iter_rows():
-            out.append(Reject(self.sources[key].name, "rows", f"{count - QUARANTINE_ROWS_PER_SOURCE} more rows failed "
-                              f"a value check or the checks of schema {Requests.__name__} (the first "
-                              f"{QUARANTINE_ROWS_PER_SOURCE} are listed one by one)"))
+            out.append(
+                Reject(
+                    self.sources[key].name,
+                    "rows",
+                    f"{count - QUARANTINE_ROWS_PER_SOURCE} more rows failed "
+                    f"a value check or the checks of schema {Requests.__name__} (the first "
+                    f"{QUARANTINE_ROWS_PER_SOURCE} are listed one by one)",
+                )
+            )
         return out
 
     def finish(self, keys: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
         """observed.request_stats and observed.request_percentiles, once `keys` (KEY_COLUMNS -> run_id,
         load_index, repeat_index) places every group in its run's sweep."""
-        ids = pl.DataFrame({"source_key": list(self._ids), "source_id": list(self._ids.values())},
-                           schema={"source_key": pl.String, "source_id": pl.Int64})
-        self.conn.register("request_keys", keys.join(ids, on="source_key").select(
-            *KEY_COLUMNS, "source_id", "run_id", "load_index", "repeat_index", "source", "first_ordinal",
-            "first_start_s", "level_kind", "level_nominal").to_arrow())
-        self.conn.execute(f"CREATE TEMP VIEW request_groups_keyed AS {read_sql('observed/request_pass/request_groups_keyed.sql')}")
+        ids = pl.DataFrame(
+            {"source_key": list(self._ids), "source_id": list(self._ids.values())},
+            schema={"source_key": pl.String, "source_id": pl.Int64},
+        )
+        self.conn.register(
+            "request_keys",
+            keys.join(ids, on="source_key")
+            .select(
+                *KEY_COLUMNS,
+                "source_id",
+                "run_id",
+                "load_index",
+                "repeat_index",
+                "source",
+                "first_ordinal",
+                "first_start_s",
+                "level_kind",
+                "level_nominal",
+            )
+            .to_arrow(),
+        )
+        self.conn.execute(
+            f"CREATE TEMP VIEW request_groups_keyed AS {read_sql('observed/request_pass/request_groups_keyed.sql')}"
+        )
         stats = self.conn.execute(read_sql("observed/request_pass/request_stats.sql")).pl()
         self._read_small_levels()
         self.conn.execute(f"CREATE TEMP TABLE request_pooled AS {read_sql('observed/request_pass/request_pooled.sql')}")
-        sizes = [n for (n,) in self.conn.execute(
-            "SELECT DISTINCT requests_used FROM request_pooled WHERE requests_used BETWEEN 1 AND ?",
-            [EXACT_UP_TO]).fetchall()]
-        ranks = [{"requests_used": n, "percentile": p, "lower_rank": lo, "upper_rank": hi}
-                 for n in sizes for p in PERCENTILES for lo, hi in [order_statistic_ranks(n, p)]]
-        self.conn.register("order_ranks", pl.DataFrame(ranks, schema={
-            "requests_used": pl.Int64, "percentile": pl.Float64, "lower_rank": pl.Int64,
-            "upper_rank": pl.Int64}).to_arrow())
+        sizes = [
+            n
+            for (n,) in self.conn.execute(
+                "SELECT DISTINCT requests_used FROM request_pooled WHERE requests_used BETWEEN 1 AND ?", [EXACT_UP_TO]
+            ).fetchall()
+        ]
+        ranks = [
+            {"requests_used": n, "percentile": p, "lower_rank": lo, "upper_rank": hi}
+            for n in sizes
+            for p in PERCENTILES
+            for lo, hi in [order_statistic_ranks(n, p)]
+        ]
+        self.conn.register(
+            "order_ranks",
+            pl.DataFrame(
+                ranks,
+                schema={
+                    "requests_used": pl.Int64,
+                    "percentile": pl.Float64,
+                    "lower_rank": pl.Int64,
+                    "upper_rank": pl.Int64,
+                },
+            ).to_arrow(),
+        )
         percentiles = self.conn.execute(read_sql("observed/request_pass/request_percentiles.sql")).pl()
         return stats, percentiles
 
@@ -294,12 +394,16 @@ class RequestPass:
             "FROM request_keys AS k JOIN request_groups AS g ON g.grouping_set = 'level' AND g.run_id = k.run_id "
             "AND g.level_kind = k.level_kind AND g.level_nominal IS NOT DISTINCT FROM k.level_nominal "
             "AND g.source_id IS NOT DISTINCT FROM (CASE WHEN k.level_nominal IS NULL THEN k.source_id END) "
-            "WHERE least(g.ttft_n, g.tpot_n, g.e2e_n) <= ?", [EXACT_UP_TO])
+            "WHERE least(g.ttft_n, g.tpot_n, g.e2e_n) <= ?",
+            [EXACT_UP_TO],
+        )
         small = {i for (i,) in self.conn.execute("SELECT DISTINCT key_source_id FROM small_levels").fetchall()}
         parts = [part for key, part in self._parts.items() if self._ids[key] in small]
         if not parts:
-            self.conn.execute("CREATE TEMP TABLE request_small (run_id VARCHAR, load_index BIGINT, "
-                              "ttft_sorted DOUBLE[], tpot_sorted DOUBLE[], e2e_sorted DOUBLE[])")
+            self.conn.execute(
+                "CREATE TEMP TABLE request_small (run_id VARCHAR, load_index BIGINT, "
+                "ttft_sorted DOUBLE[], tpot_sorted DOUBLE[], e2e_sorted DOUBLE[])"
+            )
             return
         self.conn.execute(f"CREATE TEMP VIEW small_rows AS {_rows_sql(parts)}")
         self.conn.execute(f"CREATE TEMP TABLE request_small AS {read_sql('observed/request_pass/request_small.sql')}")
@@ -310,22 +414,27 @@ class RequestPass:
         stored = [self._ids[k] for k, s in self.sources.items() if not s.in_place]
         if not stored:
             return pl.DataFrame(schema={c: d.type for c, d in Requests.to_schema().dtypes.items()})
+        rows = "(SELECT * FROM request_rows WHERE source_id IN (" + ", ".join(map(str, stored)) + "))"
         return self.conn.execute(
-            f"{requests_select('(SELECT * FROM request_rows WHERE source_id IN (' + ', '.join(map(str, stored)) + '))', 'request_keys')} "
-            "ORDER BY run_id, load_index, repeat_index, request_index").pl()
+            f"{requests_select(rows, 'request_keys')} ORDER BY run_id, load_index, repeat_index, request_index"
+        ).pl()
 
     def view_scans(self) -> list[tuple[str, str]]:
         """(source key, checked SELECT) of every file observed.requests reads in place, as this pass read it
         (with every value as text where the typed read failed); the window that finds copies of rows only
         for the files that hold some."""
-        copied = set() if self.groups is None else set(
-            self.groups.filter(pl.col("rows_copied") > 0).get_column("source_key").to_list())
+        copied = (
+            set()
+            if self.groups is None
+            else set(self.groups.filter(pl.col("rows_copied") > 0).get_column("source_key").to_list())
+        )
         out = []
         for key, scan in self._scans.items():
             if self.sources[key].in_place and key in self._parts:
-                select = scan.tolerant_select if key in self._tolerant else scan.select
-                out.append((key, checked_scan_sql(scan, select, explain=False,
-                                                  copies="find" if key in copied else None)))
+                select = scan.select_for(key in self._tolerant)
+                out.append(
+                    (key, checked_scan_sql(scan, select, explain=False, copies="find" if key in copied else None))
+                )
         return out
 
     def texts(self, keys: pl.DataFrame) -> pl.DataFrame:
@@ -333,13 +442,22 @@ class RequestPass:
         every source that has them (the JSON formats' frames; a generic file's text columns, read now)."""
         if not self.store_texts:
             return pl.DataFrame(schema={c: d.type for c, d in RequestTexts.to_schema().dtypes.items()})
-        parts = [f"SELECT {self._ids[key]} AS source_id, * FROM ({scan.text_select})"
-                 for key, scan in self._scans.items() if scan.text_select and key in self._parts]
+        parts = [
+            f"SELECT {self._ids[key]} AS source_id, * FROM ({scan.text_select})"
+            for key, scan in self._scans.items()
+            if scan.text_select and key in self._parts
+        ]
         if self._texts:
             self.conn.register("request_frame_texts", pl.concat(self._texts).to_arrow())
             parts.append("SELECT * FROM request_frame_texts")
-        ids = {int(row[0]) for row in self.conn.execute(
-            f"SELECT DISTINCT source_id FROM ({' UNION ALL '.join(parts)})").fetchall()} if parts else set()
+        ids = (
+            {
+                int(row[0])
+                for row in self.conn.execute(f"SELECT DISTINCT source_id FROM ({' UNION ALL '.join(parts)})").fetchall()
+            }
+            if parts
+            else set()
+        )
         if not ids:
             return pl.DataFrame(schema={c: d.type for c, d in RequestTexts.to_schema().dtypes.items()})
         rows = _rows_sql([part for key, part in self._parts.items() if self._ids[key] in ids])
@@ -350,7 +468,8 @@ class RequestPass:
             "JOIN request_keys AS k ON k.source_id = r.source_id "
             "AND k.file_offered_rate_per_s IS NOT DISTINCT FROM r.offered_rate_per_s "
             "AND k.file_concurrency IS NOT DISTINCT FROM r.concurrency "
-            "WHERE r.valid ORDER BY 1, 2, 3, 4").pl()
+            "WHERE r.valid ORDER BY 1, 2, 3, 4"
+        ).pl()
 
 
 def _rows_sql(parts: list[str]) -> str:
@@ -358,18 +477,27 @@ def _rows_sql(parts: list[str]) -> str:
     check (`valid`: no value problem, every check of schemas.requests), why not (`reasons`: the value
     problem, else the failed schema checks), and whether it is a copy of an earlier row (`copied`)."""
     checks = sql_checks(Requests, CHECKED_COLUMNS)
-    return (f"SELECT *, problem IS NULL AND {sql_valid(checks)} AS valid, "
-            f"coalesce(problem, {sql_reasons(checks, Requests.__name__)}) AS reasons, "
-            f"problem IS NOT DISTINCT FROM {sql_string_literal(COPY_REASON)} AS copied "
-            f"FROM (SELECT *, {TPOT_SQL} AS tpot_ms FROM ({' UNION ALL BY NAME '.join(parts)}))")
+    return (
+        f"SELECT *, problem IS NULL AND {sql_valid(checks)} AS valid, "
+        f"coalesce(problem, {sql_reasons(checks, Requests.__name__)}) AS reasons, "
+        f"problem IS NOT DISTINCT FROM {sql_string_literal(COPY_REASON)} AS copied "
+        f"FROM (SELECT *, {TPOT_SQL} AS tpot_ms FROM ({' UNION ALL BY NAME '.join(parts)}))"
+    )
 
 
 def repointed(scan: RequestScan, copy: Path) -> RequestScan:
     """`scan` reading the file at `copy` instead (a file that is not on disk, written to a temporary copy)."""
-    def at(select: str | None) -> str | None:
-        return None if select is None else select.replace(sql_path_literal(scan.path), sql_path_literal(copy))
-    return dataclasses.replace(scan, path=str(copy), select=at(scan.select),
-                               tolerant_select=at(scan.tolerant_select), text_select=at(scan.text_select))
+
+    def at(select: str) -> str:
+        return select.replace(sql_path_literal(scan.path), sql_path_literal(copy))
+
+    return dataclasses.replace(
+        scan,
+        path=str(copy),
+        select=at(scan.select),
+        tolerant_select=None if scan.tolerant_select is None else at(scan.tolerant_select),
+        text_select=None if scan.text_select is None else at(scan.text_select),
+    )
 
 
 def requests_select(rows: str, keys: str, join_on: str = "source_id") -> str:

@@ -53,11 +53,12 @@ class Point:
         return f"{self.source_name}#{self.index}:{self.measurement.location}"
 
     def source(self, run: Run) -> Source:
+        """The point's per-request records as a source of the request pass (points with records only)."""
         m = self.measurement
+        assert m.requests is not None
         scanned_levels = isinstance(m.requests, RequestScan) and m.requests.level_columns
         kind, nominal = (None, None) if scanned_levels else level_of(self, run.config["load_kind"])
-        return Source(self.key(), self.source_name, m.requests, run.run_id, run.config["load_kind"], kind,
-                      nominal)
+        return Source(self.key(), self.source_name, m.requests, run.run_id, run.config["load_kind"], kind, nominal)
 
 
 def merge_measurements(run_reads: list[Read]) -> list[Point]:
@@ -110,8 +111,16 @@ class Run:
     points: list[Point]
 
 
-def prepare_run(batch: ObservedBatch, root: Path, sidecar_folder: PurePosixPath, tool: str, several_tools: bool,
-                 merged: dict[str, Any], sidecar_names: list[str], run_reads: list[Read]) -> Run | None:
+def prepare_run(
+    batch: ObservedBatch,
+    root: Path,
+    sidecar_folder: PurePosixPath,
+    tool: str,
+    several_tools: bool,
+    merged: dict[str, Any],
+    sidecar_names: list[str],
+    run_reads: list[Read],
+) -> Run | None:
     try:
         config = run_config(merged, sidecar_names)
     except SidecarProblem as problem:
@@ -131,8 +140,17 @@ def prepare_run(batch: ObservedBatch, root: Path, sidecar_folder: PurePosixPath,
         for location, reason in read.parsed.problems:
             batch.rejects.append(Reject(f.name, location, reason))
         status = "read" if read.parsed.measurements else "quarantined"
-        batch.files.append(SourceFile(f.name, f.sha256, size_of(f), read.parsed.kind, status,
-                                      rows=len(read.parsed.measurements), note=read.parsed.note))
+        batch.files.append(
+            SourceFile(
+                f.name,
+                f.sha256,
+                size_of(f),
+                read.parsed.kind,
+                status,
+                rows=len(read.parsed.measurements),
+                note=read.parsed.note,
+            )
+        )
     points = merge_measurements(ordered_reads)
     for index, point in enumerate(points):
         point.index = index
@@ -144,13 +162,20 @@ def window_values(group: dict[str, Any]) -> dict[str, Any]:
     measured completion), from its request group."""
     row = empty_point()
     window = None if group["first_start_s"] is None else group["last_end_s"] - group["first_start_s"]
-    row.update(requests_sent=group["requests_sent"], requests_ok=group["requests_ok"],
-               requests_failed=group["requests_failed"], duration_s=window,
-               mean_input_tokens=group["mean_input_tokens"], mean_output_tokens=group["mean_output_tokens"])
+    row.update(
+        requests_sent=group["requests_sent"],
+        requests_ok=group["requests_ok"],
+        requests_failed=group["requests_failed"],
+        duration_s=window,
+        mean_input_tokens=group["mean_input_tokens"],
+        mean_output_tokens=group["mean_output_tokens"],
+    )
     if window and window > 0:
-        row.update(achieved_requests_per_s=group["requests_ok"] / window,
-                   input_tokens_per_s=(group["input_tokens_sum"] or 0) / window,
-                   output_tokens_per_s=(group["output_tokens_sum"] or 0) / window)
+        row.update(
+            achieved_requests_per_s=group["requests_ok"] / window,
+            input_tokens_per_s=(group["input_tokens_sum"] or 0) / window,
+            output_tokens_per_s=(group["output_tokens_sum"] or 0) / window,
+        )
         row["total_tokens_per_s"] = row["input_tokens_per_s"] + row["output_tokens_per_s"]
     return row
 
@@ -158,23 +183,30 @@ def window_values(group: dict[str, Any]) -> dict[str, Any]:
 def expand_levels(run: Run, groups: dict[str, list[dict[str, Any]]]) -> list[tuple[Point, dict[str, Any] | None]]:
     """Each point with its request group: a generic file with level columns becomes one point per load
     level its rows hold (levels whose every row was quarantined are left out)."""
-    out = []
+    out: list[tuple[Point, dict[str, Any] | None]] = []
     for point in run.points:
         m = point.measurement
         if m.requests is None:
             out.append((point, None))
             continue
-        found = [g for g in groups.get(point.key(), []) if g["requests_sent"] + g["requests_warmup_excluded"]
-                 + g["requests_cooldown_excluded"] > 0]
+        found = [
+            g
+            for g in groups.get(point.key(), [])
+            if g["requests_sent"] + g["requests_warmup_excluded"] + g["requests_cooldown_excluded"] > 0
+        ]
         if not (isinstance(m.requests, RequestScan) and m.requests.level_columns):
             out.append((point, found[0] if found else None))
             continue
         for group in found:
             rate, concurrency = group["file_offered_rate_per_s"], group["file_concurrency"]
             load_kind = "rate" if rate is not None else ("concurrency" if concurrency is not None else None)
-            level = Measurement(location=generic.level_location(rate, concurrency, m.requests.level_columns),
-                                load_kind=load_kind, offered_rate_per_s=rate, concurrency=concurrency,
-                                requests=m.requests)
+            level = Measurement(
+                location=generic.level_location(rate, concurrency, m.requests.level_columns),
+                load_kind=load_kind,
+                offered_rate_per_s=rate,
+                concurrency=concurrency,
+                requests=m.requests,
+            )
             out.append((Point(point.read, level, point.requests_source, point.index), group))
     return out
 
@@ -191,35 +223,47 @@ def assemble_run(batch: ObservedBatch, run: Run, groups: dict[str, list[dict[str
             keys = {"run_id": run.run_id, "load_index": load_index, "repeat_index": repeat_index}
             batch.measurements.append(_measurement_row(keys, kind, point, group))
             parsed = point.read.parsed
-            batch.tool_metrics += [{**keys, "tool": parsed.tool, "metric": metric, "statistic": stat,
-                                    "value": value, "unit": unit, "tool_definitions": parsed.definitions}
-                                   for metric, stat, value, unit in point.measurement.tool_metrics]
+            batch.tool_metrics += [
+                {
+                    **keys,
+                    "tool": parsed.tool,
+                    "metric": metric,
+                    "statistic": stat,
+                    "value": value,
+                    "unit": unit,
+                    "tool_definitions": parsed.definitions,
+                }
+                for metric, stat, value, unit in point.measurement.tool_metrics
+            ]
             if group is not None:
                 source = _request_source_row(run, keys, point, group)
                 request_count += source["requests"]
                 batch.request_sources.append(source)
     config = dict(run.config)
-    batch.runs.append({
-        "run_id": run.run_id,
-        "run_label": run.label,
-        "tool": run.tool,
-        "tool_version": config.pop("tool_version"),
-        **config,
-        "load_points": len(levels),
-        "repeats_max": max_repeats,
-        "requests": request_count,
-        "formats": ", ".join(sorted(formats)),
-        "sidecar": " + ".join(run.sidecar_names),
-        "report_dir": str(run.root / run.sidecar_folder),
-        "source_sha256": run.combined,
-        "evidence": "observed",
-        "_source": run.sidecar_names[-1],
-        "_location": f"run {run.label}",
-    })
+    batch.runs.append(
+        {
+            "run_id": run.run_id,
+            "run_label": run.label,
+            "tool": run.tool,
+            "tool_version": config.pop("tool_version"),
+            **config,
+            "load_points": len(levels),
+            "repeats_max": max_repeats,
+            "requests": request_count,
+            "formats": ", ".join(sorted(formats)),
+            "sidecar": " + ".join(run.sidecar_names),
+            "report_dir": str(run.root / run.sidecar_folder),
+            "source_sha256": run.combined,
+            "evidence": "observed",
+            "_source": run.sidecar_names[-1],
+            "_location": f"run {run.label}",
+        }
+    )
 
 
-def ordered_levels(run: Run, groups: dict[str, list[dict[str, Any]]]
-                   ) -> list[tuple[str, list[tuple[Point, dict[str, Any] | None]]]]:
+def ordered_levels(
+    run: Run, groups: dict[str, list[dict[str, Any]]]
+) -> list[tuple[str, list[tuple[Point, dict[str, Any] | None]]]]:
     """The run's load levels in load order, each (load kind, its repeats in file order): measurements at the
     same nominal load are repeats of one level; the run's own load kind first; levels without a nominal
     load ordered by the rate they achieved."""
@@ -235,8 +279,9 @@ def ordered_levels(run: Run, groups: dict[str, list[dict[str, Any]]]
             value = window_values(group)["achieved_requests_per_s"]
         return value or 0.0
 
-    def level_order(item: tuple[tuple[str, float | None, int], list[tuple[Point, dict[str, Any] | None]]]
-                    ) -> tuple[bool, float, str]:
+    def level_order(
+        item: tuple[tuple[str, float | None, int], list[tuple[Point, dict[str, Any] | None]]],
+    ) -> tuple[bool, float, str]:
         (kind, nominal, _i), pts = item
         return (kind != run_kind, nominal if nominal is not None else achieved(*pts[0]), pts[0][0].read.fetched.name)
 
@@ -256,10 +301,18 @@ def _measurement_row(keys: dict[str, Any], kind: str, point: Point, group: dict[
     if group is not None and values.get("achieved_requests_per_s") is None:
         values.update({k: v for k, v in window_values(group).items() if v is not None})
     row.update(values)
-    row.update({"has_requests": group is not None, "source": read.fetched.name,
-                "source_sha256": read.fetched.sha256, "location": m.location,
-                "tool_definitions": read.parsed.definitions, "evidence": "observed",
-                "_source": read.fetched.name, "_location": m.location})
+    row.update(
+        {
+            "has_requests": group is not None,
+            "source": read.fetched.name,
+            "source_sha256": read.fetched.sha256,
+            "location": m.location,
+            "tool_definitions": read.parsed.definitions,
+            "evidence": "observed",
+            "_source": read.fetched.name,
+            "_location": m.location,
+        }
+    )
     return row
 
 
@@ -268,15 +321,22 @@ def _request_source_row(run: Run, keys: dict[str, Any], point: Point, group: dic
     m = point.measurement
     in_place = isinstance(m.requests, RequestScan) and m.requests.data is None
     return {
-        **keys, "source": point.source_name, "source_sha256": sha_of(run, point.source_name),
+        **keys,
+        "source": point.source_name,
+        "source_sha256": sha_of(run, point.source_name),
         "reader": "read in place" if in_place else "stored in observed.stored_requests",
-        "location": m.location, "source_key": group["source_key"],
+        "location": m.location,
+        "source_key": group["source_key"],
         "file_offered_rate_per_s": group["file_offered_rate_per_s"],
         "file_concurrency": group["file_concurrency"],
-        "first_ordinal": group["first_ordinal"], "first_start_s": group["first_start_any_s"],
-        "level_kind": group["level_kind"], "level_nominal": group["level_nominal"],
+        "first_ordinal": group["first_ordinal"],
+        "first_start_s": group["first_start_any_s"],
+        "level_kind": group["level_kind"],
+        "level_nominal": group["level_nominal"],
         "requests": group["requests_sent"] + group["requests_warmup_excluded"] + group["requests_cooldown_excluded"],
-        "rows_quarantined": group["rows_quarantined"], "evidence": "observed"}
+        "rows_quarantined": group["rows_quarantined"],
+        "evidence": "observed",
+    }
 
 
 def drop_unreadable(batch: ObservedBatch, run: Run, unreadable: dict[str, str]) -> None:
@@ -288,8 +348,10 @@ def drop_unreadable(batch: ObservedBatch, run: Run, unreadable: dict[str, str]) 
             kept.append(point)
             continue
         batch.rejects.append(Reject(point.source_name, "file", reason))
-        batch.files = [dataclasses.replace(f, status="quarantined", rows=0) if f.source == point.source_name
-                       else f for f in batch.files]
+        batch.files = [
+            dataclasses.replace(f, status="quarantined", rows=0) if f.source == point.source_name else f
+            for f in batch.files
+        ]
     run.points = kept
 
 

@@ -11,11 +11,23 @@ from assets.core.records import Reject, SourceFile
 
 # observed.request_sources rows as a frame (also the keys that place request groups in a sweep).
 REQUEST_SOURCE_SCHEMA = {
-    "run_id": pl.String, "load_index": pl.Int64, "repeat_index": pl.Int64, "source": pl.String,
-    "source_sha256": pl.String, "reader": pl.String, "location": pl.String, "source_key": pl.String,
-    "file_offered_rate_per_s": pl.Float64, "file_concurrency": pl.Float64, "level_kind": pl.String,
-    "level_nominal": pl.Float64, "first_ordinal": pl.Int64,
-    "first_start_s": pl.Float64, "requests": pl.Int64, "rows_quarantined": pl.Int64, "evidence": pl.String,
+    "run_id": pl.String,
+    "load_index": pl.Int64,
+    "repeat_index": pl.Int64,
+    "source": pl.String,
+    "source_sha256": pl.String,
+    "reader": pl.String,
+    "location": pl.String,
+    "source_key": pl.String,
+    "file_offered_rate_per_s": pl.Float64,
+    "file_concurrency": pl.Float64,
+    "level_kind": pl.String,
+    "level_nominal": pl.Float64,
+    "first_ordinal": pl.Int64,
+    "first_start_s": pl.Float64,
+    "requests": pl.Int64,
+    "rows_quarantined": pl.Int64,
+    "evidence": pl.String,
 }
 
 

@@ -61,14 +61,15 @@ def collect(root: Path, store_texts: bool = False, log: Log | None = None) -> Ob
     sidecars, reads = _read_files(root, batch, log)
     prepared = _prepare_runs(root, batch, sidecars, reads)
     points = sum(len(run.points) for run in prepared)
-    log(f"{root}: {len(prepared)} run{'' if len(prepared) == 1 else 's'}, "
-        f"{points} load point{'' if points == 1 else 's'}")
+    log(
+        f"{root}: {len(prepared)} run{'' if len(prepared) == 1 else 's'}, "
+        f"{points} load point{'' if points == 1 else 's'}"
+    )
     _read_requests(root, batch, prepared, store_texts, log)
     return batch
 
 
-def _read_files(root: Path, batch: ObservedBatch,
-                log: Log) -> tuple[dict[PurePosixPath, dict[str, Any]], list[Read]]:
+def _read_files(root: Path, batch: ObservedBatch, log: Log) -> tuple[dict[PurePosixPath, dict[str, Any]], list[Read]]:
     """The run.yaml sidecars below `root` (by folder) and the dump files read (each content once); every file
     looked at is listed in the batch's inventory."""
     sidecars: dict[PurePosixPath, dict[str, Any]] = {}
@@ -80,8 +81,16 @@ def _read_files(root: Path, batch: ObservedBatch,
             batch.files.append(SourceFile(fetched.name, fetched.sha256, size_of(fetched), "run.yaml sidecar", "read"))
             continue
         if fetched.sha256 in seen:
-            batch.files.append(SourceFile(fetched.name, fetched.sha256, size_of(fetched), "duplicate", "skipped",
-                                          note=f"same content as {seen[fetched.sha256]}: read once"))
+            batch.files.append(
+                SourceFile(
+                    fetched.name,
+                    fetched.sha256,
+                    size_of(fetched),
+                    "duplicate",
+                    "skipped",
+                    note=f"same content as {seen[fetched.sha256]}: read once",
+                )
+            )
             continue
         seen[fetched.sha256] = fetched.name
         parsed, _dump = registry.parse_file(fetched, path)
@@ -89,8 +98,9 @@ def _read_files(root: Path, batch: ObservedBatch,
             _unrecognised(batch, fetched)
         elif parsed.note and not parsed.measurements and not parsed.problems:  # skipped, or not a load level
             status = "skipped" if parsed.kind in registry.SKIPPED else "read"
-            batch.files.append(SourceFile(fetched.name, fetched.sha256, size_of(fetched), parsed.kind, status,
-                                          note=parsed.note))
+            batch.files.append(
+                SourceFile(fetched.name, fetched.sha256, size_of(fetched), parsed.kind, status, note=parsed.note)
+            )
         else:
             if parsed.kind in registry.READ_IN_PLACE and not isinstance(fetched, LargeFile):
                 fetched = without_bytes(fetched)  # DuckDB reads it from disk: keep no copy
@@ -102,23 +112,40 @@ def _unrecognised(batch: ObservedBatch, fetched: Fetched | LargeFile) -> None:
     """A file no reader recognises: skipped with the reason, or quarantined when it is a dump saved as UTF-16/32."""
     head = head_of(fetched)
     wide = head.startswith((b"\xff\xfe", b"\xfe\xff"))
-    note = ("empty file (0 bytes)" if not head else (encoding_problem(head) or "") if wide
-            else "not a dump format this version reads")
-    batch.files.append(SourceFile(fetched.name, fetched.sha256, size_of(fetched), "unrecognised",
-                                  "quarantined" if wide else "skipped", note=note))
+    note = (
+        "empty file (0 bytes)"
+        if not head
+        else (encoding_problem(head) or "")
+        if wide
+        else "not a dump format this version reads"
+    )
+    batch.files.append(
+        SourceFile(
+            fetched.name,
+            fetched.sha256,
+            size_of(fetched),
+            "unrecognised",
+            "quarantined" if wide else "skipped",
+            note=note,
+        )
+    )
     if wide:
         batch.rejects.append(Reject(fetched.name, "file", note))
 
 
-def _prepare_runs(root: Path, batch: ObservedBatch, sidecars: dict[PurePosixPath, dict[str, Any]],
-                  reads: list[Read]) -> list[Run]:
+def _prepare_runs(
+    root: Path, batch: ObservedBatch, sidecars: dict[PurePosixPath, dict[str, Any]], reads: list[Read]
+) -> list[Run]:
     """The files read grouped into runs: one per deepest run.yaml and tool (a file without one is quarantined)."""
     runs: dict[tuple[PurePosixPath, str], list[Read]] = defaultdict(list)
     for read in reads:
         chain = _governing_sidecars(read.folder, sidecars)
         if not chain:
-            quarantine_file(batch, read, f"no {SIDECAR} in {root} above this file describes its config "
-                                         "(accelerator, model, precision, runtime)")
+            quarantine_file(
+                batch,
+                read,
+                f"no {SIDECAR} in {root} above this file describes its config (accelerator, model, precision, runtime)",
+            )
             continue
         runs[(chain[-1], read.parsed.tool)].append(read)
     tools_per_sidecar: dict[PurePosixPath, set[str]] = defaultdict(set)
@@ -131,8 +158,9 @@ def _prepare_runs(root: Path, batch: ObservedBatch, sidecars: dict[PurePosixPath
         for link in chain:
             merged.update(sidecars[link])
         names = [str(root / link / SIDECAR) for link in chain]
-        run = prepare_run(batch, root, sidecar_folder, tool, len(tools_per_sidecar[sidecar_folder]) > 1, merged,
-                          names, run_reads)
+        run = prepare_run(
+            batch, root, sidecar_folder, tool, len(tools_per_sidecar[sidecar_folder]) > 1, merged, names, run_reads
+        )
         if run is not None:
             prepared.append(run)
     return prepared
@@ -141,8 +169,9 @@ def _prepare_runs(root: Path, batch: ObservedBatch, sidecars: dict[PurePosixPath
 def _read_requests(root: Path, batch: ObservedBatch, prepared: list[Run], store_texts: bool, log: Log) -> None:
     """The runs' per-request records in one DuckDB pass, then each run's load levels and repeats placed."""
     with RequestPass(store_texts) as requests:
-        sources = [point.source(run) for run in prepared for point in run.points
-                   if point.measurement.requests is not None]
+        sources = [
+            point.source(run) for run in prepared for point in run.points if point.measurement.requests is not None
+        ]
         for source in sources:
             requests.add(source)
         if sources:
@@ -163,8 +192,9 @@ def _read_requests(root: Path, batch: ObservedBatch, prepared: list[Run], store_
             batch.request_texts = [requests.texts(keys)]
 
 
-def _inputs(root: Path, batch: ObservedBatch,
-            log: Log) -> Iterator[tuple[Fetched | LargeFile, PurePosixPath, str | None]]:
+def _inputs(
+    root: Path, batch: ObservedBatch, log: Log
+) -> Iterator[tuple[Fetched | LargeFile, PurePosixPath, str | None]]:
     """Every file below `root` with its path relative to it and where it lies on disk (DuckDB reads the
     per-request formats there, in place); a large file is hashed as it streams past (LargeFile). An
     archive gives its members instead, as files of a folder named after it (`assets.archives`: read in
@@ -191,8 +221,16 @@ def _all_files(root: Path, batch: ObservedBatch) -> list[Path]:
     files = []
     for path in walk_files(root):
         if path.is_symlink() and not path.exists():
-            batch.files.append(SourceFile(str(path), None, None, "dangling symlink", "skipped",
-                                          note=f"points at {path.readlink()} which does not exist"))
+            batch.files.append(
+                SourceFile(
+                    str(path),
+                    None,
+                    None,
+                    "dangling symlink",
+                    "skipped",
+                    note=f"points at {path.readlink()} which does not exist",
+                )
+            )
             continue
         files.append(path)
     return files
@@ -208,9 +246,15 @@ def collect_all(roots: list[str], store_texts: bool = False, log: Log | None = N
         for run in batch.runs:
             if run["run_label"] in labels:
                 dropped.add(run["run_id"])
-                total.rejects.append(Reject(run["sidecar"], f"run {run['run_label']}",
-                                            f"duplicate run label {run['run_label']!r}: already used by "
-                                            f"{labels[run['run_label']]}; set `label` in run.yaml", run))
+                total.rejects.append(
+                    Reject(
+                        run["sidecar"],
+                        f"run {run['run_label']}",
+                        f"duplicate run label {run['run_label']!r}: already used by "
+                        f"{labels[run['run_label']]}; set `label` in run.yaml",
+                        run,
+                    )
+                )
                 continue
             labels[run["run_label"]] = run["report_dir"]
             total.runs.append(run)

@@ -7,7 +7,7 @@ from typing import Any
 
 from assets.core import canonical
 from assets.core.errors import IngestError
-from assets.inputs.files import Fetched
+from assets.inputs.files import Fetched, LargeFile
 from assets.inputs.textinput import parse_yaml
 from schemas.vocab import ARRIVALS
 
@@ -20,7 +20,7 @@ class SidecarProblem(ValueError):
     pass
 
 
-def read_sidecar(fetched: Fetched) -> dict[str, Any]:
+def read_sidecar(fetched: Fetched | LargeFile) -> dict[str, Any]:
     """The mapping in a run.yaml; IngestError when it is not YAML or not a mapping."""
     content = parse_yaml(fetched.data, fetched.name)
     if not isinstance(content, dict):

@@ -26,20 +26,28 @@ from schemas.observed.tool_metrics import ToolMetrics
 REPEAT_KEY = ["run_id", "load_index", "repeat_index"]
 
 
-def keep_children(conn: duckdb.DuckDBPyConnection, frame: pl.DataFrame | None, parent: str, keys: list[str],
-                  what: str) -> tuple[pl.DataFrame | None, list[Reject]]:
+def keep_children(
+    conn: duckdb.DuckDBPyConnection, frame: pl.DataFrame, parent: str, keys: list[str], what: str
+) -> tuple[pl.DataFrame, list[Reject]]:
     """The rows of `frame` whose parent row (same `keys`) was kept in table `parent`; the others are
     quarantined, one reject per parent: numbers of a quarantined repeat must not reach a percentile."""
-    if frame is None or frame.is_empty():
+    if frame.is_empty():
         return frame, []
     kept = conn.execute(f"SELECT DISTINCT {column_list(keys)} FROM {qualified(parent)}").pl()
     orphans = frame.join(kept, on=keys, how="anti")
     if orphans.is_empty():
         return frame, []
-    rejects = [Reject(str(row.get("source") or parent), ", ".join(f"{k} {row[k]}" for k in keys),
-                      f"{what}: its row in {parent} was quarantined, so these are not used either", None)
-               for row in orphans.select(*keys, *(["source"] if "source" in orphans.columns else []))
-               .unique(keys, maintain_order=True).iter_rows(named=True)]
+    rejects = [
+        Reject(
+            str(row.get("source") or parent),
+            ", ".join(f"{k} {row[k]}" for k in keys),
+            f"{what}: its row in {parent} was quarantined, so these are not used either",
+            None,
+        )
+        for row in orphans.select(*keys, *(["source"] if "source" in orphans.columns else []))
+        .unique(keys, maintain_order=True)
+        .iter_rows(named=True)
+    ]
     return frame.join(kept, on=keys, how="semi"), rejects
 
 
@@ -47,44 +55,85 @@ def write_observed(conn: duckdb.DuckDBPyConnection, batch: ObservedBatch) -> dic
     """The observed tables of one batch and the view observed.requests, each table's report by its name:
     children of a quarantined run or repeat are quarantined with it (its request sources, and so its records
     in the view; its stored records, request statistics and texts; the pooled percentiles of its load level)."""
+
     def frame(name: str, model: type[pa.DataFrameModel]) -> pl.DataFrame:
         found = batch.frame(name)
         return found if found is not None else frame_from_rows([], model)
 
-    runs = write_table(conn, "observed.runs", frame_from_rows(batch.runs, Runs), Runs,
-                       [r for r in batch.rejects if r.location.startswith("run ")], [])
-    measurements, orphans = keep_children(conn, frame_from_rows(batch.measurements, Measurements),
-                                          "observed.runs", ["run_id"], "measurements of a run")
-    reports = [runs, write_table(conn, "observed.measurements", measurements, Measurements,
-                                 [r for r in batch.rejects if not r.location.startswith("run ")] + orphans,
-                                 batch.files)]
-    metrics, _ = keep_children(conn, frame_from_rows(batch.tool_metrics, ToolMetrics), "observed.measurements",
-                               REPEAT_KEY, "tool aggregates of a repeat")
+    runs = write_table(
+        conn,
+        "observed.runs",
+        frame_from_rows(batch.runs, Runs),
+        Runs,
+        [r for r in batch.rejects if r.location.startswith("run ")],
+        [],
+    )
+    measurements, orphans = keep_children(
+        conn, frame_from_rows(batch.measurements, Measurements), "observed.runs", ["run_id"], "measurements of a run"
+    )
+    reports = [
+        runs,
+        write_table(
+            conn,
+            "observed.measurements",
+            measurements,
+            Measurements,
+            [r for r in batch.rejects if not r.location.startswith("run ")] + orphans,
+            batch.files,
+        ),
+    ]
+    metrics, _ = keep_children(
+        conn,
+        frame_from_rows(batch.tool_metrics, ToolMetrics),
+        "observed.measurements",
+        REPEAT_KEY,
+        "tool aggregates of a repeat",
+    )
     reports.append(write_table(conn, "observed.tool_metrics", metrics, ToolMetrics))
-    sources, orphans = keep_children(conn, frame_from_rows(batch.request_sources, RequestSources),
-                                     "observed.measurements", REPEAT_KEY, "requests of a repeat")
+    sources, orphans = keep_children(
+        conn,
+        frame_from_rows(batch.request_sources, RequestSources),
+        "observed.measurements",
+        REPEAT_KEY,
+        "requests of a repeat",
+    )
     reports.append(write_table(conn, "observed.request_sources", sources, RequestSources, orphans))
-    for table, model, what in (("stored_requests", StoredRequests, "stored requests of a repeat"),
-                               ("request_stats", RequestStats, "request statistics of a repeat")):
+    for table, model, what in (
+        ("stored_requests", StoredRequests, "stored requests of a repeat"),
+        ("request_stats", RequestStats, "request statistics of a repeat"),
+    ):
         kept, _ = keep_children(conn, frame(table, model), "observed.measurements", REPEAT_KEY, what)
         reports.append(write_table(conn, f"observed.{table}", kept, model))
     # A level's percentiles are pooled over its repeats: one quarantined repeat withholds them all.
     percentiles, withheld = frame("request_percentiles", RequestPercentiles), []
-    pooled_over_orphans = frame_from_rows(batch.request_sources, RequestSources).join(
-        sources, on=REPEAT_KEY, how="anti").unique(["run_id", "load_index"], maintain_order=True)
+    pooled_over_orphans = (
+        frame_from_rows(batch.request_sources, RequestSources)
+        .join(sources, on=REPEAT_KEY, how="anti")
+        .unique(["run_id", "load_index"], maintain_order=True)
+    )
     if not pooled_over_orphans.is_empty():
-        withheld += [Reject(source, f"run_id {run_id}, load_index {load_index}", "percentiles pooled over a load "
-                            "level's repeats: one of its repeats was quarantined, so they are not used", None)
-                     for run_id, load_index, source in pooled_over_orphans.select(
-                         "run_id", "load_index", "source").iter_rows()]
-        percentiles = percentiles.join(pooled_over_orphans.select("run_id", "load_index"),
-                                       on=["run_id", "load_index"], how="anti")
+        withheld += [
+            Reject(
+                source,
+                f"run_id {run_id}, load_index {load_index}",
+                "percentiles pooled over a load "
+                "level's repeats: one of its repeats was quarantined, so they are not used",
+                None,
+            )
+            for run_id, load_index, source in pooled_over_orphans.select("run_id", "load_index", "source").iter_rows()
+        ]
+        percentiles = percentiles.join(
+            pooled_over_orphans.select("run_id", "load_index"), on=["run_id", "load_index"], how="anti"
+        )
     reports.append(write_table(conn, "observed.request_percentiles", percentiles, RequestPercentiles, withheld))
-    create_view(conn, "observed.requests", view_parts(batch.scans), Requests, batch.request_rejects,
-                sampled_parts(batch.scans))
-    reports.append(WriteReport("observed.requests", int(sources.get_column("requests").sum() or 0),
-                               len(batch.request_rejects)))
-    texts, _ = keep_children(conn, frame("request_texts", RequestTexts), "observed.measurements", REPEAT_KEY,
-                             "texts of a repeat")
+    create_view(
+        conn, "observed.requests", view_parts(batch.scans), Requests, batch.request_rejects, sampled_parts(batch.scans)
+    )
+    reports.append(
+        WriteReport("observed.requests", int(sources.get_column("requests").sum() or 0), len(batch.request_rejects))
+    )
+    texts, _ = keep_children(
+        conn, frame("request_texts", RequestTexts), "observed.measurements", REPEAT_KEY, "texts of a repeat"
+    )
     reports.append(write_table(conn, "observed.request_texts", texts, RequestTexts))
     return {report.table: report for report in reports}

@@ -115,7 +115,7 @@ def _write_export(serving_path: Path, staging: Path, export_id: str, stamp: date
             columns = conn.execute(
                 "SELECT column_name, data_type, comment FROM duckdb_columns() WHERE schema_name = ? "
                 "AND table_name = ? ORDER BY column_index", [schema, name]).fetchall()
-            rows = conn.execute(f"SELECT count(*) FROM {qualified(relation)}").fetchone()[0]
+            [(rows,)] = conn.execute(f"SELECT count(*) FROM {qualified(relation)}").fetchall()
             entries.append({
                 "name": relation, "kind": kind, "description": comment, "rows": rows,
                 "path": target.relative_to(staging).as_posix() + ("/*/*.parquet" if partition else ""),

@@ -11,8 +11,10 @@ class MlperfRoundVersions(pa.DataFrameModel):
     round: str = pa.Field(str_matches=r"^v\d+\.\d+$", description="MLPerf round.")
     version: int = pa.Field(ge=1, description="Ingestion number of the round (1 = first seen).")
     ingested_at: str = pa.Field(description="When it was ingested (UTC, ISO 8601).")
-    sources_sha256: str = pa.Field(str_length={"min_value": 64, "max_value": 64}, description=(
-        "SHA-256 over the checksums of the round's sources."))
+    sources_sha256: str = pa.Field(
+        str_length={"min_value": 64, "max_value": 64},
+        description=("SHA-256 over the checksums of the round's sources."),
+    )
     sources: str = pa.Field(description="Files or URLs the round was read from.")
     change: str = pa.Field(isin=["new", "corrected"], description="new (first ingestion) or corrected.")
     previous_sha256: str = pa.Field(nullable=True, description="sources_sha256 of the previous version.")

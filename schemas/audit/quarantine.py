@@ -12,10 +12,13 @@ class Quarantine(pa.DataFrameModel):
     location: str = pa.Field(description="Where in the source: record N, line N, stage file, run <label>, ...")
     reason: str = pa.Field(description="Why it was rejected, naming the field and what was expected.")
     row_json: str = pa.Field(nullable=True, description="The rejected row as JSON, when there is one.")
-    scope: str = pa.Field(nullable=True, description=(
-        "The part of the table the row belongs to when it is replaced part by part (e.g. round=v5.1); "
-        "empty for tables rebuilt whole."))
+    scope: str = pa.Field(
+        nullable=True,
+        description=(
+            "The part of the table the row belongs to when it is replaced part by part (e.g. round=v5.1); "
+            "empty for tables rebuilt whole."
+        ),
+    )
 
     class Config:
         strict = True
-

@@ -14,9 +14,13 @@ class SourceFiles(pa.DataFrameModel):
     status: str = pa.Field(description="read, skipped or quarantined.")
     rows: int = pa.Field(description="Rows the file contributed.")
     note: str = pa.Field(nullable=True, description="Why a file was skipped, or what else to know about it.")
-    scope: str = pa.Field(nullable=True, description=(
-        "The part of the table the row belongs to when it is replaced part by part (e.g. round=v5.1); "
-        "empty for tables rebuilt whole."))
+    scope: str = pa.Field(
+        nullable=True,
+        description=(
+            "The part of the table the row belongs to when it is replaced part by part (e.g. round=v5.1); "
+            "empty for tables rebuilt whole."
+        ),
+    )
 
     class Config:
         strict = True

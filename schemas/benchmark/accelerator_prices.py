@@ -11,11 +11,16 @@ class AcceleratorPrices(pa.DataFrameModel):
     """One dated price of one accelerator-hour, by price class and provider, with its source."""
 
     accelerator_raw: str = pa.Field(description="Accelerator as written in the prices CSV (any alias).")
-    accelerator_id: str = pa.Field(nullable=True, description=(
-        "Canonical accelerator id; empty when the alias table does not know the name (the price cannot join)."))
+    accelerator_id: str = pa.Field(
+        nullable=True,
+        description=(
+            "Canonical accelerator id; empty when the alias table does not know the name (the price cannot join)."
+        ),
+    )
     accelerator_known: bool = pa.Field(description="True when accelerator_raw matched a canonical accelerator.")
-    price_class: str = pa.Field(isin=PRICE_CLASSES, description=(
-        "on_demand, reserved, spot, capacity_block, tco_model or on_prem_amortised."))
+    price_class: str = pa.Field(
+        isin=PRICE_CLASSES, description=("on_demand, reserved, spot, capacity_block, tco_model or on_prem_amortised.")
+    )
     usd_per_accelerator_hour: float = pa.Field(gt=0, lt=1000, description="US dollars per accelerator-hour.")
     provider: str = pa.Field(description="Who charges the price (cloud, region, or TCO model).")
     price_source: str = pa.Field(description="Where the price was published (the CSV's source column).")

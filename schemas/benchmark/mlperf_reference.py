@@ -23,16 +23,25 @@ class MlperfReference(pa.DataFrameModel):
     runtime_version: str = pa.Field(nullable=True, description="Version of the runtime.")
     total_accelerators: int = pa.Field(ge=1, description="Accelerators in the reference system.")
     server_result_key: str = pa.Field(description="result_key of the Server result in benchmark.mlperf_results.")
-    server_tokens_per_s_per_accel: float = pa.Field(gt=0, description=(
-        "MLPerf Server tokens per second per accelerator: the reference number."))
-    offline_result_key: str = pa.Field(nullable=True, description=(
-        "result_key of the same system's Offline result, if published."))
-    offline_tokens_per_s_per_accel: float = pa.Field(nullable=True, gt=0, description=(
-        "Same system's Offline tokens per second per accelerator: an upper bound, never a capacity plan."))
-    interactive_tokens_per_s_per_accel: float = pa.Field(nullable=True, gt=0, description=(
-        "Same system's Interactive tokens per second per accelerator, if published."))
-    output_tokens_per_sample: float = pa.Field(nullable=True, gt=0, description=(
-        "Mean output tokens per sample reported with the Server result's accuracy (TOKENS_PER_SAMPLE)."))
+    server_tokens_per_s_per_accel: float = pa.Field(
+        gt=0, description=("MLPerf Server tokens per second per accelerator: the reference number.")
+    )
+    offline_result_key: str = pa.Field(
+        nullable=True, description=("result_key of the same system's Offline result, if published.")
+    )
+    offline_tokens_per_s_per_accel: float = pa.Field(
+        nullable=True,
+        gt=0,
+        description=("Same system's Offline tokens per second per accelerator: an upper bound, never a capacity plan."),
+    )
+    interactive_tokens_per_s_per_accel: float = pa.Field(
+        nullable=True, gt=0, description=("Same system's Interactive tokens per second per accelerator, if published.")
+    )
+    output_tokens_per_sample: float = pa.Field(
+        nullable=True,
+        gt=0,
+        description=("Mean output tokens per sample reported with the Server result's accuracy (TOKENS_PER_SAMPLE)."),
+    )
     dataset: str = pa.Field(nullable=True, description="Data set the benchmark runs.")
     source: str = pa.Field(description="File path or URL the Server result was read from.")
     details_url: str = pa.Field(nullable=True, description="MLCommons page with the Server result's details.")

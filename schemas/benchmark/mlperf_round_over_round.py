@@ -20,8 +20,10 @@ class MlperfRoundOverRound(pa.DataFrameModel):
     round: str = pa.Field(str_matches=r"^v\d+\.\d+$", description="MLPerf round.")
     round_order: int = pa.Field(description="Sortable number of the round.")
     best_value: float = pa.Field(gt=0, description="Best result in the round, on value_basis, in result_unit.")
-    value_basis: str = pa.Field(isin=["per accelerator", "system latency"], description=(
-        "per accelerator (throughput / accelerators) or system latency."))
+    value_basis: str = pa.Field(
+        isin=["per accelerator", "system latency"],
+        description=("per accelerator (throughput / accelerators) or system latency."),
+    )
     results_in_round: int = pa.Field(ge=1, description="Results of the round for this accelerator, model and scenario.")
     submitter: str = pa.Field(description="Submitter of the best result.")
     platform: str = pa.Field(description="System id of the best result.")
@@ -34,11 +36,16 @@ class MlperfRoundOverRound(pa.DataFrameModel):
     result_key: str = pa.Field(description="result_key of the best result in benchmark.mlperf_results.")
     previous_round: str = pa.Field(nullable=True, description="The previous round with a result, if any.")
     previous_value: float = pa.Field(nullable=True, gt=0, description="Best value in the previous round.")
-    speedup_vs_previous: float = pa.Field(nullable=True, gt=0, description=(
-        "Improvement over the previous round (> 1 is better, for throughput and latency alike)."))
+    speedup_vs_previous: float = pa.Field(
+        nullable=True,
+        gt=0,
+        description=("Improvement over the previous round (> 1 is better, for throughput and latency alike)."),
+    )
     first_round: str = pa.Field(description="The first round with a result.")
     speedup_vs_first: float = pa.Field(gt=0, description="Improvement over the first round (> 1 is better).")
-    rounds_with_results: int = pa.Field(ge=1, description="Rounds with a result for this accelerator, model and scenario.")
+    rounds_with_results: int = pa.Field(
+        ge=1, description="Rounds with a result for this accelerator, model and scenario."
+    )
     evidence: str = pa.Field(isin=["benchmark"], description="Evidence class of the row: benchmark.")
 
     class Config:

@@ -7,8 +7,11 @@ import pandera.polars as pa
 
 def _cost(per: str, end: str):
     throughput = "high" if end == "low" else "low"
-    return pa.Field(nullable=True, gt=0, description=(
-        f"US dollars per {per}, {end} end (from the {throughput} delivered throughput)."))
+    return pa.Field(
+        nullable=True,
+        gt=0,
+        description=(f"US dollars per {per}, {end} end (from the {throughput} delivered throughput)."),
+    )
 
 
 class CostPerRequest(pa.DataFrameModel):
@@ -16,8 +19,10 @@ class CostPerRequest(pa.DataFrameModel):
     request and per million output, input and total tokens, low and high."""
 
     profile: str = pa.Field(description="Profile whose SLO the throughput was delivered at.")
-    evidence: str = pa.Field(isin=["observed", "projected"], description=(
-        "Evidence class of the throughput costed: observed (our run) or projected (MLPerf x prior)."))
+    evidence: str = pa.Field(
+        isin=["observed", "projected"],
+        description=("Evidence class of the throughput costed: observed (our run) or projected (MLPerf x prior)."),
+    )
     config_key: str = pa.Field(description="run_id for observed configs, mlperf:<result_key> for projected ones.")
     run_label: str = pa.Field(nullable=True, description="Human name of the run (observed configs).")
     model_id: str = pa.Field(description="Canonical model id.")
@@ -33,10 +38,12 @@ class CostPerRequest(pa.DataFrameModel):
     price_source: str = pa.Field(description="Where the price was published.")
     delivered_requests_per_s_low: float = pa.Field(nullable=True, ge=0, description="Delivered requests/s, low end.")
     delivered_requests_per_s_high: float = pa.Field(nullable=True, ge=0, description="Delivered requests/s, high end.")
-    delivered_output_tokens_per_s_low: float = pa.Field(nullable=True, ge=0, description=(
-        "Delivered output tokens/s, low end."))
-    delivered_output_tokens_per_s_high: float = pa.Field(nullable=True, ge=0, description=(
-        "Delivered output tokens/s, high end."))
+    delivered_output_tokens_per_s_low: float = pa.Field(
+        nullable=True, ge=0, description=("Delivered output tokens/s, low end.")
+    )
+    delivered_output_tokens_per_s_high: float = pa.Field(
+        nullable=True, ge=0, description=("Delivered output tokens/s, high end.")
+    )
     cost_per_request_usd_low: float = _cost("request", "low")
     cost_per_request_usd_high: float = _cost("request", "high")
     cost_per_million_output_tokens_usd_low: float = _cost("million output tokens", "low")
@@ -45,8 +52,11 @@ class CostPerRequest(pa.DataFrameModel):
     cost_per_million_input_tokens_usd_high: float = _cost("million input tokens", "high")
     cost_per_million_total_tokens_usd_low: float = _cost("million total tokens", "low")
     cost_per_million_total_tokens_usd_high: float = _cost("million total tokens", "high")
-    token_cost_basis: str = pa.Field(description=(
-        "How the per-token costs relate: each carries the whole accelerator-hour, so they are alternatives."))
+    token_cost_basis: str = pa.Field(
+        description=(
+            "How the per-token costs relate: each carries the whole accelerator-hour, so they are alternatives."
+        )
+    )
 
     class Config:
         strict = True

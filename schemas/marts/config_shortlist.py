@@ -18,46 +18,83 @@ class ConfigShortlist(pa.DataFrameModel):
     runtime: str = pa.Field(nullable=True, description="Serving runtime of the config.")
     runtime_version: str = pa.Field(nullable=True, description="Version of the serving runtime.")
     run_label: str = pa.Field(nullable=True, description="Our run measured (observed rows); empty for projected rows.")
-    evidence: str = pa.Field(isin=["observed", "projected"], description=(
-        "Evidence class of the delivered and cost numbers: observed (our run) or projected (MLPerf x prior)."))
-    config_key: str = pa.Field(description=(
-        "The config's key: the run_id of our run (observed), or mlperf:<result_key> of the MLPerf Server "
-        "result projected from (projected)."))
+    evidence: str = pa.Field(
+        isin=["observed", "projected"],
+        description=(
+            "Evidence class of the delivered and cost numbers: observed (our run) or projected (MLPerf x prior)."
+        ),
+    )
+    config_key: str = pa.Field(
+        description=(
+            "The config's key: the run_id of our run (observed), or mlperf:<result_key> of the MLPerf Server "
+            "result projected from (projected)."
+        )
+    )
     mlperf_round: str = pa.Field(nullable=True, description="Round of the MLPerf reference result (benchmark).")
     mlperf_submitter: str = pa.Field(nullable=True, description="Submitter of the MLPerf reference result.")
     mlperf_system: str = pa.Field(nullable=True, description="System of the MLPerf reference result.")
     mlperf_precision: str = pa.Field(nullable=True, description="Weight precision of the MLPerf reference system.")
-    mlperf_server_tokens_per_s_per_accel: float = pa.Field(nullable=True, gt=0, description=(
-        "MLPerf Server tokens/s per accelerator (benchmark): the reference number, under MLPerf's conditions."))
-    mlperf_offline_tokens_per_s_per_accel: float = pa.Field(nullable=True, gt=0, description=(
-        "MLPerf Offline tokens/s per accelerator of the same system (benchmark): an upper bound only."))
-    delivered_requests_per_s_low: float = pa.Field(nullable=True, ge=0, description=(
-        "Requests/s delivered within the SLO, low end (observed or projected, see evidence)."))
-    delivered_requests_per_s_high: float = pa.Field(nullable=True, ge=0, description=(
-        "Requests/s delivered within the SLO, high end."))
-    delivered_output_tokens_per_s_low: float = pa.Field(nullable=True, ge=0, description=(
-        "Output tokens/s of the whole config delivered within the SLO, low end."))
-    delivered_output_tokens_per_s_high: float = pa.Field(nullable=True, ge=0, description=(
-        "Output tokens/s of the whole config delivered within the SLO, high end."))
-    delivered_fraction_low: float = pa.Field(nullable=True, ge=0, description=(
-        "Delivered output tokens/s per accelerator (low) / MLPerf Server tokens/s per accelerator: the gap."))
-    delivered_fraction_high: float = pa.Field(nullable=True, ge=0, description=(
-        "Delivered output tokens/s per accelerator (high) / MLPerf Server tokens/s per accelerator."))
+    mlperf_server_tokens_per_s_per_accel: float = pa.Field(
+        nullable=True,
+        gt=0,
+        description=(
+            "MLPerf Server tokens/s per accelerator (benchmark): the reference number, under MLPerf's conditions."
+        ),
+    )
+    mlperf_offline_tokens_per_s_per_accel: float = pa.Field(
+        nullable=True,
+        gt=0,
+        description=("MLPerf Offline tokens/s per accelerator of the same system (benchmark): an upper bound only."),
+    )
+    delivered_requests_per_s_low: float = pa.Field(
+        nullable=True,
+        ge=0,
+        description=("Requests/s delivered within the SLO, low end (observed or projected, see evidence)."),
+    )
+    delivered_requests_per_s_high: float = pa.Field(
+        nullable=True, ge=0, description=("Requests/s delivered within the SLO, high end.")
+    )
+    delivered_output_tokens_per_s_low: float = pa.Field(
+        nullable=True, ge=0, description=("Output tokens/s of the whole config delivered within the SLO, low end.")
+    )
+    delivered_output_tokens_per_s_high: float = pa.Field(
+        nullable=True, ge=0, description=("Output tokens/s of the whole config delivered within the SLO, high end.")
+    )
+    delivered_fraction_low: float = pa.Field(
+        nullable=True,
+        ge=0,
+        description=(
+            "Delivered output tokens/s per accelerator (low) / MLPerf Server tokens/s per accelerator: the gap."
+        ),
+    )
+    delivered_fraction_high: float = pa.Field(
+        nullable=True,
+        ge=0,
+        description=("Delivered output tokens/s per accelerator (high) / MLPerf Server tokens/s per accelerator."),
+    )
     price_class: str = pa.Field(nullable=True, description="Price class of the price applied (benchmark).")
     price_provider: str = pa.Field(nullable=True, description="Provider of the price applied.")
     usd_per_accelerator_hour: float = pa.Field(nullable=True, gt=0, description="US dollars per accelerator-hour.")
     price_as_of: datetime.date = pa.Field(nullable=True, description="Date of the price.")
-    cost_per_request_usd_low: float = pa.Field(nullable=True, gt=0, description=(
-        "US dollars per request, low end (cost class; from the high delivered throughput)."))
-    cost_per_request_usd_high: float = pa.Field(nullable=True, gt=0, description=(
-        "US dollars per request, high end (from the low delivered throughput)."))
-    cost_per_million_output_tokens_usd_low: float = pa.Field(nullable=True, gt=0, description=(
-        "US dollars per million output tokens, low end."))
-    cost_per_million_output_tokens_usd_high: float = pa.Field(nullable=True, gt=0, description=(
-        "US dollars per million output tokens, high end."))
+    cost_per_request_usd_low: float = pa.Field(
+        nullable=True,
+        gt=0,
+        description=("US dollars per request, low end (cost class; from the high delivered throughput)."),
+    )
+    cost_per_request_usd_high: float = pa.Field(
+        nullable=True, gt=0, description=("US dollars per request, high end (from the low delivered throughput).")
+    )
+    cost_per_million_output_tokens_usd_low: float = pa.Field(
+        nullable=True, gt=0, description=("US dollars per million output tokens, low end.")
+    )
+    cost_per_million_output_tokens_usd_high: float = pa.Field(
+        nullable=True, gt=0, description=("US dollars per million output tokens, high end.")
+    )
     method: str = pa.Field(description="How the delivered band was computed, in words.")
-    mlperf_source: str = pa.Field(nullable=True, description=(
-        "The MLPerf reference result in words: round, division, submitter, system, model, and its file."))
+    mlperf_source: str = pa.Field(
+        nullable=True,
+        description=("The MLPerf reference result in words: round, division, submitter, system, model, and its file."),
+    )
     caveats: str = pa.Field(description="Every difference between the reference and the config, separated by ';'.")
 
     class Config:

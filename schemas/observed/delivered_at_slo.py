@@ -22,14 +22,17 @@ class DeliveredAtSlo(pa.DataFrameModel):
     load_kind: str = pa.Field(description="Load set by request rate or by concurrency.")
     load_points: int = pa.Field(ge=0, description="Load levels in the run.")
     feasible: bool = pa.Field(description="True when at least one load level meets every bound.")
-    slo_crossed: bool = pa.Field(description=(
-        "True when a later load level fails a bound (else the band is a lower bound: high = low)."))
+    slo_crossed: bool = pa.Field(
+        description=("True when a later load level fails a bound (else the band is a lower bound: high = low).")
+    )
     low_load_index: int = pa.Field(nullable=True, ge=0, description="load_index of the low end's load point.")
     failing_load_index: int = pa.Field(nullable=True, ge=0, description="load_index of the first failing load point.")
-    low_load_value: float = pa.Field(nullable=True, ge=0, description=(
-        "Offered load (rate or concurrency) of the low end's load point."))
-    failing_load_value: float = pa.Field(nullable=True, ge=0, description=(
-        "Offered load (rate or concurrency) of the first failing load point."))
+    low_load_value: float = pa.Field(
+        nullable=True, ge=0, description=("Offered load (rate or concurrency) of the low end's load point.")
+    )
+    failing_load_value: float = pa.Field(
+        nullable=True, ge=0, description=("Offered load (rate or concurrency) of the first failing load point.")
+    )
     binding_measure: str = pa.Field(nullable=True, description="Bound crossed first between the two points.")
     delivered_requests_per_s_low: float = band_field("low", "Requests/s")
     delivered_requests_per_s_high: float = band_field("high", "Requests/s")
@@ -39,11 +42,18 @@ class DeliveredAtSlo(pa.DataFrameModel):
     delivered_input_tokens_per_s_high: float = band_field("high", "Input tokens/s")
     delivered_total_tokens_per_s_low: float = band_field("low", "Total tokens/s")
     delivered_total_tokens_per_s_high: float = band_field("high", "Total tokens/s")
-    mean_input_tokens: float = pa.Field(nullable=True, ge=0, description="Mean input tokens per request at the low point.")
-    mean_output_tokens: float = pa.Field(nullable=True, ge=0, description="Mean output tokens per request at the low point.")
+    mean_input_tokens: float = pa.Field(
+        nullable=True, ge=0, description="Mean input tokens per request at the low point."
+    )
+    mean_output_tokens: float = pa.Field(
+        nullable=True, ge=0, description="Mean output tokens per request at the low point."
+    )
     repeats_max: int = pa.Field(ge=0, description="Most repeats of any load level of the run.")
-    percentile_source: str = pa.Field(nullable=True, isin=["per_request", "tool_aggregate"], description=(
-        "Where the low point's percentiles come from: per_request records or the tool's aggregates."))
+    percentile_source: str = pa.Field(
+        nullable=True,
+        isin=["per_request", "tool_aggregate"],
+        description=("Where the low point's percentiles come from: per_request records or the tool's aggregates."),
+    )
     method: str = pa.Field(description="How the band was computed, in words.")
     evidence: str = pa.Field(isin=["observed"], description="Evidence class of the row: observed.")
 

@@ -13,34 +13,55 @@ class LoadPoints(LatencyPercentiles):
     run_id: str = pa.Field(description="Run the load level belongs to (observed.runs.run_id).")
     load_index: int = pa.Field(ge=0, description="Position of the level in the sweep, in increasing load (0-based).")
     load_kind: str = pa.Field(isin=LOAD_KINDS, description="Load set by request rate or by concurrency.")
-    offered_rate_per_s: float = pa.Field(nullable=True, ge=0, lt=1e7, description=(
-        "Request rate the tool was asked for, requests/s (rate sweeps; mean over repeats)."))
-    concurrency: float = pa.Field(nullable=True, ge=0, lt=1e7, description=(
-        "Concurrent requests the tool was asked for (concurrency sweeps)."))
-    sent_rate_per_s: float = pa.Field(nullable=True, ge=0, lt=1e7, description=(
-        "Rate at which the tool actually sent requests, requests/s."))
-    achieved_requests_per_s: float = pa.Field(ge=0, lt=1e7, description=(
-        "Successfully completed requests per second, mean over repeats: the throughput of the level."))
-    achieved_requests_per_s_min: float = pa.Field(ge=0, lt=1e7, description=(
-        "Lowest achieved requests/s among the level's repeats."))
-    achieved_requests_per_s_max: float = pa.Field(ge=0, lt=1e7, description=(
-        "Highest achieved requests/s among the level's repeats."))
+    offered_rate_per_s: float = pa.Field(
+        nullable=True,
+        ge=0,
+        lt=1e7,
+        description=("Request rate the tool was asked for, requests/s (rate sweeps; mean over repeats)."),
+    )
+    concurrency: float = pa.Field(
+        nullable=True, ge=0, lt=1e7, description=("Concurrent requests the tool was asked for (concurrency sweeps).")
+    )
+    sent_rate_per_s: float = pa.Field(
+        nullable=True, ge=0, lt=1e7, description=("Rate at which the tool actually sent requests, requests/s.")
+    )
+    achieved_requests_per_s: float = pa.Field(
+        ge=0,
+        lt=1e7,
+        description=("Successfully completed requests per second, mean over repeats: the throughput of the level."),
+    )
+    achieved_requests_per_s_min: float = pa.Field(
+        ge=0, lt=1e7, description=("Lowest achieved requests/s among the level's repeats.")
+    )
+    achieved_requests_per_s_max: float = pa.Field(
+        ge=0, lt=1e7, description=("Highest achieved requests/s among the level's repeats.")
+    )
     requests_sent: int = pa.Field(ge=0, description="Measured requests sent at this level (all repeats).")
     requests_ok: int = pa.Field(ge=0, description="Measured requests that succeeded.")
     requests_failed: int = pa.Field(ge=0, description="Measured requests that failed (error, incomplete, cancelled).")
-    requests_warmup_excluded: int = pa.Field(nullable=True, ge=0, description=(
-        "Warm-up requests left out of the percentiles (where the dump marks them)."))
-    requests_cooldown_excluded: int = pa.Field(nullable=True, ge=0, description=(
-        "Cool-down requests left out of the percentiles (where the dump marks them)."))
+    requests_warmup_excluded: int = pa.Field(
+        nullable=True, ge=0, description=("Warm-up requests left out of the percentiles (where the dump marks them).")
+    )
+    requests_cooldown_excluded: int = pa.Field(
+        nullable=True, ge=0, description=("Cool-down requests left out of the percentiles (where the dump marks them).")
+    )
     error_rate: float = pa.Field(ge=0, le=1, description="requests_failed / (requests_ok + requests_failed).")
     duration_s: float = pa.Field(nullable=True, ge=0, description="Time spent sending requests, s (all repeats).")
     input_tokens_per_s: float = pa.Field(nullable=True, ge=0, lt=1e9, description="Input (prompt) tokens per second.")
-    output_tokens_per_s: float = pa.Field(nullable=True, ge=0, lt=1e9, description="Output (generated) tokens per second.")
-    total_tokens_per_s: float = pa.Field(nullable=True, ge=0, lt=1e9, description="Input plus output tokens per second.")
+    output_tokens_per_s: float = pa.Field(
+        nullable=True, ge=0, lt=1e9, description="Output (generated) tokens per second."
+    )
+    total_tokens_per_s: float = pa.Field(
+        nullable=True, ge=0, lt=1e9, description="Input plus output tokens per second."
+    )
     mean_input_tokens: float = pa.Field(nullable=True, ge=0, description="Mean input tokens per request.")
     mean_output_tokens: float = pa.Field(nullable=True, ge=0, description="Mean output tokens per request.")
-    percentile_source: str = pa.Field(isin=["tool_aggregate", "per_request"], description=(
-        "per_request (percentiles recomputed from request records) or tool_aggregate (as the tool reported)."))
+    percentile_source: str = pa.Field(
+        isin=["tool_aggregate", "per_request"],
+        description=(
+            "per_request (percentiles recomputed from request records) or tool_aggregate (as the tool reported)."
+        ),
+    )
     percentile_estimator: str = pa.Field(description="How the percentiles were estimated, in words.")
     repeats: int = pa.Field(ge=1, description="Repeats of this load level that were measured.")
     tool_definitions: str = pa.Field(description="How the tool defines each latency, and how it was converted.")

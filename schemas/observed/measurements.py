@@ -15,16 +15,21 @@ class Measurements(LatencyPercentiles):
     load_kind: str = pa.Field(isin=LOAD_KINDS, description="Load set by request rate or by concurrency.")
     offered_rate_per_s: float = pa.Field(nullable=True, ge=0, lt=1e7, description="Request rate asked for, requests/s.")
     concurrency: float = pa.Field(nullable=True, ge=0, lt=1e7, description="Concurrent requests asked for.")
-    sent_rate_per_s: float = pa.Field(nullable=True, ge=0, lt=1e7, description="Rate the tool actually sent at, requests/s.")
-    achieved_requests_per_s: float = pa.Field(nullable=True, ge=0, lt=1e7, description=(
-        "Successfully completed requests per second."))
+    sent_rate_per_s: float = pa.Field(
+        nullable=True, ge=0, lt=1e7, description="Rate the tool actually sent at, requests/s."
+    )
+    achieved_requests_per_s: float = pa.Field(
+        nullable=True, ge=0, lt=1e7, description=("Successfully completed requests per second.")
+    )
     requests_sent: int = pa.Field(nullable=True, ge=0, description="Requests sent, as the tool counted them.")
     requests_ok: int = pa.Field(nullable=True, ge=0, description="Requests that succeeded, as the tool counted them.")
     requests_failed: int = pa.Field(nullable=True, ge=0, description="Requests that failed, as the tool counted them.")
     duration_s: float = pa.Field(nullable=True, ge=0, description="Time spent sending requests, s.")
     input_tokens_per_s: float = pa.Field(nullable=True, ge=0, lt=1e9, description="Input (prompt) tokens per second.")
     output_tokens_per_s: float = pa.Field(nullable=True, ge=0, lt=1e9, description="Output tokens per second.")
-    total_tokens_per_s: float = pa.Field(nullable=True, ge=0, lt=1e9, description="Input plus output tokens per second.")
+    total_tokens_per_s: float = pa.Field(
+        nullable=True, ge=0, lt=1e9, description="Input plus output tokens per second."
+    )
     mean_input_tokens: float = pa.Field(nullable=True, ge=0, description="Mean input tokens per request.")
     mean_output_tokens: float = pa.Field(nullable=True, ge=0, description="Mean output tokens per request.")
     has_requests: bool = pa.Field(description="True when the dump also holds per-request records for this repeat.")

@@ -9,9 +9,12 @@ class RequestPercentiles(pa.DataFrameModel):
 
     run_id: str = pa.Field(description="Run the load level belongs to (observed.runs.run_id).")
     load_index: int = pa.Field(ge=0, description="Load level (0-based).")
-    measure: str = pa.Field(str_matches=r"^(ttft|tpot|e2e)_p(50|90|95|99)_ms$", description=(
-        "<ttft|tpot|e2e>_<p50|p90|p95|p99>_ms."))
-    value: float = pa.Field(ge=0, description="The percentile: quantile_cont (type 7) over the successful requests, ms.")
+    measure: str = pa.Field(
+        str_matches=r"^(ttft|tpot|e2e)_p(50|90|95|99)_ms$", description=("<ttft|tpot|e2e>_<p50|p90|p95|p99>_ms.")
+    )
+    value: float = pa.Field(
+        ge=0, description="The percentile: quantile_cont (type 7) over the successful requests, ms."
+    )
     ci_low: float = pa.Field(ge=0, description="Low end of the 95% interval, ms.")
     ci_high: float = pa.Field(ge=0, description="High end of the 95% interval, ms.")
     requests_used: int = pa.Field(ge=1, description="Successful measured requests with this measure, over all repeats.")

@@ -6,8 +6,14 @@ from schemas.columns import LATENCY_MEANINGS
 
 
 def _own(metric: str, percentile: str):
-    return pa.Field(nullable=True, ge=0, lt=1e8, description=(
-        f"{percentile} of this repeat's {LATENCY_MEANINGS[metric]}, ms; NULL when the level has one repeat."))
+    return pa.Field(
+        nullable=True,
+        ge=0,
+        lt=1e8,
+        description=(
+            f"{percentile} of this repeat's {LATENCY_MEANINGS[metric]}, ms; NULL when the level has one repeat."
+        ),
+    )
 
 
 class RequestStats(pa.DataFrameModel):
@@ -26,12 +32,21 @@ class RequestStats(pa.DataFrameModel):
     requests_cooldown_excluded: int = pa.Field(ge=0, description="Cool-down requests, left out.")
     rows_quarantined: int = pa.Field(ge=0, description="Rows that failed a check (audit.quarantine), left out.")
     duration_s: float = pa.Field(nullable=True, ge=0, description="First measured send to last measured completion, s.")
-    input_tokens_sum: int = pa.Field(nullable=True, ge=0, description="Input tokens of the successful measured requests.")
-    output_tokens_sum: int = pa.Field(nullable=True, ge=0, description="Output tokens of the successful measured requests.")
+    input_tokens_sum: int = pa.Field(
+        nullable=True, ge=0, description="Input tokens of the successful measured requests."
+    )
+    output_tokens_sum: int = pa.Field(
+        nullable=True, ge=0, description="Output tokens of the successful measured requests."
+    )
     mean_input_tokens: float = pa.Field(nullable=True, ge=0, description="Mean input tokens per successful request.")
     mean_output_tokens: float = pa.Field(nullable=True, ge=0, description="Mean output tokens per successful request.")
-    interarrival_cv: float = pa.Field(nullable=True, ge=0, description=(
-        "Coefficient of variation of the gaps between the first 5,000 measured sends (0 evenly spaced, 1 Poisson)."))
+    interarrival_cv: float = pa.Field(
+        nullable=True,
+        ge=0,
+        description=(
+            "Coefficient of variation of the gaps between the first 5,000 measured sends (0 evenly spaced, 1 Poisson)."
+        ),
+    )
     ttft_p50_ms: float = _own("ttft", "p50")
     ttft_p90_ms: float = _own("ttft", "p90")
     ttft_p95_ms: float = _own("ttft", "p95")

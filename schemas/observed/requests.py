@@ -21,8 +21,9 @@ class Requests(pa.DataFrameModel):
     output_tokens: int = pa.Field(nullable=True, ge=0, description="Output tokens generated.")
     ttft_ms: float = pa.Field(nullable=True, ge=0, lt=1e8, description="Time to first token, ms.")
     e2e_ms: float = pa.Field(nullable=True, ge=0, lt=1e8, description="End-to-end latency, ms.")
-    tpot_ms: float = pa.Field(nullable=True, ge=0, lt=1e8, description=(
-        "Time per output token, (E2E - TTFT) / (output tokens - 1), ms."))
+    tpot_ms: float = pa.Field(
+        nullable=True, ge=0, lt=1e8, description=("Time per output token, (E2E - TTFT) / (output tokens - 1), ms.")
+    )
     error: str = pa.Field(nullable=True, description="The error the tool recorded, for failed requests.")
     source: str = pa.Field(description="Dump file the request was read from.")
 

@@ -10,8 +10,9 @@ class Runs(pa.DataFrameModel):
     run.yaml sidecars above its dump files."""
 
     run_id: str = pa.Field(unique=True, description="Stable id of the run (from its label and files' checksums).")
-    run_label: str = pa.Field(unique=True, description=(
-        "Human name of the run: run.yaml's label, or the folder path below the dumps folder."))
+    run_label: str = pa.Field(
+        unique=True, description=("Human name of the run: run.yaml's label, or the folder path below the dumps folder.")
+    )
     tool: str = pa.Field(description="Benchmark tool that wrote the dump (e.g. inference-perf).")
     tool_version: str = pa.Field(nullable=True, description="Version of the tool, when run.yaml gives it.")
     accelerator_raw: str = pa.Field(description="Accelerator as written in run.yaml.")
@@ -26,9 +27,12 @@ class Runs(pa.DataFrameModel):
     runtime: str = pa.Field(description="Serving runtime (e.g. vLLM).")
     runtime_version: str = pa.Field(nullable=True, description="Version of the serving runtime.")
     runtime_settings: str = pa.Field(nullable=True, description="Runtime settings from run.yaml, as JSON.")
-    arrival: str = pa.Field(isin=ARRIVALS, description="Arrival pattern: constant, poisson, gamma, concurrency or trace.")
-    load_kind: str = pa.Field(isin=LOAD_KINDS, description=(
-        "How load levels are set: by request rate, or by concurrency."))
+    arrival: str = pa.Field(
+        isin=ARRIVALS, description="Arrival pattern: constant, poisson, gamma, concurrency or trace."
+    )
+    load_kind: str = pa.Field(
+        isin=LOAD_KINDS, description=("How load levels are set: by request rate, or by concurrency.")
+    )
     load_points: int = pa.Field(ge=0, description="Load levels read for the run.")
     repeats_max: int = pa.Field(ge=0, description="Most repeats of any load level of the run.")
     requests: int = pa.Field(ge=0, description="Per-request records read for the run (0 when the dump has none).")

@@ -18,17 +18,23 @@ class ProjectedDeliveredAtSlo(pa.DataFrameModel):
     server_tokens_per_s_per_accel: float = pa.Field(gt=0, description="MLPerf Server tokens/s per accelerator.")
     delivered_fraction_prior_lo: float = pa.Field(gt=0, description="Low end of the profile's prior fraction.")
     delivered_fraction_prior_hi: float = pa.Field(gt=0, description="High end of the profile's prior fraction.")
-    output_tokens_per_request: float = pa.Field(nullable=True, gt=0, description=(
-        "Output tokens per request used to turn tokens/s into requests/s."))
+    output_tokens_per_request: float = pa.Field(
+        nullable=True, gt=0, description=("Output tokens per request used to turn tokens/s into requests/s.")
+    )
     output_tokens_basis: str = pa.Field(nullable=True, description="Where output_tokens_per_request comes from.")
-    delivered_requests_per_s_low: float = pa.Field(nullable=True, ge=0, description=(
-        "Projected requests/s of the whole system, low end (prior lo)."))
-    delivered_requests_per_s_high: float = pa.Field(nullable=True, ge=0, description=(
-        "Projected requests/s of the whole system, high end (prior hi)."))
-    delivered_output_tokens_per_s_low: float = pa.Field(ge=0, description=(
-        "Projected output tokens/s of the whole system, low end (Server x accelerators x prior lo)."))
-    delivered_output_tokens_per_s_high: float = pa.Field(ge=0, description=(
-        "Projected output tokens/s of the whole system, high end (Server x accelerators x prior hi)."))
+    delivered_requests_per_s_low: float = pa.Field(
+        nullable=True, ge=0, description=("Projected requests/s of the whole system, low end (prior lo).")
+    )
+    delivered_requests_per_s_high: float = pa.Field(
+        nullable=True, ge=0, description=("Projected requests/s of the whole system, high end (prior hi).")
+    )
+    delivered_output_tokens_per_s_low: float = pa.Field(
+        ge=0, description=("Projected output tokens/s of the whole system, low end (Server x accelerators x prior lo).")
+    )
+    delivered_output_tokens_per_s_high: float = pa.Field(
+        ge=0,
+        description=("Projected output tokens/s of the whole system, high end (Server x accelerators x prior hi)."),
+    )
     method: str = pa.Field(description="How the band was computed, in words.")
     evidence: str = pa.Field(isin=["projected"], description="Evidence class of the row: projected.")
 

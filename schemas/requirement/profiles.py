@@ -9,18 +9,27 @@ class Profiles(pa.DataFrameModel):
 
     profile: str = pa.Field(unique=True, description="Profile name, as in the profiles YAML.")
     model_raw: str = pa.Field(description="Model as written in the profile (any alias).")
-    model_id: str = pa.Field(nullable=True, description=(
-        "Canonical model id; empty when unknown (then nothing joins to the profile)."))
+    model_id: str = pa.Field(
+        nullable=True, description=("Canonical model id; empty when unknown (then nothing joins to the profile).")
+    )
     model_known: bool = pa.Field(description="True when model_raw matched a canonical model id.")
-    delivered_fraction_prior_lo: float = pa.Field(gt=0, le=2, description=(
-        "Low end of the prior fraction of MLPerf Server throughput a config delivers at this SLO."))
+    delivered_fraction_prior_lo: float = pa.Field(
+        gt=0,
+        le=2,
+        description=("Low end of the prior fraction of MLPerf Server throughput a config delivers at this SLO."),
+    )
     delivered_fraction_prior_hi: float = pa.Field(gt=0, le=2, description="High end of that prior fraction.")
     error_rate_max: float = pa.Field(ge=0, le=1, description="Largest acceptable fraction of failed requests.")
     input_tokens_mean: float = pa.Field(nullable=True, gt=0, description="Our traffic's mean input tokens per request.")
-    output_tokens_mean: float = pa.Field(nullable=True, gt=0, description=(
-        "Our traffic's mean output tokens per request (turns projected tokens/s into requests/s)."))
-    traffic_log: str = pa.Field(nullable=True, description=(
-        "Production request log describing our traffic (workload.traffic_log), as an absolute path."))
+    output_tokens_mean: float = pa.Field(
+        nullable=True,
+        gt=0,
+        description=("Our traffic's mean output tokens per request (turns projected tokens/s into requests/s)."),
+    )
+    traffic_log: str = pa.Field(
+        nullable=True,
+        description=("Production request log describing our traffic (workload.traffic_log), as an absolute path."),
+    )
     slo_text: str = pa.Field(description="The SLO in words, e.g. ttft_p95_ms <= 1000; tpot_p95_ms <= 50.")
     source: str = pa.Field(description="Profiles YAML file the profile was read from.")
     evidence: str = pa.Field(isin=["requirement"], description="Evidence class of the row: requirement.")

@@ -15,10 +15,16 @@ class TrafficShape(pa.DataFrameModel):
     window_s: float = pa.Field(gt=0, description="Window length for the rate over time and the peak, s.")
     peak_rate_per_s: float = pa.Field(ge=0, description="Highest request rate in any window, requests/s.")
     peak_to_mean: float = pa.Field(nullable=True, ge=0, description="peak_rate_per_s / mean_rate_per_s.")
-    interarrival_cv: float = pa.Field(nullable=True, ge=0, description=(
-        "Coefficient of variation of the gaps between requests (1 = Poisson; above 1 = burstier)."))
-    gamma_shape: float = pa.Field(nullable=True, gt=0, description=(
-        "Shape of a gamma distribution fitted to the gaps (1 = Poisson; below 1 = burstier)."))
+    interarrival_cv: float = pa.Field(
+        nullable=True,
+        ge=0,
+        description=("Coefficient of variation of the gaps between requests (1 = Poisson; above 1 = burstier)."),
+    )
+    gamma_shape: float = pa.Field(
+        nullable=True,
+        gt=0,
+        description=("Shape of a gamma distribution fitted to the gaps (1 = Poisson; below 1 = burstier)."),
+    )
     input_tokens_mean: float = pa.Field(nullable=True, ge=0, description="Mean input tokens per request.")
     input_tokens_p50: float = pa.Field(nullable=True, ge=0, description="Median input tokens per request.")
     input_tokens_p95: float = pa.Field(nullable=True, ge=0, description="p95 of input tokens per request.")

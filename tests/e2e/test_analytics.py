@@ -1,9 +1,6 @@
 """The analyst surface of a published serving file: documented views per evidence class, a comment on
 every table, view and column (from one place), quarantine and provenance visible."""
 
-
-
-
 from pathlib import Path
 
 import duckdb
@@ -21,10 +18,13 @@ def test_every_table_view_and_column_in_the_serving_file_has_a_comment(published
     with serving(published) as conn:
         relations = conn.execute(
             "SELECT schema_name, table_name, comment FROM duckdb_tables() UNION ALL "
-            "SELECT schema_name, view_name, comment FROM duckdb_views() WHERE NOT internal").fetchall()
+            "SELECT schema_name, view_name, comment FROM duckdb_views() WHERE NOT internal"
+        ).fetchall()
         columns = conn.execute(
             "SELECT schema_name, table_name, column_name, comment FROM duckdb_columns() "
-            "WHERE schema_name IN ? AND NOT internal", [list(OUR_SCHEMAS)]).fetchall()
+            "WHERE schema_name IN ? AND NOT internal",
+            [list(OUR_SCHEMAS)],
+        ).fetchall()
     assert len(relations) >= 26 and len(columns) > 400
     assert [r for r in relations if r[0] not in OUR_SCHEMAS] == []
     assert [f"{s}.{t}" for s, t, c in relations if not (c or "").strip()] == []
@@ -33,19 +33,48 @@ def test_every_table_view_and_column_in_the_serving_file_has_a_comment(published
 
 def test_views_cover_every_evidence_class_the_shortlist_quarantine_and_provenance(published):
     with serving(published) as conn:
-        views = {r[0] for r in conn.execute(
-            "SELECT view_name FROM duckdb_views() WHERE schema_name = 'analytics'").fetchall()}
-        evidence = {view: {r[0] for r in conn.execute(f"SELECT DISTINCT evidence FROM analytics.{view}").fetchall()}
-                    for view in ("mlperf_results", "accelerator_prices", "profiles", "load_points",
-                                 "delivered_at_slo", "shortlist")}
+        views = {
+            r[0]
+            for r in conn.execute("SELECT view_name FROM duckdb_views() WHERE schema_name = 'analytics'").fetchall()
+        }
+        evidence = {
+            view: {r[0] for r in conn.execute(f"SELECT DISTINCT evidence FROM analytics.{view}").fetchall()}
+            for view in (
+                "mlperf_results",
+                "accelerator_prices",
+                "profiles",
+                "load_points",
+                "delivered_at_slo",
+                "shortlist",
+            )
+        }
         shortlist_rows = conn.execute("SELECT count(*) FROM marts.config_shortlist").fetchone()[0]
         view_rows = conn.execute("SELECT count(*) FROM analytics.shortlist").fetchone()[0]
-    assert {"shortlist", "shortlist_sources", "quarantine", "source_files", "mlperf_results", "mlperf_reference",
-            "accelerator_prices", "profiles", "slo_bounds", "runs", "load_points", "delivered_at_slo",
-            "cost_per_request", "mlperf_round_over_round", "traffic_shape"} <= views
-    assert evidence == {"mlperf_results": {"benchmark"}, "accelerator_prices": {"benchmark"},
-                        "profiles": {"requirement"}, "load_points": {"observed"},
-                        "delivered_at_slo": {"observed", "projected"}, "shortlist": {"observed", "projected"}}
+    assert {
+        "shortlist",
+        "shortlist_sources",
+        "quarantine",
+        "source_files",
+        "mlperf_results",
+        "mlperf_reference",
+        "accelerator_prices",
+        "profiles",
+        "slo_bounds",
+        "runs",
+        "load_points",
+        "delivered_at_slo",
+        "cost_per_request",
+        "mlperf_round_over_round",
+        "traffic_shape",
+    } <= views
+    assert evidence == {
+        "mlperf_results": {"benchmark"},
+        "accelerator_prices": {"benchmark"},
+        "profiles": {"requirement"},
+        "load_points": {"observed"},
+        "delivered_at_slo": {"observed", "projected"},
+        "shortlist": {"observed", "projected"},
+    }
     assert view_rows == shortlist_rows
 
 
@@ -53,8 +82,9 @@ def test_quarantined_rows_are_visible_with_their_reason(published):
     with serving(published) as conn:
         rows = conn.execute("SELECT table_name, location, reason FROM analytics.quarantine").fetchall()
     line = len(DEFAULT_PRICES.read_text().splitlines()) + 1
-    assert rows == [("benchmark.accelerator_prices", f"line {line}",
-                     "usd_per_accelerator_hour 'not-a-number' is not a number")]
+    assert rows == [
+        ("benchmark.accelerator_prices", f"line {line}", "usd_per_accelerator_hour 'not-a-number' is not a number")
+    ]
 
 
 def test_each_shortlist_number_names_its_sources(published):
@@ -63,14 +93,16 @@ def test_each_shortlist_number_names_its_sources(published):
             "SELECT s.*, l.mlperf_server_tokens_per_s_per_accel AS reference FROM analytics.shortlist_sources AS s "
             "JOIN (SELECT DISTINCT profile, config_key, mlperf_server_tokens_per_s_per_accel "
             "      FROM marts.config_shortlist) AS l USING (profile, config_key) "
-            "WHERE s.run_label = 'vllm'")
+            "WHERE s.run_label = 'vllm'"
+        )
         names = [d[0] for d in cursor.description]
         rows = [dict(zip(names, r)) for r in cursor.fetchall()]
     server = [r for r in rows if r["number"] == "MLPerf Server tokens/s per accelerator"]
     assert server and all(r["value"] == r["reference"] == 5103.99 for r in server)
     assert {(r["round"], r["submitter"], r["number_evidence"]) for r in server} == {("v5.1", "RedHat", "benchmark")}
-    assert all(r["source"].endswith("v5.1/summary_results.json") and r["location"].startswith("record ")
-               for r in server)
+    assert all(
+        r["source"].endswith("v5.1/summary_results.json") and r["location"].startswith("record ") for r in server
+    )
     points = [r for r in rows if r["number"].startswith("load point")]
     assert {r["number_evidence"] for r in points} == {"observed"}
     assert all("lifecycle_metrics.json" in r["source"] and len(r["source_sha256"]) == 64 for r in points)

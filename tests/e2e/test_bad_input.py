@@ -1,8 +1,6 @@
 """Bad input end to end: a damaged dump is quarantined while everything else publishes; a file that
 cannot be read stops the run and loses nothing published before."""
 
-
-
 import duckdb
 import pytest
 
@@ -14,10 +12,13 @@ def test_end_to_end_a_damaged_dump_is_quarantined_while_everything_else_publishe
     """Every run of the small case reads a damaged vLLM result beside a good one: the run succeeds,
     the damage is quarantined with its reason, and nothing unrelated is lost."""
     with duckdb.connect(str(small_case.reference / "serving.duckdb"), read_only=True) as conn:
-        quarantined = conn.execute("SELECT source, reason FROM analytics.quarantine WHERE source LIKE '%broken.json'"
-                                   ).fetchall()
-        counts = conn.execute("SELECT (SELECT count(*) FROM benchmark.mlperf_results), (SELECT count(*) FROM "
-                              "observed.runs), (SELECT count(*) FROM marts.config_shortlist)").fetchone()
+        quarantined = conn.execute(
+            "SELECT source, reason FROM analytics.quarantine WHERE source LIKE '%broken.json'"
+        ).fetchall()
+        counts = conn.execute(
+            "SELECT (SELECT count(*) FROM benchmark.mlperf_results), (SELECT count(*) FROM "
+            "observed.runs), (SELECT count(*) FROM marts.config_shortlist)"
+        ).fetchone()
     assert quarantined and all("ttfts of request 0 is not a number (got 'N/A')" in r for _s, r in quarantined)
     assert counts[0] == 24 and counts[1] == 3 and counts[2] > 0
 

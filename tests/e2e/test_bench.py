@@ -1,9 +1,6 @@
 """The benchmark harness keeps working: one command generates a small data set, runs every contender in its
 own process, checks they agree, and writes the table. Timings are measured, never asserted."""
 
-
-
-
 from bench.__main__ import main
 
 

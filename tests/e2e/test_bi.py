@@ -1,7 +1,6 @@
 """A BI tool reads the serving file the way Superset does (duckdb-engine through SQLAlchemy, a new
 read-only connection per query); tests/test_concurrency.py reads it so while two runs publish."""
 
-
 import sqlalchemy as sa
 from sqlalchemy.pool import NullPool
 
@@ -20,8 +19,9 @@ def look(engine) -> dict:
     shortlist = sa.Table("shortlist", sa.MetaData(), schema="analytics", autoload_with=engine)
     with engine.connect() as conn:
         profiles = conn.execute(sa.select(sa.func.count(sa.distinct(shortlist.c.profile)))).scalar_one()
-        points = conn.execute(sa.text("SELECT count(*) FROM analytics.load_points WHERE run_label = :label"),
-                              {"label": "vllm"}).scalar_one()
+        points = conn.execute(
+            sa.text("SELECT count(*) FROM analytics.load_points WHERE run_label = :label"), {"label": "vllm"}
+        ).scalar_one()
     return {"views": views, "columns": columns, "profiles": profiles, "points": points}
 
 
@@ -30,8 +30,9 @@ def test_superset_reflects_the_analytics_views_with_their_descriptions(published
     tests/test_concurrency.py, whose SQLAlchemy readers connect exactly this way.)"""
     before = look(superset_engine(published / "serving.duckdb"))
     assert before["profiles"] == 2 and before["points"] == 7
-    assert {"shortlist", "shortlist_sources", "load_points", "mlperf_results",
-            "cost_per_request"} <= set(before["views"])
+    assert {"shortlist", "shortlist_sources", "load_points", "mlperf_results", "cost_per_request"} <= set(
+        before["views"]
+    )
     shortlist_columns = {c["name"]: c for c in before["columns"]["shortlist"]}
     assert shortlist_columns["cost_per_request_usd_low"]["comment"].startswith("US dollars per request, low end")
     assert all(c["comment"] for cols in before["columns"].values() for c in cols)

@@ -3,7 +3,6 @@ Superset connects, Parquet) keep working through two publishes and never see a m
 publishes; two runs started at the same moment on one warehouse are serialised by its lock (one
 waits, says so, then runs) and leave it consistent; a run that cannot get the lock refuses clearly."""
 
-
 import fcntl
 import json
 import os
@@ -79,14 +78,19 @@ last_held = ask(held) if held is not None else None
 print(json.dumps({"n": n, "seen": sorted(seen), "errors": errors[:5], "held": [first_held, last_held]}), flush=True)
 """
 READERS = {"duckdb": 2, "sqlalchemy": 2, "parquet": 1}  # processes; all but the Parquet ones also hold a connection
-W0 = (5103.99, 5103.99, 3, 2, 2)     # run A: as published before
+W0 = (5103.99, 5103.99, 3, 2, 2)  # run A: as published before
 B = (5155.0299, 5155.0299, 3, 2, 2)  # run B: the corrected round, the same dumps and profiles
 C = (5206.0698, 5206.0698, 4, 3, 3)  # run C: the round corrected again, one more sweep, one more profile
 
 
 def start_reader(mode, warehouse, stop):
-    reader = subprocess.Popen([sys.executable, "-c", READER, mode, str(warehouse), str(stop), SIGNATURE_SQL],
-                              cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    reader = subprocess.Popen(
+        [sys.executable, "-c", READER, mode, str(warehouse), str(stop), SIGNATURE_SQL],
+        cwd=REPO_ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     assert reader.stdout.readline().strip() == "ready", reader.stderr.read()
     return reader
 
@@ -96,11 +100,19 @@ def test_readers_never_fail_nor_see_a_mix_while_two_runs_started_at_once_publish
     with duckdb.connect(str(warehouse / "serving.duckdb"), read_only=True) as conn:
         assert signature(conn) == W0
     stop = tmp_path / "stop"
-    readers = {f"{mode} {i}": start_reader(mode, warehouse, stop)
-               for mode, count in READERS.items() for i in range(count)}
-    runs = {name: subprocess.Popen([sys.executable, "-m", "pipelines.cli", *small_case.run_args(args, warehouse)],
-                                   cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-            for name, args in (("B", small_case.args_b), ("C", small_case.args_c))}
+    readers = {
+        f"{mode} {i}": start_reader(mode, warehouse, stop) for mode, count in READERS.items() for i in range(count)
+    }
+    runs = {
+        name: subprocess.Popen(
+            [sys.executable, "-m", "pipelines.cli", *small_case.run_args(args, warehouse)],
+            cwd=REPO_ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for name, args in (("B", small_case.args_b), ("C", small_case.args_c))
+    }
     finished = {name: (run.wait(timeout=300), run.stderr.read()) for name, run in runs.items()}
     stop.touch()
     reports = {name: json.loads(reader.communicate(timeout=60)[0].strip()) for name, reader in readers.items()}

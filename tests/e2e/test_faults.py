@@ -1,7 +1,6 @@
 """Faults end to end through `benchbill run`: a run whose fetch fails publishes nothing; only allowed
 hosts are fetched (a redirect elsewhere is refused)."""
 
-
 import pytest
 
 from assets.inputs import fetch
@@ -34,19 +33,34 @@ def sources(tmp_path, hosts) -> str:
 
 
 def run_url(small_case, warehouse, url, sources_file) -> list[str]:
-    return ["run", "--mlperf", url, "--dumps", small_case.args_a[3], "--sources", sources_file,
-            "--warehouse", str(warehouse)]
+    return [
+        "run",
+        "--mlperf",
+        url,
+        "--dumps",
+        small_case.args_a[3],
+        "--sources",
+        sources_file,
+        "--warehouse",
+        str(warehouse),
+    ]
 
 
-def test_a_round_whose_fetch_fails_during_ingestion_publishes_nothing(small_case, published_copy, tmp_path, waits,
-                                                                       capsys):
+def test_a_round_whose_fetch_fails_during_ingestion_publishes_nothing(
+    small_case, published_copy, tmp_path, waits, capsys
+):
     warehouse, before = published_copy
     table = (small_case.root / "b" / "summary_results.json").read_bytes()
     # A run fetches each URL once, at its start (the fingerprint; planning and ingestion reuse the bytes):
     # every fault there, until attempts run out; the failure is not fetched again by the later steps.
     with ScriptedServer() as server:
-        server.respond("/v5.1.json", (503, {}, b""), (429, {"Retry-After": "1"}, b""),
-                       (RESET, {}, b""), (200, {"Content-Length": str(len(table))}, table[:1000]))
+        server.respond(
+            "/v5.1.json",
+            (503, {}, b""),
+            (429, {"Retry-After": "1"}, b""),
+            (RESET, {}, b""),
+            (200, {"Content-Length": str(len(table))}, table[:1000]),
+        )
         url = server.url("/v5.1.json")
         assert main(run_url(small_case, warehouse, url, sources(tmp_path, LOOPBACK))) == 1
         assert server.hits["/v5.1.json"] == fetch.ATTEMPTS
@@ -56,12 +70,21 @@ def test_a_round_whose_fetch_fails_during_ingestion_publishes_nothing(small_case
     assert (file_sha(warehouse / "serving.duckdb"), parquet_snapshot(warehouse)) == before
 
 
-@pytest.mark.parametrize("answer, hosts, refused", [
-    ((302, {"Location": "http://localhost:9/elsewhere.json"}, b""), LOOPBACK, "'localhost' is not in allowed_hosts"),
-    ((200, {}, b"[]"), ["raw.githubusercontent.com"], "'127.0.0.1' is not in allowed_hosts"),
-], ids=["redirect to another host", "host not allowed"])
-def test_only_allowed_hosts_are_fetched_end_to_end(answer, hosts, refused, small_case, published_copy, tmp_path,
-                                                   waits, capsys):
+@pytest.mark.parametrize(
+    "answer, hosts, refused",
+    [
+        (
+            (302, {"Location": "http://localhost:9/elsewhere.json"}, b""),
+            LOOPBACK,
+            "'localhost' is not in allowed_hosts",
+        ),
+        ((200, {}, b"[]"), ["raw.githubusercontent.com"], "'127.0.0.1' is not in allowed_hosts"),
+    ],
+    ids=["redirect to another host", "host not allowed"],
+)
+def test_only_allowed_hosts_are_fetched_end_to_end(
+    answer, hosts, refused, small_case, published_copy, tmp_path, waits, capsys
+):
     warehouse, before = published_copy
     with ScriptedServer() as server:
         server.respond("/t.json", answer)

@@ -1,7 +1,6 @@
 """A second `benchbill run` with nothing changed only prints what is published; any change of an input's
 content (or of the code) builds again; the fingerprint reaches the serving file only by a successful publish."""
 
-
 import hashlib
 import json
 
@@ -18,8 +17,17 @@ def built(tmp_path_factory):
     root = tmp_path_factory.mktemp("fingerprint")
     dumps = make_dumps(root / "dumps", variants=("vllm",))
     (root / "profiles.yaml").write_text(PROFILES)
-    args = ["run", "--mlperf", str(V51_TABLE), "--dumps", str(dumps), "--profiles", str(root / "profiles.yaml"),
-            "--warehouse", str(root / "warehouse")]
+    args = [
+        "run",
+        "--mlperf",
+        str(V51_TABLE),
+        "--dumps",
+        str(dumps),
+        "--profiles",
+        str(root / "profiles.yaml"),
+        "--warehouse",
+        str(root / "warehouse"),
+    ]
     assert main(args) == 0
     return root, args
 
@@ -39,8 +47,9 @@ def test_the_publish_records_what_it_was_built_from(built):
     fingerprint, inputs = recorded(root)
     assert len(fingerprint) == 64
     assert {"input": f"mlperf {V51_TABLE}", "sha256": digest(V51_TABLE)} in inputs
-    assert any(i["input"].startswith("dumps ") and i["input"].endswith("stage_0_lifecycle_metrics.json")
-               for i in inputs)
+    assert any(
+        i["input"].startswith("dumps ") and i["input"].endswith("stage_0_lifecycle_metrics.json") for i in inputs
+    )
 
 
 def test_nothing_changed_means_nothing_is_built(built, capsys):

@@ -1,6 +1,5 @@
 """End to end: repeats of a sweep give honest bands, the shortlist uses them, our traffic is compared."""
 
-
 import shutil
 
 import duckdb
@@ -32,8 +31,19 @@ def serving(tmp_path_factory):
     (root / "profiles.yaml").write_text(PROFILES)
     shutil.copy(FIXTURES / "generic" / "production_log.csv", root / "production_log.csv")
     (root / "prices.csv").write_text(PRICES)
-    args = ["run", "--mlperf", str(V51_TABLE), "--dumps", str(root / "dumps"), "--prices", str(root / "prices.csv"),
-            "--profiles", str(root / "profiles.yaml"), "--warehouse", str(root / "warehouse")]
+    args = [
+        "run",
+        "--mlperf",
+        str(V51_TABLE),
+        "--dumps",
+        str(root / "dumps"),
+        "--prices",
+        str(root / "prices.csv"),
+        "--profiles",
+        str(root / "profiles.yaml"),
+        "--warehouse",
+        str(root / "warehouse"),
+    ]
     assert main(args) == 0
     return root / "warehouse" / "serving.duckdb"
 
@@ -61,7 +71,9 @@ def test_shortlist_uses_the_band_and_compares_our_traffic(serving):
     (band,) = rows(serving, "SELECT * FROM observed.delivered_at_slo")
     (row,) = rows(serving, "SELECT * FROM marts.config_shortlist WHERE evidence = 'observed'")
     assert (row["delivered_requests_per_s_low"], row["delivered_requests_per_s_high"]) == (
-        band["delivered_requests_per_s_low"], band["delivered_requests_per_s_high"])
+        band["delivered_requests_per_s_low"],
+        band["delivered_requests_per_s_high"],
+    )
     assert row["cost_per_request_usd_high"] == pytest.approx(2.99 / (band["delivered_requests_per_s_low"] * 3600))
     assert "arrival pattern differs: our traffic has inter-arrival CV" in row["caveats"]
     assert "token mix differs: our traffic about" in row["caveats"]

@@ -1,6 +1,5 @@
 """The Parquet export: every published table and view, MLPerf results by round, switched atomically."""
 
-
 import json
 import shutil
 
@@ -22,15 +21,18 @@ def test_every_published_table_and_view_is_exported_with_its_rows_and_descriptio
     with duckdb.connect(str(published / "serving.duckdb"), read_only=True) as serving:
         relations = serving.execute(
             "SELECT schema_name || '.' || table_name FROM duckdb_tables() UNION ALL "
-            "SELECT 'analytics.' || view_name FROM duckdb_views() WHERE schema_name = 'analytics'").fetchall()
+            "SELECT 'analytics.' || view_name FROM duckdb_views() WHERE schema_name = 'analytics'"
+        ).fetchall()
         counts = {name: serving.execute(f"SELECT count(*) FROM {name}").fetchone()[0] for (name,) in relations}
-        comment = serving.execute("SELECT comment FROM duckdb_columns() WHERE schema_name = 'marts' "
-                                  "AND column_name = 'caveats'").fetchone()[0]
+        comment = serving.execute(
+            "SELECT comment FROM duckdb_columns() WHERE schema_name = 'marts' AND column_name = 'caveats'"
+        ).fetchone()[0]
     assert {t["name"] for t in manifest["tables"]} == set(counts)
     reader = duckdb.connect()
     for table in manifest["tables"]:
-        read = reader.execute(f"SELECT count(*) FROM read_parquet('{current / table['path']}', "
-                              "hive_partitioning = true)").fetchone()[0]
+        read = reader.execute(
+            f"SELECT count(*) FROM read_parquet('{current / table['path']}', hive_partitioning = true)"
+        ).fetchone()[0]
         assert read == table["rows"] == counts[table["name"]], table["name"]
     shortlist = next(t for t in manifest["tables"] if t["name"] == "marts.config_shortlist")
     assert {"name": "caveats", "type": "VARCHAR", "description": comment} in shortlist["columns"]
@@ -39,9 +41,14 @@ def test_every_published_table_and_view_is_exported_with_its_rows_and_descriptio
 def test_mlperf_results_are_partitioned_by_round(published):
     folder = published / "parquet" / "current" / "benchmark" / "mlperf_results"
     assert sorted(p.name for p in folder.iterdir()) == ["round=v4.1", "round=v5.1"]
-    rows = duckdb.connect().execute(
-        f"SELECT round, count(*) FROM read_parquet('{folder}/*/*.parquet', hive_partitioning = true) "
-        "GROUP BY 1 ORDER BY 1").fetchall()
+    rows = (
+        duckdb.connect()
+        .execute(
+            f"SELECT round, count(*) FROM read_parquet('{folder}/*/*.parquet', hive_partitioning = true) "
+            "GROUP BY 1 ORDER BY 1"
+        )
+        .fetchall()
+    )
     assert rows == [("v4.1", 937), ("v5.1", 1448)]
 
 

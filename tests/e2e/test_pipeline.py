@@ -1,6 +1,5 @@
 """End to end through `benchbill run`: the worked case of DESIGN.md on the real files."""
 
-
 import hashlib
 import subprocess
 import sys
@@ -27,8 +26,19 @@ def case(tmp_path_factory):
     (root / "profiles.yaml").write_text(PROFILE)
     (root / "prices.csv").write_text(PRICES)
     warehouse = root / "warehouse"
-    args = ["run", "--mlperf", str(V51_TABLE), "--dumps", str(dumps), "--prices", str(root / "prices.csv"),
-            "--profiles", str(root / "profiles.yaml"), "--warehouse", str(warehouse)]
+    args = [
+        "run",
+        "--mlperf",
+        str(V51_TABLE),
+        "--dumps",
+        str(dumps),
+        "--prices",
+        str(root / "prices.csv"),
+        "--profiles",
+        str(root / "profiles.yaml"),
+        "--warehouse",
+        str(warehouse),
+    ]
     return args, warehouse
 
 
@@ -46,13 +56,15 @@ def shortlist(serving):
         return [dict(zip(names, row)) for row in cursor.fetchall()]
 
 
-CONTRACT = ("profile model accelerator accelerator_count precision runtime run_label evidence mlperf_round "
-            "mlperf_submitter mlperf_system mlperf_precision mlperf_server_tokens_per_s_per_accel "
-            "mlperf_offline_tokens_per_s_per_accel delivered_requests_per_s_low delivered_requests_per_s_high "
-            "delivered_output_tokens_per_s_low delivered_output_tokens_per_s_high delivered_fraction_low "
-            "delivered_fraction_high price_class usd_per_accelerator_hour price_as_of cost_per_request_usd_low "
-            "cost_per_request_usd_high cost_per_million_output_tokens_usd_low "
-            "cost_per_million_output_tokens_usd_high caveats").split()
+CONTRACT = (
+    "profile model accelerator accelerator_count precision runtime run_label evidence mlperf_round "
+    "mlperf_submitter mlperf_system mlperf_precision mlperf_server_tokens_per_s_per_accel "
+    "mlperf_offline_tokens_per_s_per_accel delivered_requests_per_s_low delivered_requests_per_s_high "
+    "delivered_output_tokens_per_s_low delivered_output_tokens_per_s_high delivered_fraction_low "
+    "delivered_fraction_high price_class usd_per_accelerator_hour price_as_of cost_per_request_usd_low "
+    "cost_per_request_usd_high cost_per_million_output_tokens_usd_low "
+    "cost_per_million_output_tokens_usd_high caveats"
+).split()
 
 
 def test_worked_case_vllm_row(first_run):
@@ -72,7 +84,8 @@ def test_worked_case_vllm_row(first_run):
     assert row["cost_per_request_usd_high"] == pytest.approx(2.99 / (row["delivered_requests_per_s_low"] * 3600))
     assert row["cost_per_request_usd_low"] == pytest.approx(2.99 / (row["delivered_requests_per_s_high"] * 3600))
     assert row["cost_per_million_output_tokens_usd_high"] == pytest.approx(
-        2.99 / (row["delivered_output_tokens_per_s_low"] * 3600) * 1e6)
+        2.99 / (row["delivered_output_tokens_per_s_low"] * 3600) * 1e6
+    )
     assert "precision differs: MLPerf fp8, ours bf16" in row["caveats"]
     assert "about 204 input / 62 output tokens per request" in row["caveats"]
 
@@ -83,8 +96,9 @@ def test_cli_prints_the_shortlist(first_run, case, capsys):
     assert "vllm+batch_size" in out and "91.36 - 94.28" in out and "5,103.99" in out
 
 
-def test_second_run_with_nothing_changed_gives_byte_identical_results_over_every_table_and_view(first_run, case,
-                                                                                               capsys):
+def test_second_run_with_nothing_changed_gives_byte_identical_results_over_every_table_and_view(
+    first_run, case, capsys
+):
     # Every column, ingestion times included; only the time the (equal) fingerprint was recorded moves.
     before = content(first_run, volatile=RECORDED)
     capsys.readouterr()
@@ -93,9 +107,11 @@ def test_second_run_with_nothing_changed_gives_byte_identical_results_over_every
     after = content(first_run, volatile=RECORDED)
     assert after == before and len(after) >= 39
     with duckdb.connect(str(first_run), read_only=True) as conn:  # re-ingested: replaced, not duplicated
-        counts = conn.execute("SELECT (SELECT count(*) FROM benchmark.mlperf_results), "
-                              "(SELECT count(*) FROM observed.load_points), "
-                              "(SELECT count(*) FROM audit.mlperf_round_versions)").fetchone()
+        counts = conn.execute(
+            "SELECT (SELECT count(*) FROM benchmark.mlperf_results), "
+            "(SELECT count(*) FROM observed.load_points), "
+            "(SELECT count(*) FROM audit.mlperf_round_versions)"
+        ).fetchone()
     assert counts == (1448, 14, 1)
 
 
@@ -110,8 +126,9 @@ READER = textwrap.dedent("""
 
 
 def test_a_reader_holding_the_serving_file_neither_fails_nor_blocks_a_run(first_run, case):
-    reader = subprocess.Popen([sys.executable, "-c", READER, str(first_run)], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, text=True)
+    reader = subprocess.Popen(
+        [sys.executable, "-c", READER, str(first_run)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
     try:
         before = int(reader.stdout.readline())
         assert main(case[0]) == 0
@@ -126,7 +143,7 @@ def test_a_reader_holding_the_serving_file_neither_fails_nor_blocks_a_run(first_
 def test_a_failed_run_leaves_the_published_file_untouched(first_run, case, tmp_path, capsys):
     digest = hashlib.sha256(first_run.read_bytes()).hexdigest()
     broken = tmp_path / "summary_results.json"
-    broken.write_text("[{\"Submitter\": ")
+    broken.write_text('[{"Submitter": ')
     args = list(case[0])
     args[args.index("--mlperf") + 1] = str(broken)
     assert main(args) == 1

@@ -1,8 +1,5 @@
 """A failed run names the file and says what to do."""
 
-
-
-
 from pipelines.cli import main
 
 

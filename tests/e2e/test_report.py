@@ -1,7 +1,6 @@
 """The HTML report, rendered in a real headless Chromium (Debian's /usr/bin/chromium, installed by
 `make test`): charts visible, numbers equal to the shortlist table's, nothing fetched from anywhere."""
 
-
 import re
 from pathlib import Path
 
@@ -16,8 +15,15 @@ from tests.support.data import REPO_ROOT
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = REPO_ROOT / "test-artifacts"
 # The machine's notes: no sandbox as root, and no background traffic to Google's hosts.
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 @pytest.fixture(scope="module")
@@ -28,8 +34,12 @@ def page(published, tmp_path_factory):
 
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch_persistent_context(
-            user_data_dir=str(tmp_path_factory.mktemp("chromium-profile")), executable_path=str(CHROMIUM),
-            headless=True, args=CHROMIUM_ARGS, viewport={"width": 1500, "height": 1000})
+            user_data_dir=str(tmp_path_factory.mktemp("chromium-profile")),
+            executable_path=str(CHROMIUM),
+            headless=True,
+            args=CHROMIUM_ARGS,
+            viewport={"width": 1500, "height": 1000},
+        )
         page = browser.new_page()
         requests = []
         page.on("request", lambda request: requests.append(request.url))
@@ -75,25 +85,33 @@ def test_the_report_numbers_equal_the_shortlist_table(page, published):
     for row in rows:
         cell = by_key[(row["profile"], row["config_key"], row["price_class"] or "", row["price_provider"] or "")]
         expected_text = [shortlist_cell(row, source, fmt) for _t, source, fmt, _e in REPORT_COLUMNS]
-        assert cell["cells"][1:1 + len(REPORT_COLUMNS)] == expected_text
+        assert cell["cells"][1 : 1 + len(REPORT_COLUMNS)] == expected_text
         for column, value in cell["values"].items():
             assert value == data_value(row[column]), column
             assert row[column] is None or float(value) == row[column], column
         expected_evidence = [row["evidence"] if ev == "delivered" else ev for _t, _s, _f, ev in REPORT_COLUMNS]
-        assert cell["evidence"][1:1 + len(REPORT_COLUMNS)] == expected_evidence
+        assert cell["evidence"][1 : 1 + len(REPORT_COLUMNS)] == expected_evidence
 
 
 def test_the_charts_mark_the_slo_the_mlperf_reference_and_the_cost_bands(page, published):
     with duckdb.connect(str(published / "serving.duckdb"), read_only=True) as conn:
-        bounds = dict(conn.execute("SELECT measure, bound FROM analytics.slo_bounds "
-                                   "WHERE profile = 'chat-8b-interactive'").fetchall())
-        reference = conn.execute("SELECT server_tokens_per_s_per_accel FROM analytics.mlperf_reference WHERE "
-                                 "accelerator_id = 'nvidia-h100-sxm-80gb' AND model_id = 'llama-3.1-8b-instruct'"
-                                 ).fetchone()[0]
+        bounds = dict(
+            conn.execute(
+                "SELECT measure, bound FROM analytics.slo_bounds WHERE profile = 'chat-8b-interactive'"
+            ).fetchall()
+        )
+        reference = conn.execute(
+            "SELECT server_tokens_per_s_per_accel FROM analytics.mlperf_reference WHERE "
+            "accelerator_id = 'nvidia-h100-sxm-80gb' AND model_id = 'llama-3.1-8b-instruct'"
+        ).fetchone()[0]
         points = conn.execute("SELECT count(*) FROM analytics.load_points WHERE run_label = 'vllm'").fetchone()[0]
-        costs = {(r[0], r[1], r[2]): (r[3], r[4]) for r in conn.execute(
-            "SELECT config_key, price_class, price_provider, cost_per_request_usd_low, cost_per_request_usd_high "
-            "FROM marts.config_shortlist WHERE cost_per_request_usd_low IS NOT NULL").fetchall()}
+        costs = {
+            (r[0], r[1], r[2]): (r[3], r[4])
+            for r in conn.execute(
+                "SELECT config_key, price_class, price_provider, cost_per_request_usd_low, cost_per_request_usd_high "
+                "FROM marts.config_shortlist WHERE cost_per_request_usd_low IS NOT NULL"
+            ).fetchall()
+        }
     latency = page.evaluate("""() => [...document.querySelectorAll('svg[data-measure]')].map(svg => ({
         measure: svg.dataset.measure, slo: svg.querySelector('line.slo').dataset.value,
         server: svg.querySelector('line.mlperf-server').dataset.value,

@@ -1,7 +1,6 @@
 """Hostile paths end to end, a serving file nobody may write, and prompt and response texts stored only
 when a run asks for it."""
 
-
 import stat
 from pathlib import Path
 
@@ -15,8 +14,19 @@ from tests.support.smallcase import HOSTILE, PLANTED, file_sha
 def test_a_warehouse_and_inputs_below_a_hostile_folder_name_build_and_answer(small_case, capsys):
     """Every run of the small case already reads and writes below HOSTILE; the commands that read work too."""
     assert HOSTILE in str(small_case.reference) and "'" in HOSTILE and ";" in HOSTILE
-    assert main(["sql", "SELECT count(*) AS n FROM benchmark.mlperf_results", "--format", "csv",
-                 "--warehouse", str(small_case.reference)]) == 0
+    assert (
+        main(
+            [
+                "sql",
+                "SELECT count(*) AS n FROM benchmark.mlperf_results",
+                "--format",
+                "csv",
+                "--warehouse",
+                str(small_case.reference),
+            ]
+        )
+        == 0
+    )
     assert capsys.readouterr().out.strip().splitlines() == ["n", "24"]
 
 
@@ -40,18 +50,25 @@ def text_columns(serving: Path) -> dict[str, int]:
     """Per table column of a text type: how many values hold the planted string."""
     conn = duckdb.connect(str(serving), read_only=True)
     try:
-        columns = conn.execute("SELECT schema_name, table_name, column_name FROM duckdb_columns() WHERE NOT internal "
-                               "AND data_type = 'VARCHAR' AND (schema_name, table_name) IN "
-                               "(SELECT schema_name, table_name FROM duckdb_tables())").fetchall()
-        return {f"{s}.{t}.{c}": conn.execute(f'SELECT count(*) FROM "{s}"."{t}" WHERE "{c}" LIKE ?',
-                                             [f"%{PLANTED}%"]).fetchone()[0] for s, t, c in columns}
+        columns = conn.execute(
+            "SELECT schema_name, table_name, column_name FROM duckdb_columns() WHERE NOT internal "
+            "AND data_type = 'VARCHAR' AND (schema_name, table_name) IN "
+            "(SELECT schema_name, table_name FROM duckdb_tables())"
+        ).fetchall()
+        return {
+            f"{s}.{t}.{c}": conn.execute(
+                f'SELECT count(*) FROM "{s}"."{t}" WHERE "{c}" LIKE ?', [f"%{PLANTED}%"]
+            ).fetchone()[0]
+            for s, t, c in columns
+        }
     finally:
         conn.close()
 
 
 def files_holding(folder: Path, token: bytes) -> list[str]:
-    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*")
-                  if p.is_file() and token in p.read_bytes())
+    return sorted(
+        p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file() and token in p.read_bytes()
+    )
 
 
 def test_prompt_and_response_texts_are_not_stored_unless_a_run_asks_for_them(small_case):

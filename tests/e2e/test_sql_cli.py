@@ -1,6 +1,5 @@
 """`benchbill sql`: named queries and plain SQL on the serving file, read-only, parameters bound."""
 
-
 import csv
 import io
 import json
@@ -40,9 +39,10 @@ def test_the_shortlist_query_returns_the_profile_rows_of_the_shortlist(published
     assert sql(published, "shortlist", "--param", "profile=chat-8b-interactive", "--format", "json") == 0
     rows = json.loads(capsys.readouterr().out)
     with duckdb.connect(str(published / "serving.duckdb"), read_only=True) as conn:
-        expected = conn.execute("SELECT cost_per_request_usd_high FROM marts.config_shortlist "
-                                "WHERE profile = 'chat-8b-interactive' ORDER BY cost_per_request_usd_high NULLS LAST"
-                                ).fetchall()
+        expected = conn.execute(
+            "SELECT cost_per_request_usd_high FROM marts.config_shortlist "
+            "WHERE profile = 'chat-8b-interactive' ORDER BY cost_per_request_usd_high NULLS LAST"
+        ).fetchall()
     assert [r["rank"] for r in rows] == list(range(1, len(expected) + 1))
     assert [r["cost_per_request_usd_high"] for r in rows] == [e[0] for e in expected]
 
@@ -53,10 +53,20 @@ def test_parameters_are_bound_never_pasted_into_the_sql(published, capsys):
 
 
 def test_plain_sql_as_csv_and_as_a_table(published, capsys):
-    assert sql(published, "SELECT round, count(*) AS results FROM analytics.mlperf_results GROUP BY 1 ORDER BY 1",
-               "--format", "csv") == 0
+    assert (
+        sql(
+            published,
+            "SELECT round, count(*) AS results FROM analytics.mlperf_results GROUP BY 1 ORDER BY 1",
+            "--format",
+            "csv",
+        )
+        == 0
+    )
     assert list(csv.reader(io.StringIO(capsys.readouterr().out))) == [
-        ["round", "results"], ["v4.1", "937"], ["v5.1", "1448"]]
+        ["round", "results"],
+        ["v4.1", "937"],
+        ["v5.1", "1448"],
+    ]
     assert sql(published, "SELECT $p AS echoed, NULL AS nothing", "--param", "p=it's") == 0
     assert capsys.readouterr().out.splitlines() == ["echoed  nothing", "------  -------", "it's    NULL", "(1 row)"]
 
@@ -85,10 +95,13 @@ def test_benchbill_shell_is_duckdbs_prompt_on_the_serving_file_read_only(publish
     import subprocess
     import sys
 
-
     session = subprocess.run(
-        [sys.executable, "-m", "pipelines.cli", "shell", "--warehouse", str(published)], cwd=REPO_ROOT,
+        [sys.executable, "-m", "pipelines.cli", "shell", "--warehouse", str(published)],
+        cwd=REPO_ROOT,
         input="SELECT count(*) AS configs FROM analytics.shortlist;\nCREATE TABLE scratch AS SELECT 1;\n",
-        capture_output=True, text=True, timeout=60)
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert "49" in session.stdout
     assert "read-only" in session.stdout + session.stderr

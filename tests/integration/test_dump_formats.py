@@ -1,9 +1,6 @@
 """Dump formats on the real files under ../shared/data/dumps: each recognised by exactly one reader, its
 quirks, and files of several formats merged into one run."""
 
-
-
-
 from pathlib import Path
 
 import duckdb
@@ -40,8 +37,6 @@ RECOGNISED = [
     (FIXTURES / "generic/requests.csv", generic.MEASUREMENT_CSV),
     (FIXTURES / "generic/production_log.csv", generic.LOG_CSV),
 ]
-
-
 
 
 @pytest.mark.parametrize("path,kind", RECOGNISED, ids=lambda v: v if isinstance(v, str) else Path(v).name)
@@ -82,11 +77,6 @@ def test_llmperf_strings_as_numbers_and_its_itl_is_not_our_tpot():
     assert m.merge_key == llmperf.merge_key("individual_together_70b.json")
 
 
-
-
-
-
-
 @pytest.fixture
 def conn(tmp_path):
     connection = duckdb.connect(str(tmp_path / "build.duckdb"))
@@ -94,11 +84,15 @@ def conn(tmp_path):
     connection.close()
 
 
-
-
 def test_merged_files_of_one_folder(tmp_path, conn):
-    root = dumps_folder(tmp_path / "dumps", {"aiperf": FIXTURES / "aiperf/rate8", "llmperf": DUMPS / "llmperf",
-                                           "ip": FIXTURES / "inference-perf/per_request"})
+    root = dumps_folder(
+        tmp_path / "dumps",
+        {
+            "aiperf": FIXTURES / "aiperf/rate8",
+            "llmperf": DUMPS / "llmperf",
+            "ip": FIXTURES / "inference-perf/per_request",
+        },
+    )
     (root / "llmperf" / "run.yaml").write_text(WORKED_RUN_YAML.replace("constant", "concurrency"))
     batch = collect_all([str(root)])
     build(conn, batch)
@@ -110,4 +104,7 @@ def test_merged_files_of_one_folder(tmp_path, conn):
     assert (llm["concurrency"], llm["repeats"], llm["requests_ok"], llm["load_kind"]) == (5.0, 2, 300, "concurrency")
     assert llm["percentile_source"] == "per_request" and llm["tpot_p95_ms"] < llm["e2e_p95_ms"] / 100
     ip = points(conn, "ip")
-    assert {(p["offered_rate_per_s"], p["requests_ok"]) for p in ip} == {(2.0, 11), (None, 11)}  # stage 1: no stage file
+    assert {(p["offered_rate_per_s"], p["requests_ok"]) for p in ip} == {
+        (2.0, 11),
+        (None, 11),
+    }  # stage 1: no stage file

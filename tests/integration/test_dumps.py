@@ -1,7 +1,6 @@
 """Dump folders: run.yaml sidecars and the real inference-perf reports recognised by content, in one set
 of units; bad sidecars and damaged stage files quarantined or named."""
 
-
 import json
 
 import pytest
@@ -81,12 +80,15 @@ def test_run_yaml_missing_keys_quarantines_the_run(tmp_path):
     assert batch.rejects[0].source.endswith("vllm/run.yaml")
 
 
-@pytest.mark.parametrize("line,problem", [
-    ("arrival: bursty", "arrival 'bursty' is not one of"),
-    ("accelerator_count: two", "accelerator_count must be a whole number"),
-    ("precision: fp7", "unknown precision"),
-    ("colour: blue", "unknown keys ['colour']"),
-])
+@pytest.mark.parametrize(
+    "line,problem",
+    [
+        ("arrival: bursty", "arrival 'bursty' is not one of"),
+        ("accelerator_count: two", "accelerator_count must be a whole number"),
+        ("precision: fp7", "unknown precision"),
+        ("colour: blue", "unknown keys ['colour']"),
+    ],
+)
 def test_run_yaml_bad_values(tmp_path, line, problem):
     key = line.split(":")[0]
     text = "\n".join(k for k in WORKED_RUN_YAML.splitlines() if not k.startswith(key + ":")) + "\n" + line + "\n"
@@ -101,12 +103,14 @@ def test_deeper_run_yaml_overrides_shallower(tmp_path):
     (root / "vllm" / "run.yaml").write_text("runtime_version: 0.11.1\nlabel: tuned\n")
     batch = collect_all([str(root)])
     assert [(r["run_label"], r["runtime_version"], r["accelerator_id"]) for r in batch.runs] == [
-        ("tuned", "0.11.1", "nvidia-h100-sxm-80gb")]
+        ("tuned", "0.11.1", "nvidia-h100-sxm-80gb")
+    ]
 
 
 def test_unknown_accelerator_is_kept_raw_and_flagged(tmp_path):
-    root = make_dumps(tmp_path / "dumps", variants=["vllm"],
-                      run_yaml=WORKED_RUN_YAML.replace("NVIDIA H100 80GB HBM3", "Hopper thing"))
+    root = make_dumps(
+        tmp_path / "dumps", variants=["vllm"], run_yaml=WORKED_RUN_YAML.replace("NVIDIA H100 80GB HBM3", "Hopper thing")
+    )
     run = collect_all([str(root)]).runs[0]
     assert run["accelerator_raw"] == "Hopper thing" and run["accelerator_id"] is None and not run["accelerator_known"]
 
@@ -121,11 +125,14 @@ def test_truncated_stage_file_fails_naming_the_file(tmp_path, copied_report):
         collect_all([str(tmp_path / "dumps")])
 
 
-@pytest.mark.parametrize("mutate,problem", [
-    (lambda d: d["successes"]["latency"]["time_to_first_token"].update(p95="N/A"), "not a number"),
-    (lambda d: d["successes"].update(count=-4), "whole non-negative count"),
-    (lambda d: d["successes"].update(latency=[1, 2]), "must be objects"),
-])
+@pytest.mark.parametrize(
+    "mutate,problem",
+    [
+        (lambda d: d["successes"]["latency"]["time_to_first_token"].update(p95="N/A"), "not a number"),
+        (lambda d: d["successes"].update(count=-4), "whole non-negative count"),
+        (lambda d: d["successes"].update(latency=[1, 2]), "must be objects"),
+    ],
+)
 def test_bad_values_in_a_stage_quarantine_that_load_point(tmp_path, copied_report, mutate, problem):
     stage = copied_report / "stage_2_lifecycle_metrics.json"
     payload = json.loads(stage.read_text())

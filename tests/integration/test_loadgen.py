@@ -1,7 +1,6 @@
 """LoadGen logs (detail MLLOG lines, the v0.5 text form, the summary) and power samples, on the real
 logs of the submission trees; the parser knows nothing of where the files sit."""
 
-
 import pytest
 
 from assets.formats.mlperf import loadgen
@@ -45,8 +44,11 @@ def test_multistream_summary_percentiles_are_per_query():
 
 
 def test_conditions_hold_the_limits_and_the_ttft_tpot_percentiles_in_ms():
-    conditions = loadgen.conditions(loadgen.read_run(text(AMD_INTERACTIVE / "mlperf_log_detail.txt"),
-                                                     text(AMD_INTERACTIVE / "mlperf_log_summary.txt")))
+    conditions = loadgen.conditions(
+        loadgen.read_run(
+            text(AMD_INTERACTIVE / "mlperf_log_detail.txt"), text(AMD_INTERACTIVE / "mlperf_log_summary.txt")
+        )
+    )
     assert (conditions["ttft_limit_ms"], conditions["tpot_limit_ms"]) == (450.0, 40.0)
     assert conditions["ttft_p99_ms"] == pytest.approx(435.9761)
     assert conditions["tpot_p99_ms"] == pytest.approx(39.507635)

@@ -1,6 +1,5 @@
 """LoadGen logs from runs on our own hardware are dumps too, read by the benchmark side's parser."""
 
-
 import pytest
 
 from assets.formats.dumps import loadgen_run

@@ -1,7 +1,6 @@
 """Every published MLPerf round-table format, read from the real files under ../shared/data/mlperf,
 recognised by content; hand-made bad inputs end as quarantined rows with reasons or clear errors."""
 
-
 import collections
 import json
 import shutil
@@ -53,9 +52,14 @@ def test_every_file_under_shared_mlperf_is_read_or_skipped_with_a_reason(everyth
 def test_rows_per_round_and_kept_source(everything):
     counts = collections.Counter((r["round"], r["source_format"]) for r in everything.rows)
     assert counts == {
-        ("v1.1", "checker_csv"): 4, ("v2.1", "checker_csv"): 4, ("v3.0", "checker_csv"): 35,
-        ("v3.1", "cm4mlperf_result"): 1447, ("v4.0", "cm4mlperf_result"): 898,
-        ("v4.1", SUMMARY_RESULTS_JSON): 937, ("v5.0", SUMMARY_RESULTS_JSON): 45, ("v5.1", SUMMARY_RESULTS_JSON): 1448,
+        ("v1.1", "checker_csv"): 4,
+        ("v2.1", "checker_csv"): 4,
+        ("v3.0", "checker_csv"): 35,
+        ("v3.1", "cm4mlperf_result"): 1447,
+        ("v4.0", "cm4mlperf_result"): 898,
+        ("v4.1", SUMMARY_RESULTS_JSON): 937,
+        ("v5.0", SUMMARY_RESULTS_JSON): 45,
+        ("v5.1", SUMMARY_RESULTS_JSON): 1448,
     }
 
 
@@ -66,16 +70,19 @@ def test_the_real_sources_agree_where_they_overlap(everything):
 # --- checker CSVs -------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("relative,rows,note", [
-    ("v1.1/submitter_checker_csv/closed/Alibaba/summary.csv", 4, "26 columns (v1.0 header)"),
-    ("v2.1/submitter_checker_csv/open/Alibaba/submission_checker_results.csv", 4, "27 columns (v1.1-v4.1 header)"),
-    ("v3.0/submitter_checker_csv/closed/Azure/summary.csv", 24, "27 columns (v1.1-v4.1 header)"),
-    ("v3.0/submitter_checker_csv/closed/Quanta_Cloud_Technology/summary.csv", 5, "27 columns (v1.1-v4.1 header)"),
-    ("v3.0/submitter_checker_csv/open/NeuralMagic/summary.csv", 6, "27 columns (v1.1-v4.1 header)"),
-    ("v4.1/submitter_checker_csv/closed/GigaComputing/summary.csv", 26, "27 columns (v1.1-v4.1 header)"),
-    ("v5.1/submitter_checker_csv/closed/GigaComputing/summary.csv", 18, "28 columns (v5.x header)"),
-    ("v5.0/unofficial_submissions/summary.csv", 45, "28 columns (v5.x header)"),
-])
+@pytest.mark.parametrize(
+    "relative,rows,note",
+    [
+        ("v1.1/submitter_checker_csv/closed/Alibaba/summary.csv", 4, "26 columns (v1.0 header)"),
+        ("v2.1/submitter_checker_csv/open/Alibaba/submission_checker_results.csv", 4, "27 columns (v1.1-v4.1 header)"),
+        ("v3.0/submitter_checker_csv/closed/Azure/summary.csv", 24, "27 columns (v1.1-v4.1 header)"),
+        ("v3.0/submitter_checker_csv/closed/Quanta_Cloud_Technology/summary.csv", 5, "27 columns (v1.1-v4.1 header)"),
+        ("v3.0/submitter_checker_csv/open/NeuralMagic/summary.csv", 6, "27 columns (v1.1-v4.1 header)"),
+        ("v4.1/submitter_checker_csv/closed/GigaComputing/summary.csv", 26, "27 columns (v1.1-v4.1 header)"),
+        ("v5.1/submitter_checker_csv/closed/GigaComputing/summary.csv", 18, "28 columns (v5.x header)"),
+        ("v5.0/unofficial_submissions/summary.csv", 45, "28 columns (v5.x header)"),
+    ],
+)
 def test_checker_csv_of_each_header_generation(relative, rows, note):
     fmt, parsed, rejects, found_note = read(SUMMARY / relative)
     assert (fmt, len(parsed), rejects, found_note) == (checker.CHECKER_CSV, rows, [], note)
@@ -101,8 +108,16 @@ def test_v41_checker_llm_rows_labelled_samples_are_tokens():
     _f, rows, _r, _n = read(SUMMARY / "v4.1/submitter_checker_csv/closed/GigaComputing/summary.csv")
     key = "v4.1/closed/datacenter/GigaComputing/GIGABYTE_G593_SD1_H200_SXM_141GBx8_TRT/{}"
     offline, server = rows[key.format("llama2-70b-99/Offline")], rows[key.format("llama2-70b-99/Server")]
-    assert (offline["result_value"], offline["result_unit"], offline["result_unit_raw"]) == (31263.8, "tokens/s", "Samples/s")
-    assert (server["result_unit"], server["result_unit_raw"], server["unit_corrected"]) == ("tokens/s", "Queries/s", True)
+    assert (offline["result_value"], offline["result_unit"], offline["result_unit_raw"]) == (
+        31263.8,
+        "tokens/s",
+        "Samples/s",
+    )
+    assert (server["result_unit"], server["result_unit_raw"], server["unit_corrected"]) == (
+        "tokens/s",
+        "Queries/s",
+        True,
+    )
     gptj = rows[key.format("gptj-99/Offline")]
     assert gptj["result_unit"] == "tokens/s" and gptj["unit_corrected"]
     llm = [r for r in rows.values() if r["mlperf_model"].split("-")[0] in ("llama2", "mixtral", "gptj")]
@@ -135,8 +150,10 @@ def test_workbook_pivot_sheets_become_the_same_results():
         assert row["result_value"] == report_rows[key]["result_value"]
     row = rows["v5.0/closed/datacenter,edge/MLCommons/RTX4090x2-nvidia-gpu-TensorRT-default_config/retinanet/Server"]
     assert row["result_value"] == 1414.96 and row["total_accelerators"] == 2
-    assert row["details_url"] == ("https://github.com/mlcommons/submissions_inference_4.1/tree/main/closed/MLCommons/"
-                                  "results/RTX4090x2-nvidia-gpu-TensorRT-default_config")
+    assert row["details_url"] == (
+        "https://github.com/mlcommons/submissions_inference_4.1/tree/main/closed/MLCommons/"
+        "results/RTX4090x2-nvidia-gpu-TensorRT-default_config"
+    )
 
 
 def test_workbook_open_sheets_fill_merged_index_cells_over_each_systems_rows():
@@ -160,8 +177,9 @@ def cm_files(round_name):
     return sorted((SUMMARY / round_name / "cm4mlperf-results").rglob("cm-result.json"))
 
 
-@pytest.mark.parametrize("round_name,files,records,power", [("v3.1", 80, 1664, 217), ("v4.0", 68, 1004, 106),
-                                                            ("v4.1", 54, 968, 31)])
+@pytest.mark.parametrize(
+    "round_name,files,records,power", [("v3.1", 80, 1664, 217), ("v4.0", 68, 1004, 106), ("v4.1", 54, 968, 31)]
+)
 def test_cm_result_files_per_round(round_name, files, records, power):
     found = cm_files(round_name)
     total_records, with_power, rows = 0, 0, 0
@@ -205,7 +223,11 @@ def test_result_pages_with_unclosed_rows_and_two_row_headers():
     assert counts == {"8xMI300X_2xEPYC_9575F": 8, "SE100_RTX2000E_Ada_16GBx1_TRT": 12, "SR680a_V3_B200SXMx8_TRT": 5}
     _f, amd, _r, _n = read(pages[0])
     interactive = amd["v5.1/closed/datacenter/AMD/8xMI300X_2xEPYC_9575F/llama2-70b-99/Interactive"]
-    assert (interactive["result_value"], interactive["result_unit"], interactive["nodes"]) == (8840.42, "tokens/s", None)
+    assert (interactive["result_value"], interactive["result_unit"], interactive["nodes"]) == (
+        8840.42,
+        "tokens/s",
+        None,
+    )
     assert interactive["system_name"] == "Supermicro AS-8125GS-TNMR2"
     _f, edge, _r, _n = read([p for p in pages if "SE100" in str(p)][0])
     resnet = edge["v5.1/closed/edge/Lenovo/SE100_RTX2000E_Ada_16GBx1_TRT/resnet/MultiStream"]
@@ -217,10 +239,26 @@ def test_result_pages_with_unclosed_rows_and_two_row_headers():
 
 def test_an_unseen_round_with_new_models_ingests_without_code_changes():
     record = json.loads((SUMMARY / "v5.1" / "summary_results.json").read_text())[0]
-    new = [dict(record, ID="9.9-0001", version="v9.9", Model="qwen9-900b", UsedModel="qwen9-900b",
-                Performance_Units="Tokens/s", **{"Total Accelerators": 8}),
-           dict(record, ID="9.9-0002", version="v9.9", Model="e2e-rag-qna", UsedModel="e2e-rag-qna",
-                Scenario="Server", Performance_Units="Tasks/s")]
+    new = [
+        dict(
+            record,
+            ID="9.9-0001",
+            version="v9.9",
+            Model="qwen9-900b",
+            UsedModel="qwen9-900b",
+            Performance_Units="Tokens/s",
+            **{"Total Accelerators": 8},
+        ),
+        dict(
+            record,
+            ID="9.9-0002",
+            version="v9.9",
+            Model="e2e-rag-qna",
+            UsedModel="e2e-rag-qna",
+            Scenario="Server",
+            Performance_Units="Tasks/s",
+        ),
+    ]
     data = json.dumps(new).encode()
     rows, rejects, _note = parse_file(fetched_bytes("v9.9.json", data), detect(fetched_bytes("v9.9.json", data)))
     assert rejects == [] and [r["result_unit"] for r in rows] == ["tokens/s", "tasks/s"]
@@ -232,7 +270,9 @@ def test_an_unknown_unit_label_names_the_file_the_column_and_what_was_expected()
     data = json.dumps([dict(record, Performance_Units="Widgets/s")]).encode()
     rows, rejects, _note = parse_file(fetched_bytes("new.json", data), detect(fetched_bytes("new.json", data)))
     assert rows == [] and rejects[0].source == "new.json"
-    assert "Performance_Units 'Widgets/s' is not a unit label this version knows (expected Tokens/s" in rejects[0].reason
+    assert (
+        "Performance_Units 'Widgets/s' is not a unit label this version knows (expected Tokens/s" in rejects[0].reason
+    )
 
 
 def test_a_folder_of_mixed_formats_reads_each_by_content_not_by_name(tmp_path):

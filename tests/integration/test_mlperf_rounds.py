@@ -2,7 +2,6 @@
 sources, re-ingestion replacing one round, the nightly refresh, the round sensor against a GitHub API
 served on loopback."""
 
-
 import datetime
 import json
 
@@ -35,8 +34,11 @@ def test_v51_table_trees_and_pages_give_one_row_per_result_and_agree():
 def test_a_corrected_value_and_precision_are_recorded_with_both_sources(tmp_path):
     records = json.loads(V51_TABLE.read_text())
     for record in records:
-        if record["Platform"] == "8xMI300X_2xEPYC_9575F" and record["UsedModel"] == "llama2-70b-99" \
-                and record["Scenario"] == "Offline":
+        if (
+            record["Platform"] == "8xMI300X_2xEPYC_9575F"
+            and record["UsedModel"] == "llama2-70b-99"
+            and record["Scenario"] == "Offline"
+        ):
             record["Performance_Result"] = 28000.0
             record["weight_data_types"] = "fp16"
     table = tmp_path / "summary_results.json"
@@ -58,12 +60,11 @@ def test_a_corrected_value_and_precision_are_recorded_with_both_sources(tmp_path
 # --- the partitioned ingestion, versions, schedule and sensor ------------------------------
 
 
-
-
 def ingest(definitions, instance, round_name, locations):
     instance.add_dynamic_partitions(MLPERF_ROUND_PARTITIONS, [round_name])
     result = definitions.resolve_job_def("ingest_mlperf_round").execute_in_process(
-        instance=instance, partition_key=round_name, run_config=round_run_config(locations))
+        instance=instance, partition_key=round_name, run_config=round_run_config(locations)
+    )
     assert result.success
     return result
 
@@ -81,13 +82,19 @@ def test_reingesting_a_round_replaces_only_its_rows_and_records_the_correction(r
     ingest(definitions, instance, "v5.1", [str(corrected)])  # unchanged: no new version
     with duckdb.connect(str(warehouse.build_path), read_only=True) as conn:
         counts = dict(conn.execute("SELECT round, count(*) FROM benchmark.mlperf_results GROUP BY ALL").fetchall())
-        versions = conn.execute("SELECT round, version, change, rows, rows_added, rows_removed, values_changed "
-                                "FROM audit.mlperf_round_versions ORDER BY ALL").fetchall()
-        scopes = conn.execute("SELECT DISTINCT scope FROM audit.source_files "
-                              "WHERE table_name = 'benchmark.mlperf_results' ORDER BY 1").fetchall()
+        versions = conn.execute(
+            "SELECT round, version, change, rows, rows_added, rows_removed, values_changed "
+            "FROM audit.mlperf_round_versions ORDER BY ALL"
+        ).fetchall()
+        scopes = conn.execute(
+            "SELECT DISTINCT scope FROM audit.source_files WHERE table_name = 'benchmark.mlperf_results' ORDER BY 1"
+        ).fetchall()
     assert counts == {"v4.1": 937, "v5.1": 1447}
-    assert versions == [("v4.1", 1, "new", 937, 937, 0, 0), ("v5.1", 1, "new", 1448, 1448, 0, 0),
-                        ("v5.1", 2, "corrected", 1447, 0, 1, 1)]
+    assert versions == [
+        ("v4.1", 1, "new", 937, 937, 0, 0),
+        ("v5.1", 1, "new", 1448, 1448, 0, 0),
+        ("v5.1", 2, "corrected", 1447, 0, 1, 1),
+    ]
     assert scopes == [("round=v4.1",), ("round=v5.1",)]
 
 
@@ -98,26 +105,51 @@ def test_nightly_schedule_requests_every_known_round_from_where_it_came(round_se
         assert isinstance(schedule(context), dg.SkipReason)
     ingest(definitions, instance, "v4.1", [str(V41_TABLE)])
     when = datetime.datetime(2026, 7, 1, 3, 17, tzinfo=datetime.UTC)
-    with dg.build_schedule_context(instance=instance, scheduled_execution_time=when,
-                                   resources={"inputs": inputs}) as context:
+    with dg.build_schedule_context(
+        instance=instance, scheduled_execution_time=when, resources={"inputs": inputs}
+    ) as context:
         (request,) = schedule(context)
     assert (request.partition_key, request.run_key) == ("v4.1", "v4.1:2026-07-01")
     assert request.run_config == round_run_config([str(V41_TABLE)])
 
 
 def github(server, pushed_at, sha):
-    server.respond("/orgs/mlcommons/repos?per_page=100&page=1", (200, {}, json.dumps([
-        {"name": "inference_results_v5.1", "pushed_at": pushed_at},
-        {"name": "inference_results_v3.0", "pushed_at": "2023-04-01T00:00:00Z"},
-        {"name": "inference", "pushed_at": pushed_at},
-    ]).encode()))
-    server.respond("/repos/mlcommons/inference_results_v5.1/contents/", (200, {}, json.dumps([
-        {"name": "README.md", "type": "file", "sha": "r", "download_url": server.url("/raw/README.md")},
-        {"name": "summary_results.json", "type": "file", "sha": sha,
-         "download_url": server.url("/raw/v5.1/summary_results.json")},
-    ]).encode()))
-    server.respond("/repos/mlcommons/inference_results_v3.0/contents/", (200, {}, json.dumps([
-        {"name": "closed", "type": "dir", "sha": "d", "download_url": None}]).encode()))
+    server.respond(
+        "/orgs/mlcommons/repos?per_page=100&page=1",
+        (
+            200,
+            {},
+            json.dumps(
+                [
+                    {"name": "inference_results_v5.1", "pushed_at": pushed_at},
+                    {"name": "inference_results_v3.0", "pushed_at": "2023-04-01T00:00:00Z"},
+                    {"name": "inference", "pushed_at": pushed_at},
+                ]
+            ).encode(),
+        ),
+    )
+    server.respond(
+        "/repos/mlcommons/inference_results_v5.1/contents/",
+        (
+            200,
+            {},
+            json.dumps(
+                [
+                    {"name": "README.md", "type": "file", "sha": "r", "download_url": server.url("/raw/README.md")},
+                    {
+                        "name": "summary_results.json",
+                        "type": "file",
+                        "sha": sha,
+                        "download_url": server.url("/raw/v5.1/summary_results.json"),
+                    },
+                ]
+            ).encode(),
+        ),
+    )
+    server.respond(
+        "/repos/mlcommons/inference_results_v3.0/contents/",
+        (200, {}, json.dumps([{"name": "closed", "type": "dir", "sha": "d", "download_url": None}]).encode()),
+    )
     server.respond("/raw/v5.1/summary_results.json", (200, {}, V51_TABLE.read_bytes()))
 
 
@@ -125,9 +157,11 @@ def test_round_sensor_discovers_new_rounds_through_the_api_with_a_cursor(round_s
     definitions, instance, warehouse, inputs, sources = round_setup
     sensor = definitions.resolve_sensor_def("mlperf_round_sensor")
     with ScriptedServer() as server:
-        sources.write_text(f"allowed_hosts: ['127.0.0.1']\nrounds: []\ndiscovery:\n  api: {server.url('')}\n"
-                           "  owner: mlcommons\n  repository_pattern: '^inference_results_v(\\d+\\.\\d+)$'\n"
-                           "  table_files: [summary_results.json, summary.json]\n")
+        sources.write_text(
+            f"allowed_hosts: ['127.0.0.1']\nrounds: []\ndiscovery:\n  api: {server.url('')}\n"
+            "  owner: mlcommons\n  repository_pattern: '^inference_results_v(\\d+\\.\\d+)$'\n"
+            "  table_files: [summary_results.json, summary.json]\n"
+        )
         github(server, "2025-09-01T00:00:00Z", "sha-1")
         with dg.build_sensor_context(instance=instance, resources={"inputs": inputs}) as context:
             first = sensor(context)
@@ -137,8 +171,9 @@ def test_round_sensor_discovers_new_rounds_through_the_api_with_a_cursor(round_s
         assert request.run_config == round_run_config([server.url("/raw/v5.1/summary_results.json")])
 
         # the requested run fetches the table from where the API said it is
-        ingest(definitions, instance, "v5.1", request.run_config["ops"]["benchmark__mlperf_results"]["config"][
-            "locations"])
+        ingest(
+            definitions, instance, "v5.1", request.run_config["ops"]["benchmark__mlperf_results"]["config"]["locations"]
+        )
         with duckdb.connect(str(warehouse.build_path), read_only=True) as conn:
             assert conn.execute("SELECT count(*) FROM benchmark.mlperf_results").fetchone() == (1448,)
 

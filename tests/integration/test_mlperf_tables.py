@@ -1,6 +1,5 @@
 """MLPerf round tables: the real v5.1 and v4.1 files become canonical rows; bad records are quarantined."""
 
-
 import json
 
 import pytest
@@ -46,8 +45,9 @@ def test_worked_case_rows(v51):
 
 def test_per_accelerator_value_divides_by_nodes_times_accelerators(v51):
     rows, _ = v51
-    multi = [r for r in rows.values()
-             if r["nodes"] > 1 and r["metric_kind"] == "throughput" and r["total_accelerators"]]
+    multi = [
+        r for r in rows.values() if r["nodes"] > 1 and r["metric_kind"] == "throughput" and r["total_accelerators"]
+    ]
     assert multi
     for row in multi:
         assert row["total_accelerators"] == row["nodes"] * row["accelerators_per_node"]
@@ -58,8 +58,10 @@ def test_mislabelled_llm_units_are_corrected(v51):
     rows, _ = v51
     interactive = [r for r in rows.values() if r["mlperf_model"] == "llama3.1-8b" and r["scenario"] == "Interactive"]
     assert len(interactive) == 8
-    assert all(r["result_unit"] == "tokens/s" and r["result_unit_raw"] == "Queries/s" and r["unit_corrected"]
-               for r in interactive)
+    assert all(
+        r["result_unit"] == "tokens/s" and r["result_unit_raw"] == "Queries/s" and r["unit_corrected"]
+        for r in interactive
+    )
     whisper = [r for r in rows.values() if r["mlperf_model"] == "whisper"]
     assert whisper and all(r["result_unit"] == "tokens/s" and r["unit_corrected"] for r in whisper)
     resnet = [r for r in rows.values() if r["mlperf_model"] == "resnet" and r["scenario"] == "Offline"]
@@ -79,8 +81,10 @@ def test_cpu_only_systems_have_no_per_accelerator_value(v51):
     rows, _ = v51
     cpu = [r for r in rows.values() if r["is_cpu_only"]]
     assert len(cpu) > 100
-    assert all(r["total_accelerators"] == 0 and r["result_per_accelerator"] is None and r["accelerator_id"] is None
-               for r in cpu)
+    assert all(
+        r["total_accelerators"] == 0 and r["result_per_accelerator"] is None and r["accelerator_id"] is None
+        for r in cpu
+    )
 
 
 def test_accuracy_target_precision_and_accuracy_are_parsed(v51):
@@ -105,17 +109,20 @@ def good_record(**changes):
     return record
 
 
-@pytest.mark.parametrize("changes,reason", [
-    ({"Performance_Result": -3.0}, "finite positive"),
-    ({"Performance_Result": "N/A"}, "missing"),
-    ({"Performance_Result": "fast"}, "not a number"),
-    ({"Performance_Result": float("nan")}, "finite positive"),
-    ({"Scenario": "Batch"}, "unknown scenario"),
-    ({"Performance_Units": "Latency (ms)"}, "contradicts"),
-    ({"Nodes": "N/A"}, "Nodes"),
-    ({"a#": "eight"}, "a#"),
-    ({"version": None, "ID": "x"}, "round"),
-])
+@pytest.mark.parametrize(
+    "changes,reason",
+    [
+        ({"Performance_Result": -3.0}, "finite positive"),
+        ({"Performance_Result": "N/A"}, "missing"),
+        ({"Performance_Result": "fast"}, "not a number"),
+        ({"Performance_Result": float("nan")}, "finite positive"),
+        ({"Scenario": "Batch"}, "unknown scenario"),
+        ({"Performance_Units": "Latency (ms)"}, "contradicts"),
+        ({"Nodes": "N/A"}, "Nodes"),
+        ({"a#": "eight"}, "a#"),
+        ({"version": None, "ID": "x"}, "round"),
+    ],
+)
 def test_bad_records_are_quarantined_with_a_reason(changes, reason):
     records = [good_record(), good_record(**changes), "not a record"]
     fetched = Fetched(name="bad.json", data=b"[]", sha256="0" * 64)
@@ -156,4 +163,6 @@ def test_folder_lists_files_it_does_not_read(tmp_path):
     batch = read_locations([str(tmp_path)], [])
     assert len(batch.rows) == 1448
     assert {(f.source.split("/")[-1], f.status, f.note) for f in batch.files} == {
-        ("README.md", "skipped", "not an MLPerf result file"), ("round.json", "read", "")}
+        ("README.md", "skipped", "not an MLPerf result file"),
+        ("round.json", "read", ""),
+    }

@@ -2,7 +2,6 @@
 the trees' quirks (Interactive logs saying Server, resnet50 folders, measurement file names,
 CPU-only systems, power) and broken trees end as quarantined results or clear errors."""
 
-
 import json
 import shutil
 
@@ -46,7 +45,10 @@ def test_interactive_folder_with_a_server_log_stays_interactive(tree_and_table):
     rows = {r["result_key"]: r for r in trees.rows}
     row = rows["v5.1/closed/datacenter/AMD/8xMI300X_2xEPYC_9575F/llama2-70b-99/Interactive"]
     assert (row["scenario"], row["inferred"], row["result_field"]) == (
-        "Interactive", False, "result_completed_tokens_per_second")
+        "Interactive",
+        False,
+        "result_completed_tokens_per_second",
+    )
     conditions = {c["result_key"]: c for c in trees.conditions}[row["result_key"]]
     assert conditions["log_scenario"] == "Server" and conditions["ttft_limit_ms"] == 450.0
 
@@ -56,7 +58,11 @@ def test_resnet50_folder_is_the_resnet_benchmark_and_latencies_are_ms(tree_and_t
     rows = {r["result_key"]: r for r in trees.rows if r["source_format"] == "submission_tree"}
     single = rows["v5.1/closed/edge/Lenovo/SE100_RTX2000E_Ada_16GBx1_TRT/resnet/SingleStream"]
     assert (single["used_model"], single["mlperf_model"], single["result_value"], single["result_unit"]) == (
-        "resnet50", "resnet", 0.513395, "ms")
+        "resnet50",
+        "resnet",
+        0.513395,
+        "ms",
+    )
     assert single["result_field"] == "early_stopping_latency_ss"
 
 
@@ -124,12 +130,16 @@ def test_broken_result_folders_are_quarantined_naming_the_file(lenovo_copy):
     for name in ("mlperf_log_detail.txt", "mlperf_log_summary.txt"):
         (results / "retinanet/Offline/performance/run_1" / name).unlink()
     detail = results / "resnet50/Offline/performance/run_1/mlperf_log_detail.txt"
-    detail.write_text("\n".join(l for l in detail.read_text().splitlines() if "result_samples_per_second" not in l))
+    detail.write_text(
+        "\n".join(line for line in detail.read_text().splitlines() if "result_samples_per_second" not in line)
+    )
     (results / "resnet50/Offline/performance/run_1/mlperf_log_summary.txt").unlink()
     batch = read_locations([str(lenovo_copy)], [])
     reasons = {r.source.split("results/")[-1]: r.reason for r in batch.rejects}
-    assert "neither mlperf_log_detail.txt nor mlperf_log_summary.txt" in reasons[
-        "SE100_RTX2000E_Ada_16GBx1_TRT/retinanet/Offline"]
+    assert (
+        "neither mlperf_log_detail.txt nor mlperf_log_summary.txt"
+        in reasons["SE100_RTX2000E_Ada_16GBx1_TRT/retinanet/Offline"]
+    )
     assert "lacks result_samples_per_second" in reasons["SE100_RTX2000E_Ada_16GBx1_TRT/resnet50/Offline"]
     assert len(batch.rows) == 11 - 2
     only_on_pages = {d["result_key"].split("/", 5)[-1] for d in batch.disagreements if d["field"] == "presence"}

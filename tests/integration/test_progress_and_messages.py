@@ -1,8 +1,5 @@
 """A long parse of a dumps folder reports its progress."""
 
-
-
-
 from assets.runs.collect import collect_all
 
 
@@ -17,5 +14,6 @@ def test_a_long_parse_of_a_dumps_folder_reports_its_progress(dumps_tree, monkeyp
     counts = [line for line in lines if line.startswith(f"{dumps_tree}: read ")]
     assert counts and counts[0] == f"{dumps_tree}: read 5 of {files} files"
     assert f"{dumps_tree}: 2 runs, 14 load points" in lines
-    assert batch.runs and [r["run_label"] for r in batch.runs] == [r["run_label"] for r in
-                                                                   collect_all([str(dumps_tree)]).runs]
+    assert batch.runs and [r["run_label"] for r in batch.runs] == [
+        r["run_label"] for r in collect_all([str(dumps_tree)]).runs
+    ]

@@ -1,7 +1,6 @@
 """The figures README.md states under "Reliability and security: what was tried and held" are the
 tests' own: counted from the corpus, the faults, the kill points, the readers and the archives."""
 
-
 import collections
 import re
 
@@ -14,8 +13,12 @@ from tests.unit import test_faults, test_security
 SECTION = REPO_ROOT.joinpath("README.md").read_text().split("## Reliability and security")[1].split("\n## ")[0]
 OUTCOMES = {  # how the README groups the corpus's outcomes
     "end in a clear error": ("error",),
-    "quarantine the rows or the file": ("quarantined", "quarantined+records", "quarantined-request",
-                                        "skipped|quarantined"),
+    "quarantine the rows or the file": (
+        "quarantined",
+        "quarantined+records",
+        "quarantined-request",
+        "skipped|quarantined",
+    ),
     "read exactly the intact numbers": ("same", "same-value-from-summary"),
     "keep an unknown name raw and flagged": ("flagged",),
     "skip a file that is no dump": ("skipped",),
@@ -41,7 +44,8 @@ def test_the_readme_states_the_figures_of_the_tests():
     assert stated("kill points") == len(test_kills.KILL_POINTS)
     assert stated("concurrent readers") == sum(test_concurrency.READERS.values())
     assert stated("of them also holding a connection") == sum(
-        n for mode, n in test_concurrency.READERS.items() if mode != "parquet")
+        n for mode, n in test_concurrency.READERS.items() if mode != "parquet"
+    )
     assert stated("hostile literals") == len(test_security.HOSTILE_TEXTS)
     assert stated("hostile archive members") == len(test_security_archives.REFUSED_MEMBERS)
     assert stated("archives over their limits") == len(test_security.BOMBS)

@@ -82,15 +82,21 @@ def read_mlperf_locations(locations: dict[str, Path]) -> dict[str, Outcome]:
         results[name] = Outcome(files=_inventory(batch.files))
         rejects += [(name, r) for r in batch.rejects]
         if batch.rows:
-            frames.append(results_frame(batch.rows).with_columns(
-                (pl.lit(f"{name}|") + pl.col("result_key")).alias("result_key")))
+            frames.append(
+                results_frame(batch.rows).with_columns((pl.lit(f"{name}|") + pl.col("result_key")).alias("result_key"))
+            )
     if frames:
         valid, schema_rejects = split_valid(pl.concat(frames, how="vertical_relaxed"), MlperfResults, "results")
         for row in valid.iter_rows(named=True):
             name, key = row["result_key"].split("|", 1)
-            results[name].numbers[(key,)] = (row["result_value"], row["result_per_accelerator"],
-                                             row["total_accelerators"], row["nodes"], row["power_value"],
-                                             row["precision"])
+            results[name].numbers[(key,)] = (
+                row["result_value"],
+                row["result_per_accelerator"],
+                row["total_accelerators"],
+                row["nodes"],
+                row["power_value"],
+                row["precision"],
+            )
             results[name].flags[key] = (row["accelerator_known"], row["model_known"])
         rejects += [(r.row["result_key"].split("|", 1)[0], r) for r in schema_rejects]
     for name, r in rejects:
@@ -101,24 +107,41 @@ def read_mlperf_locations(locations: dict[str, Path]) -> dict[str, Outcome]:
 def read_page(path: Path) -> Outcome:
     """A result page alone: its results only cross-check others, so they come out as `presence` records."""
     batch = read_locations([str(path)], [])
-    return Outcome(numbers={(d["result_key"],): (float(d["other_value"]),) for d in batch.disagreements
-                            if d["field"] == "presence"},
-                   reasons=[f"{r.source} | {r.location} | {r.reason}" for r in batch.rejects])
+    return Outcome(
+        numbers={
+            (d["result_key"],): (float(d["other_value"]),) for d in batch.disagreements if d["field"] == "presence"
+        },
+        reasons=[f"{r.source} | {r.location} | {r.reason}" for r in batch.rejects],
+    )
 
 
 def read_price_file(path: Path) -> Outcome:
     rows, rejects, file = read_prices(path)
     kept, reasons = _valid(prices_frame(rows), AcceleratorPrices, "benchmark.accelerator_prices", rejects)
-    return Outcome(numbers={(r["accelerator_raw"], r["price_class"], r["provider"], r["as_of"]):
-                            (r["usd_per_accelerator_hour"],) for r in kept},
-                   reasons=reasons, files=_inventory([file]),
-                   flags={r["accelerator_raw"]: (r["accelerator_known"],) for r in kept})
+    return Outcome(
+        numbers={
+            (r["accelerator_raw"], r["price_class"], r["provider"], r["as_of"]): (r["usd_per_accelerator_hour"],)
+            for r in kept
+        },
+        reasons=reasons,
+        files=_inventory([file]),
+        flags={r["accelerator_raw"]: (r["accelerator_known"],) for r in kept},
+    )
 
 
 def read_profile_file(path: Path) -> Outcome:
     profiles, bounds, _file = read_profiles(path)
-    out = Outcome(numbers={(p["profile"],): (p["delivered_fraction_prior_lo"], p["delivered_fraction_prior_hi"],
-                                             p["input_tokens_mean"], p["output_tokens_mean"]) for p in profiles})
+    out = Outcome(
+        numbers={
+            (p["profile"],): (
+                p["delivered_fraction_prior_lo"],
+                p["delivered_fraction_prior_hi"],
+                p["input_tokens_mean"],
+                p["output_tokens_mean"],
+            )
+            for p in profiles
+        }
+    )
     out.numbers.update({(b["profile"], b["measure"]): (b["bound"],) for b in bounds})
     out.flags = {p["profile"]: (p["model_known"],) for p in profiles}
     return out
@@ -146,19 +169,26 @@ def read_dump_folders(folders: dict[str, Path]) -> dict[str, Outcome]:
     def case(source: str) -> str | None:
         return next((name for prefix, name in of.items() if str(source).startswith(prefix + "/")), None)
 
-    for source, location, *values in _rows(conn, """
+    for source, location, *values in _rows(
+        conn,
+        """
             SELECT source, location, load_kind, offered_rate_per_s, concurrency, achieved_requests_per_s,
                    requests_ok, requests_failed, output_tokens_per_s, mean_input_tokens, ttft_p50_ms, ttft_p95_ms,
-                   ttft_p99_ms, tpot_p95_ms, e2e_p95_ms, e2e_p99_ms FROM observed.measurements"""):
+                   ttft_p99_ms, tpot_p95_ms, e2e_p95_ms, e2e_p99_ms FROM observed.measurements""",
+    ):
         results[case(source)].numbers[("measurement", PurePath(source).name, location)] = tuple(values)
     # A request is named by its file, position, phase, status and tokens (a changed token count is a new
     # name, so it is caught too); its latencies must match.
-    for source, *name, ttft, e2e in _rows(conn, """
+    for source, *name, ttft, e2e in _rows(
+        conn,
+        """
             SELECT source, request_index, phase, status, input_tokens, output_tokens, ttft_ms, e2e_ms
-            FROM observed.requests"""):
+            FROM observed.requests""",
+    ):
         results[case(source)].numbers[("request", PurePath(source).name, *name)] = (ttft, e2e)
     for report_dir, label, acc, model in _rows(
-            conn, "SELECT report_dir, run_label, accelerator_known, model_known FROM observed.runs"):
+        conn, "SELECT report_dir, run_label, accelerator_known, model_known FROM observed.runs"
+    ):
         results[case(report_dir + "/")].flags[label] = (acc, model)
     for source, location, reason in _rows(conn, "SELECT source, location, reason FROM audit.quarantine"):
         results[case(source)].reasons.append(f"{source} | {location} | {reason}")
@@ -167,8 +197,11 @@ def read_dump_folders(folders: dict[str, Path]) -> dict[str, Outcome]:
     return results
 
 
-READERS: dict[str, Callable[[Path], Outcome]] = {"page": read_page,
-                                                 "prices": read_price_file, "profiles": read_profile_file}
+READERS: dict[str, Callable[[Path], Outcome]] = {
+    "page": read_page,
+    "prices": read_price_file,
+    "profiles": read_profile_file,
+}
 
 
 def read_one(reader: str, location: Path) -> Outcome:
@@ -233,26 +266,32 @@ def without(relative: str) -> Mutation:
 def json_edit(change: Callable[[object], object], relative: str | None = None) -> Mutation:
     """Decode the JSON, change it in place, encode it again (NaN and Infinity are written as JSON's
     NaN / Infinity tokens, as Python's json does)."""
+
     def in_place(document: object) -> object:
         change(document)
         return document
+
     return json_replace(in_place, relative)
 
 
 def json_replace(change: Callable[[object], object], relative: str | None = None) -> Mutation:
     """Decode the JSON and write what `change` returns instead."""
+
     def mutate(files: Files, main: str) -> Files:
         name = relative or main
         return {**files, name: json.dumps(change(json.loads(files[name]))).encode()}
+
     return mutate
 
 
 def stringify(path: list) -> Callable[[object], None]:
     """The number at `path` written as a string of the same number."""
+
     def change(document: object) -> None:
         for key in path[:-1]:
             document = document[key]
         document[path[-1]] = repr(document[path[-1]])
+
     return change
 
 
@@ -262,6 +301,7 @@ def json_lines_edit(change: Callable[[list], None], relative: str | None = None)
         values = [json.loads(line) for line in files[name].splitlines() if line.strip()]
         change(values)
         return {**files, name: "".join(json.dumps(v) + "\n" for v in values).encode()}
+
     return mutate
 
 
@@ -273,12 +313,14 @@ def csv_edit(change: Callable[[list[list[str]]], None], relative: str | None = N
         out = io.StringIO()
         csv.writer(out, lineterminator="\n").writerows(rows)
         return {**files, name: out.getvalue().encode()}
+
     return mutate
 
 
 def set_cell(column: str, value: str, row: int = 1, header: int = 0) -> Callable[[list[list[str]]], None]:
     def change(rows: list[list[str]]) -> None:
         rows[row][rows[header].index(column)] = value
+
     return change
 
 
@@ -287,6 +329,7 @@ def set_path(path: list, value: object) -> Callable[[object], None]:
         for key in path[:-1]:
             document = document[key]
         document[path[-1]] = value
+
     return change
 
 

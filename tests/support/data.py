@@ -46,8 +46,10 @@ def missing_shared_data() -> str | None:
     """Why the real data the integration and end-to-end tiers read is not there, or None."""
     if V51_TABLE.exists():
         return None
-    return (f"the real data the integration and end-to-end tests read is missing: {V51_TABLE} (set BENCHBILL_SHARED "
-            "to the shared folder, or run only the unit tier: make test-unit)")
+    return (
+        f"the real data the integration and end-to-end tests read is missing: {V51_TABLE} (set BENCHBILL_SHARED "
+        "to the shared folder, or run only the unit tier: make test-unit)"
+    )
 
 
 def make_dumps(root: Path, variants=("vllm", "vllm+batch_size"), run_yaml: str = WORKED_RUN_YAML) -> Path:
@@ -69,7 +71,19 @@ def build_published(root: Path, extra_args: tuple[str, ...] = ()) -> Path:
     prices = root / "prices.csv"
     prices.write_text(DEFAULT_PRICES.read_text() + BAD_PRICE_LINE)
     warehouse = root / "warehouse"
-    args = ["run", "--mlperf", str(V51_TABLE), "--mlperf", str(V41_TABLE), "--dumps", str(dumps),
-            "--prices", str(prices), "--warehouse", str(warehouse), *extra_args]
+    args = [
+        "run",
+        "--mlperf",
+        str(V51_TABLE),
+        "--mlperf",
+        str(V41_TABLE),
+        "--dumps",
+        str(dumps),
+        "--prices",
+        str(prices),
+        "--warehouse",
+        str(warehouse),
+        *extra_args,
+    ]
     assert main(args) == 0
     return warehouse

@@ -26,8 +26,9 @@ def parse(path: Path) -> Parsed:
 def build(conn: duckdb.DuckDBPyConnection, batch: ObservedBatch) -> duckdb.DuckDBPyConnection:
     """The observed tables of a batch, built like the assets do."""
     write_observed(conn, batch)
-    write_table(conn, "observed.load_point_measures", run_sql_file(conn, "observed/load_point_measures.sql"),
-                LoadPointMeasures)
+    write_table(
+        conn, "observed.load_point_measures", run_sql_file(conn, "observed/load_point_measures.sql"), LoadPointMeasures
+    )
     write_table(conn, "observed.load_points", run_sql_file(conn, "observed/load_points.sql"), LoadPoints)
     return conn
 
@@ -43,8 +44,11 @@ def dumps_folder(root: Path, sources: dict[str, Path], run_yaml: str = WORKED_RU
 
 def points(conn: duckdb.DuckDBPyConnection, label: str | None = None) -> list[dict]:
     """observed.load_points as dicts, in load order (of one run, by its label)."""
-    sql = ("SELECT lp.* FROM observed.load_points lp JOIN observed.runs r USING (run_id)"
-           + (" WHERE r.run_label = ?" if label else "") + " ORDER BY load_index")
+    sql = (
+        "SELECT lp.* FROM observed.load_points lp JOIN observed.runs r USING (run_id)"
+        + (" WHERE r.run_label = ?" if label else "")
+        + " ORDER BY load_index"
+    )
     cursor = conn.execute(sql, [label] if label else [])
     names = [d[0] for d in cursor.description]
     return [dict(zip(names, row)) for row in cursor.fetchall()]

@@ -29,8 +29,10 @@ def scan_frame(requests: RequestScan) -> pl.DataFrame:
             copy = folder / f"records{Path(requests.path).suffix}"
             copy.write_bytes(requests.data)
             requests = repointed(requests, copy)
-        return conn.execute(f"SELECT *, start_s - min(start_s) OVER () AS start_offset_s, {TPOT_SQL} AS tpot_ms "
-                            f"FROM ({checked_scan_sql(requests, requests.select)}) ORDER BY ordinal").pl()
+        return conn.execute(
+            f"SELECT *, start_s - min(start_s) OVER () AS start_offset_s, {TPOT_SQL} AS tpot_ms "
+            f"FROM ({checked_scan_sql(requests, requests.select)}) ORDER BY ordinal"
+        ).pl()
     finally:
         conn.close()
         shutil.rmtree(folder, ignore_errors=True)
@@ -38,8 +40,9 @@ def scan_frame(requests: RequestScan) -> pl.DataFrame:
 
 def parse_summary_results(records: list[Any], fetched: Fetched) -> tuple[list[dict[str, Any]], list[Reject]]:
     """Canonical rows and rejects for every record of a `summary_results.json` list."""
-    return records_to_rows([(f"record {i}", r) for i, r in enumerate(records)],
-                           Origin.of(fetched, SUMMARY_RESULTS_JSON))
+    return records_to_rows(
+        [(f"record {i}", r) for i, r in enumerate(records)], Origin.of(fetched, SUMMARY_RESULTS_JSON)
+    )
 
 
 def mlperf_unit(mlperf_model: str, scenario: str, round_name: str) -> tuple[str, str]:

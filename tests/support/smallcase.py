@@ -29,7 +29,7 @@ from assets.core.paths import DEFAULT_PROFILES
 from pipelines.cli import main
 from tests.support.data import FIXTURES, INFERENCE_PERF, V51_TABLE, WORKED_RUN_YAML
 
-HOSTILE = "o'brien \"q\"; DROP TABLE benchmark.mlperf_results; -- $x %s \\ é"
+HOSTILE = 'o\'brien "q"; DROP TABLE benchmark.mlperf_results; -- $x %s \\ é'
 PLANTED = "PLANTED-c0ffee-3141-not-for-storage"
 WORKED = dict(Submitter="RedHat", Scenario="Server", Accelerator="NVIDIA H100-SXM-80GB")
 EXTRA_PROFILE = """
@@ -99,8 +99,8 @@ class SmallCase:
     args_a: list[str]
     args_b: list[str]
     args_c: list[str]
-    published: Path   # the warehouse after run A (copy it, never write it)
-    reference: Path   # the warehouse after run A then run B (copy it, never write it)
+    published: Path  # the warehouse after run A (copy it, never write it)
+    reference: Path  # the warehouse after run A then run B (copy it, never write it)
 
     def run_args(self, args: list[str], warehouse: Path) -> list[str]:
         return ["run", *args, "--warehouse", str(warehouse)]
@@ -124,8 +124,15 @@ def build_small_case(base: Path) -> SmallCase:
     profiles.write_text(DEFAULT_PROFILES.read_text() + EXTRA_PROFILE)
     args_a = ["--mlperf", str(root / "a" / "summary_results.json"), "--dumps", str(dumps1)]
     args_b = ["--mlperf", str(root / "b" / "summary_results.json"), "--dumps", str(dumps1), "--store-texts"]
-    args_c = ["--mlperf", str(root / "c" / "summary_results.json"), "--dumps", str(dumps2), "--profiles", str(profiles),
-              "--store-texts"]
+    args_c = [
+        "--mlperf",
+        str(root / "c" / "summary_results.json"),
+        "--dumps",
+        str(dumps2),
+        "--profiles",
+        str(profiles),
+        "--store-texts",
+    ]
     case = SmallCase(root, args_a, args_b, args_c, root / "published", root / "reference")
     assert main(case.run_args(args_a, case.reference)) == 0
     case.copy_of(case.reference, case.published)
@@ -140,7 +147,8 @@ def relations(conn: duckdb.DuckDBPyConnection) -> list[tuple[str, str, str]]:
     """(schema, name, kind) of every table and view (system views excluded)."""
     return conn.execute(
         "SELECT schema_name, table_name, 'table' FROM duckdb_tables() WHERE NOT internal UNION ALL "
-        "SELECT schema_name, view_name, 'view' FROM duckdb_views() WHERE NOT internal ORDER BY ALL").fetchall()
+        "SELECT schema_name, view_name, 'view' FROM duckdb_views() WHERE NOT internal ORDER BY ALL"
+    ).fetchall()
 
 
 def content(serving: Path, *, volatile: dict[str, set[str]] | None = None) -> dict[str, str]:
@@ -151,9 +159,15 @@ def content(serving: Path, *, volatile: dict[str, set[str]] | None = None) -> di
         out = {}
         for schema, name, _kind in relations(conn):
             relation = f"{schema}.{name}"
-            columns = [c for (c,) in conn.execute(
-                "SELECT column_name FROM duckdb_columns() WHERE schema_name = ? AND table_name = ? "
-                "ORDER BY column_index", [schema, name]).fetchall() if c not in volatile.get(relation, set())]
+            columns = [
+                c
+                for (c,) in conn.execute(
+                    "SELECT column_name FROM duckdb_columns() WHERE schema_name = ? AND table_name = ? "
+                    "ORDER BY column_index",
+                    [schema, name],
+                ).fetchall()
+                if c not in volatile.get(relation, set())
+            ]
             select = ", ".join(f'"{c}"' for c in columns)
             rows = conn.execute(f'SELECT {select} FROM "{schema}"."{name}" ORDER BY ALL').fetchall()
             out[relation] = hashlib.sha256(repr((columns, rows)).encode()).hexdigest()
@@ -170,8 +184,10 @@ def parquet_snapshot(warehouse: Path) -> dict[str, str]:
     """The export `current` points at, and the sha256 of every file in it."""
     current = warehouse / "parquet" / "current"
     target = current.resolve()
-    return {"current": os.readlink(current),
-            **{p.relative_to(target).as_posix(): file_sha(p) for p in sorted(target.rglob("*")) if p.is_file()}}
+    return {
+        "current": os.readlink(current),
+        **{p.relative_to(target).as_posix(): file_sha(p) for p in sorted(target.rglob("*")) if p.is_file()},
+    }
 
 
 def signature(conn) -> tuple:

@@ -20,8 +20,9 @@ def _refuse_shared_files(event: str, args: tuple[Any, ...]) -> None:
     path = os.path.realpath(os.fsdecode(args[0]))
     if path.startswith(_GUARDED):
         _ACTIVE["on"] = False  # the error itself may open files (tracebacks)
-        raise PermissionError(f"a unit test opened {path}: the unit tier never reads the shared data "
-                              "(move the test to tests/integration)")
+        raise PermissionError(
+            f"a unit test opened {path}: the unit tier never reads the shared data (move the test to tests/integration)"
+        )
 
 
 sys.addaudithook(_refuse_shared_files)

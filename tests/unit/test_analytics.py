@@ -1,7 +1,6 @@
 """The analyst surface's descriptions: every pandera model describes its table and columns, the audit
 tables come from their models, view headers describe or lend every column."""
 
-
 import importlib
 import inspect
 import pkgutil
@@ -23,8 +22,11 @@ def all_models() -> list[type[pa.DataFrameModel]]:
     models = []
     for package in pkgutil.walk_packages(schemas.__path__, "schemas."):
         loaded = importlib.import_module(package.name)
-        models += [obj for _n, obj in inspect.getmembers(loaded, inspect.isclass)
-                   if issubclass(obj, pa.DataFrameModel) and obj.__module__ == loaded.__name__]
+        models += [
+            obj
+            for _n, obj in inspect.getmembers(loaded, inspect.isclass)
+            if issubclass(obj, pa.DataFrameModel) and obj.__module__ == loaded.__name__
+        ]
     return models
 
 
@@ -42,19 +44,27 @@ def test_audit_tables_are_described_by_their_models():
     conn.execute(audit_ddl())
     for table, model in (("audit.quarantine", Quarantine), ("audit.source_files", SourceFiles)):
         schema, name = table.split(".")
-        columns = [r[0] for r in conn.execute("SELECT column_name FROM duckdb_columns() WHERE schema_name = ? "
-                                              "AND table_name = ? ORDER BY column_index", [schema, name]).fetchall()]
+        columns = [
+            r[0]
+            for r in conn.execute(
+                "SELECT column_name FROM duckdb_columns() WHERE schema_name = ? "
+                "AND table_name = ? ORDER BY column_index",
+                [schema, name],
+            ).fetchall()
+        ]
         assert columns == list(model.to_schema().columns), table
         describe_table(conn, table, model)
-    comment = conn.execute("SELECT comment FROM duckdb_columns() WHERE table_name = 'quarantine' "
-                           "AND column_name = 'reason'").fetchone()[0]
+    comment = conn.execute(
+        "SELECT comment FROM duckdb_columns() WHERE table_name = 'quarantine' AND column_name = 'reason'"
+    ).fetchone()[0]
     assert comment == Quarantine.to_schema().columns["reason"].description
 
 
 def test_view_headers_say_what_the_view_is_and_lend_or_describe_each_column(tmp_path):
     (tmp_path / "v.sql").write_text(
         "-- analytics.v: doubled values\n-- of t.\n--\n-- Columns described on: s.t\n"
-        "-- column doubled: a times two.\nSELECT a, a * 2 AS doubled, b FROM s.t\n")
+        "-- column doubled: a times two.\nSELECT a, a * 2 AS doubled, b FROM s.t\n"
+    )
     doc = sqldoc.read(tmp_path / "v.sql")
     assert doc.description == "doubled values of t."
     assert doc.described_on == ["s.t"] and doc.columns == {"doubled": "a times two."}
@@ -66,11 +76,14 @@ def test_view_headers_say_what_the_view_is_and_lend_or_describe_each_column(tmp_
 def test_a_view_column_nobody_describes_is_reported(tmp_path, monkeypatch):
     views = tmp_path / "analytics"
     views.mkdir()
-    (views / "v.sql").write_text("-- analytics.v: a view.\n--\n-- Columns described on: s.t\n"
-                                 "SELECT a, a + 1 AS mystery FROM s.t\n")
+    (views / "v.sql").write_text(
+        "-- analytics.v: a view.\n--\n-- Columns described on: s.t\nSELECT a, a + 1 AS mystery FROM s.t\n"
+    )
     monkeypatch.setattr(sqldoc, "VIEWS_DIR", views)
     conn = duckdb.connect()
     conn.execute("CREATE SCHEMA s; CREATE TABLE s.t (a INT); COMMENT ON COLUMN s.t.a IS 'the a'")
     assert create_views(conn) == {"analytics.v": ["mystery"]}
-    assert conn.execute("SELECT comment FROM duckdb_columns() WHERE table_name = 'v' AND column_name = 'a'"
-                        ).fetchone()[0] == "the a"
+    assert (
+        conn.execute("SELECT comment FROM duckdb_columns() WHERE table_name = 'v' AND column_name = 'a'").fetchone()[0]
+        == "the a"
+    )

@@ -1,8 +1,6 @@
 """Bad input at scale without the shared data: a generic log of 180k requests reads every request, and a
 file above the size limit is refused naming it."""
 
-
-
 import pytest
 
 from tests.support.badinput import (
@@ -17,10 +15,9 @@ RUN_YAML = WORKED_RUN_YAML.encode()
 
 def read(path) -> bytes:
     return path.read_bytes()
+
+
 GENERIC = read(FIXTURES / "generic/requests.csv")
-
-
-
 
 
 def test_a_huge_generic_log_reads_every_request_and_a_file_above_the_limit_is_refused(tmp_path, monkeypatch):

@@ -1,7 +1,6 @@
 """The benchmark harness's parts: the generated data set is deterministic and in every format, and the
 fitted exponent of a linear cost is one."""
 
-
 import pytest
 
 from bench import generate

@@ -1,6 +1,5 @@
 """The Dagster definitions load and name what the UI, the daemon and the CLI rely on."""
 
-
 from pathlib import Path
 
 import dagster as dg
@@ -12,17 +11,36 @@ from pipelines.definitions import build_definitions, defs
 from tests.support.data import REPO_ROOT
 
 ASSETS = {
-    "benchmark/mlperf_results", "benchmark/mlperf_run_conditions", "benchmark/mlperf_source_disagreements",
-    "benchmark/mlperf_round_over_round", "benchmark/mlperf_reference", "benchmark/accelerator_prices",
-    "requirement/profiles", "requirement/slo_bounds", "requirement/traffic_shape",
-    "requirement/traffic_rate", "observed/runs", "observed/measurements",
-    "observed/tool_metrics", "observed/requests", "observed/request_texts", "observed/load_point_measures",
+    "benchmark/mlperf_results",
+    "benchmark/mlperf_run_conditions",
+    "benchmark/mlperf_source_disagreements",
+    "benchmark/mlperf_round_over_round",
+    "benchmark/mlperf_reference",
+    "benchmark/accelerator_prices",
+    "requirement/profiles",
+    "requirement/slo_bounds",
+    "requirement/traffic_shape",
+    "requirement/traffic_rate",
+    "observed/runs",
+    "observed/measurements",
+    "observed/tool_metrics",
+    "observed/requests",
+    "observed/request_texts",
+    "observed/load_point_measures",
     "observed/load_points",
-    "observed/delivered_at_slo", "projected/delivered_at_slo", "cost/cost_per_request",
-    "marts/config_shortlist", "analytics/views", "publish/serving_duckdb", "publish/parquet_export",
+    "observed/delivered_at_slo",
+    "projected/delivered_at_slo",
+    "cost/cost_per_request",
+    "marts/config_shortlist",
+    "analytics/views",
+    "publish/serving_duckdb",
+    "publish/parquet_export",
     "publish/report_html",
     # issue 7: per-request records read in one DuckDB pass (observed/requests is a view over them)
-    "observed/request_sources", "observed/stored_requests", "observed/request_stats", "observed/request_percentiles",
+    "observed/request_sources",
+    "observed/stored_requests",
+    "observed/request_stats",
+    "observed/request_percentiles",
     "audit/run_fingerprint",
 }
 
@@ -32,8 +50,12 @@ def test_definitions_name_assets_jobs_schedule_and_sensor():
     assert {k.to_user_string() for k in graph.get_all_asset_keys()} == ASSETS
     assert {job.name for job in defs.jobs} == {"build_warehouse", "refresh_observed", "ingest_mlperf_round"}
     assert [s.name for s in defs.schedules] == ["nightly_refresh"]
-    assert {s.name for s in defs.sensors} == {"dump_folder_sensor", "mlperf_round_sensor", "rebuild_after_round_ingest",
-                                              "freshness_checks_sensor"}
+    assert {s.name for s in defs.sensors} == {
+        "dump_folder_sensor",
+        "mlperf_round_sensor",
+        "rebuild_after_round_ingest",
+        "freshness_checks_sensor",
+    }
     assert len(graph.asset_check_keys) >= 8
 
 
@@ -61,9 +83,6 @@ def test_jobs_run_in_process():
     assert job.executor_def.name == "in_process"
 
 
-
-
-
 def test_nightly_schedule_refreshes_rounds_and_the_rebuild_follows():
     schedule = defs.resolve_schedule_def("nightly_refresh")
     assert schedule.job_name == "ingest_mlperf_round" and schedule.cron_schedule == "17 3 * * *"
@@ -75,8 +94,11 @@ def test_rounds_are_partitions_of_the_ingestion_job_only():
     build = defs.resolve_job_def("build_warehouse")
     assert ingest.partitions_def.name == "mlperf_round"
     keys = {k.to_user_string() for k in ingest.asset_layer.executable_asset_keys}
-    assert keys == {"benchmark/mlperf_results", "benchmark/mlperf_run_conditions",
-                    "benchmark/mlperf_source_disagreements"}
+    assert keys == {
+        "benchmark/mlperf_results",
+        "benchmark/mlperf_run_conditions",
+        "benchmark/mlperf_source_disagreements",
+    }
     assert build.partitions_def is None
     assert not keys & {k.to_user_string() for k in build.asset_layer.executable_asset_keys}
 

@@ -1,7 +1,6 @@
 """Every dump format on the repository's recorded fixtures: its quirks, bad inputs, the request pass over
 per-request records, and one definition per metric."""
 
-
 import json
 import re
 import shutil
@@ -24,6 +23,7 @@ from tests.support.records import scan_frame
 
 # ---- per format, with its quirks ---------------------------------------------------------------
 
+
 def test_vllm_detailed_result_gives_requests_and_metadata_strings_do_no_harm():
     (m,) = parse(FIXTURES / "vllm/openai-4.0qps-Llama-3.1-8B-Instruct-20260901-120000.json").measurements
     assert (m.load_kind, m.offered_rate_per_s) == ("rate", 4.0)
@@ -36,7 +36,10 @@ def test_vllm_detailed_result_gives_requests_and_metadata_strings_do_no_harm():
 def test_vllm_appended_lines_old_goodput_key_and_inf_rate():
     parsed = parse(FIXTURES / "vllm/appended.jsonl")
     assert [(m.load_kind, m.offered_rate_per_s, m.concurrency) for m in parsed.measurements] == [
-        ("rate", 2.0, None), ("concurrency", None, 8.0), ("concurrency", None, 16.0)]
+        ("rate", 2.0, None),
+        ("concurrency", None, 8.0),
+        ("concurrency", None, 16.0),
+    ]
     first = parsed.measurements[0]
     assert ("request_goodput", "value", 1.5, "requests/s") in first.tool_metrics
     assert first.values["requests_failed"] is None and first.requests is None
@@ -88,18 +91,11 @@ def test_inference_perf_per_request_groups_by_stage():
     assert ok["ttft_ms"] > 0 and ok["e2e_ms"] > ok["ttft_ms"]
 
 
-
-
-
-
-
 @pytest.fixture
 def conn(tmp_path):
     connection = duckdb.connect(str(tmp_path / "build.duckdb"))
     yield connection
     connection.close()
-
-
 
 
 def test_the_same_requests_in_four_formats_give_the_same_percentiles(tmp_path, conn):
@@ -112,9 +108,11 @@ def test_the_same_requests_in_four_formats_give_the_same_percentiles(tmp_path, c
     synthetic.write_generic_csv(src / "generic" / "requests.csv", reqs, rate=5.0)
     (src / "inference-perf").mkdir()
     (src / "inference-perf" / "per_request_lifecycle_metrics.json").write_text(
-        json.dumps(synthetic.inference_perf_requests([r for r in reqs if r.phase == "measure"])))
-    root = dumps_folder(tmp_path / "dumps", {name: src / name for name in ("vllm", "aiperf", "generic",
-                                                                        "inference-perf")})
+        json.dumps(synthetic.inference_perf_requests([r for r in reqs if r.phase == "measure"]))
+    )
+    root = dumps_folder(
+        tmp_path / "dumps", {name: src / name for name in ("vllm", "aiperf", "generic", "inference-perf")}
+    )
     build(conn, collect_all([str(root)]))
     rows = {label: points(conn, label)[0] for label in ("vllm", "aiperf", "generic", "inference-perf")}
     ok = [r for r in reqs if r.phase == "measure" and r.ok]
@@ -135,8 +133,10 @@ def test_order_statistic_interval_brackets_the_estimate_and_repeats_widen_it(tmp
     build(conn, collect_all([str(root)]))
     rows = points(conn)
     assert [(r["offered_rate_per_s"], r["repeats"]) for r in rows] == [(4.0, 2), (8.0, 2), (12.0, 2)]
-    measures = conn.execute("SELECT load_index, value, ci_low, ci_high, interval_method FROM "
-                            "observed.load_point_measures WHERE measure = 'ttft_p95_ms' ORDER BY 1").fetchall()
+    measures = conn.execute(
+        "SELECT load_index, value, ci_low, ci_high, interval_method FROM "
+        "observed.load_point_measures WHERE measure = 'ttft_p95_ms' ORDER BY 1"
+    ).fetchall()
     for _i, value, low, high, method in measures:
         assert low < value < high and "2 repeats" in method
         # 58 requests: X(51) is the 95% lower end of p95; no rank gives a 95% upper end, so it is the largest
@@ -180,19 +180,22 @@ def test_a_copied_file_is_read_once(tmp_path):
     shutil.copy(src / "a.json", src / "copy of a.json")
     batch = collect_all([str(dumps_folder(tmp_path / "dumps", {"r": src}))])
     assert len(batch.measurements) == 1
-    assert [f.note for f in batch.files if f.detected_format == "duplicate"] == [f"same content as {src}/a.json: "
-                                                                                  "read once".replace(str(src), str(tmp_path / 'dumps/r/data'))]
+    assert [f.note for f in batch.files if f.detected_format == "duplicate"] == [
+        f"same content as {src}/a.json: read once".replace(str(src), str(tmp_path / "dumps/r/data"))
+    ]
 
 
 def test_generic_levels_exclude_warmup_and_errors(tmp_path, conn):
     build(conn, collect_all([str(dumps_folder(tmp_path / "dumps", {"g": FIXTURES / "generic"}))]))
     rows = points(conn)
-    assert [(r["offered_rate_per_s"], r["requests_ok"], r["requests_failed"], r["requests_warmup_excluded"])
-            for r in rows] == [(2.0, 19, 1, 3), (6.0, 19, 1, 3)]
+    assert [
+        (r["offered_rate_per_s"], r["requests_ok"], r["requests_failed"], r["requests_warmup_excluded"]) for r in rows
+    ] == [(2.0, 19, 1, 3), (6.0, 19, 1, 3)]
     assert rows[0]["achieved_requests_per_s"] > 0 and rows[1]["ttft_p95_ms"] > rows[0]["ttft_p95_ms"]
 
 
 # ---- bad inputs ------------------------------------------------------------------------------
+
 
 def write_run(tmp_path, name, text):
     src = tmp_path / "src"
@@ -256,12 +259,14 @@ def test_a_generic_csv_duckdb_cannot_read_is_quarantined_and_the_rest_is_read(tm
 
 def test_a_large_json_document_is_read_whole(tmp_path, monkeypatch):
     monkeypatch.setattr("assets.inputs.files.LARGE_FILE_BYTES", 1000)  # the fixture counts as large
-    batch = write_run(tmp_path, "r.json",
-                      (FIXTURES / "vllm/openai-4.0qps-Llama-3.1-8B-Instruct-20260901-120000.json").read_text())
+    batch = write_run(
+        tmp_path, "r.json", (FIXTURES / "vllm/openai-4.0qps-Llama-3.1-8B-Instruct-20260901-120000.json").read_text()
+    )
     assert len(batch.measurements) == 1 and batch.measurements[0]["has_requests"]
 
 
 # ---- the value checks of the JSON formats hold where DuckDB reads the records in place -----------------------------
+
 
 def generic_rows(copies: int) -> tuple[str, list[str]]:
     """The generic fixture's header and its rows repeated `copies` times (later copies shifted in time)."""
@@ -284,8 +289,9 @@ def test_a_word_far_down_a_number_column_quarantines_its_row_and_the_rest_is_rea
     rows[at] = ",".join(fields)
     batch = write_run(tmp_path, "requests.csv", "\n".join([header, *rows]) + "\n")
     (reject,) = batch.request_rejects
-    assert reject.location == f"line {at + 2}" and f"ttft_ms of line {at + 2} is not a number (got 'N/A')" \
-        in reject.reason
+    assert (
+        reject.location == f"line {at + 2}" and f"ttft_ms of line {at + 2} is not a number (got 'N/A')" in reject.reason
+    )
     assert sum(s["requests"] for s in batch.request_sources) == len(rows) - 1
     assert {s["reader"] for s in batch.request_sources} == {"read in place"}
 
@@ -326,12 +332,15 @@ def test_texts_of_a_file_read_in_place_are_stored_only_when_asked(tmp_path, conn
     (src / "requests.csv").write_text("\n".join(lines) + "\n")
     batch = collect_all([str(dumps_folder(tmp_path / "dumps", {"r": src}))], store_texts=store)
     write_observed(conn, batch)
-    texts = conn.execute("SELECT count(*), count(DISTINCT prompt_text), min(response_text) FROM "
-                         "observed.request_texts").fetchone()
+    texts = conn.execute(
+        "SELECT count(*), count(DISTINCT prompt_text), min(response_text) FROM observed.request_texts"
+    ).fetchone()
     requests = conn.execute("SELECT count(*) FROM observed.requests").fetchone()[0]
     assert texts == ((requests, requests, "answer 0") if store else (0, 0, None)) and requests == len(rows)
-    joined = conn.execute("SELECT count(*) FROM observed.requests JOIN observed.request_texts "
-                          "USING (run_id, load_index, repeat_index, request_index)").fetchone()[0]
+    joined = conn.execute(
+        "SELECT count(*) FROM observed.requests JOIN observed.request_texts "
+        "USING (run_id, load_index, repeat_index, request_index)"
+    ).fetchone()[0]
     assert joined == (requests if store else 0)  # each text sits with its request
 
 
@@ -354,8 +363,11 @@ def test_large_json_lines_cut_short_stop_the_run_naming_the_line(tmp_path, monke
     records = src / "profile_export.jsonl"
     lines = records.read_bytes().rstrip(b"\n").split(b"\n")
     records.write_bytes(b"\n".join(lines)[:-30])
-    with pytest.raises(IngestError, match=rf"profile_export.jsonl: invalid JSON on line {len(lines)} "
-                                          r"\(the last line, cut short\?\)"):
+    with pytest.raises(
+        IngestError,
+        match=rf"profile_export.jsonl: invalid JSON on line {len(lines)} "
+        r"\(the last line, cut short\?\)",
+    ):
         collect_all([str(dumps_folder(tmp_path / "dumps", {"r": src}))])
 
 
@@ -371,9 +383,11 @@ def test_records_of_a_quarantined_repeat_reach_no_percentile(tmp_path, conn):
     batch = collect_all([str(dumps_folder(tmp_path / "dumps", {"r": src}))])
     assert batch.frame("request_percentiles").height > 0  # computed by the pass, before the schema check
     write_observed(conn, batch)
-    counts = conn.execute("SELECT (SELECT count(*) FROM observed.measurements), (SELECT count(*) FROM "
-                          "observed.requests), (SELECT count(*) FROM observed.request_stats), (SELECT count(*) FROM "
-                          "observed.request_percentiles)").fetchone()
+    counts = conn.execute(
+        "SELECT (SELECT count(*) FROM observed.measurements), (SELECT count(*) FROM "
+        "observed.requests), (SELECT count(*) FROM observed.request_stats), (SELECT count(*) FROM "
+        "observed.request_percentiles)"
+    ).fetchone()
     assert counts == (0, 0, 0, 0)
     reasons = [r for (r,) in conn.execute("SELECT reason FROM audit.quarantine").fetchall()]
     assert any("achieved_requests_per_s failed less_than" in r for r in reasons)

@@ -1,6 +1,5 @@
 """Dump folders: a folder that does not exist is a clear error."""
 
-
 import pytest
 
 from assets.core.errors import IngestError

@@ -2,7 +2,6 @@
 connection resets and truncated bodies are retried a bounded number of times with backoff, then fail
 clearly naming the URL; a compressed body is held to the size limit once decompressed."""
 
-
 import email.utils
 import gzip
 import time
@@ -26,9 +25,14 @@ def waits(monkeypatch):
     return recorded
 
 
-FAULTS = {"503": (503, {}, b"busy"), "500": (500, {}, b""), "429": (429, {"Retry-After": "2"}, b""),
-          "reset": (RESET, {}, b""), "timeout": (STALL, {}, b"2"),
-          "truncated body": (200, {"Content-Length": "100"}, b"[1, 2")}
+FAULTS = {
+    "503": (503, {}, b"busy"),
+    "500": (500, {}, b""),
+    "429": (429, {"Retry-After": "2"}, b""),
+    "reset": (RESET, {}, b""),
+    "timeout": (STALL, {}, b"2"),
+    "truncated body": (200, {"Content-Length": "100"}, b"[1, 2"),
+}
 
 
 @pytest.mark.parametrize("fault", FAULTS.values(), ids=FAULTS.keys())
@@ -44,16 +48,22 @@ def test_retry_after_as_an_http_date_is_honoured_and_capped(waits):
     soon = email.utils.formatdate(time.time() + 3, usegmt=True)
     later = email.utils.formatdate(time.time() + 3600, usegmt=True)
     with ScriptedServer() as server:
-        server.respond("/t.json", (429, {"Retry-After": soon}, b""), (503, {"Retry-After": later}, b""),
-                       (200, {}, b"[]"))
+        server.respond(
+            "/t.json", (429, {"Retry-After": soon}, b""), (503, {"Retry-After": later}, b""), (200, {}, b"[]")
+        )
         fetch_url(server.url("/t.json"), LOOPBACK)
     assert 1.0 <= waits[0] <= 3.0 and waits[1] == fetch.MAX_RETRY_AFTER_S
 
 
 def test_faults_that_persist_end_in_a_clear_failure_after_bounded_retries(waits):
     with ScriptedServer() as server:
-        server.respond("/t.json", (503, {}, b""), (429, {"Retry-After": "1"}, b""), (RESET, {}, b""),
-                       (200, {"Content-Length": "100"}, b"[1"))
+        server.respond(
+            "/t.json",
+            (503, {}, b""),
+            (429, {"Retry-After": "1"}, b""),
+            (RESET, {}, b""),
+            (200, {"Content-Length": "100"}, b"[1"),
+        )
         with pytest.raises(IngestError) as failure:
             fetch_url(server.url("/t.json"), LOOPBACK)
         assert server.hits["/t.json"] == fetch.ATTEMPTS == 4

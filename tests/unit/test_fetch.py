@@ -1,6 +1,5 @@
 """Fetching over HTTP (served on loopback): allow-list, redirects, retries, limits, clear errors."""
 
-
 import pytest
 
 from assets.core.errors import IngestError

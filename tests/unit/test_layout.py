@@ -53,14 +53,21 @@ def closure(module: str) -> set[str]:
 
 def is_library(module: str) -> bool:
     """A module of a subpackage of assets (assets/<subpackage>/...), not a Dagster definition."""
-    return module.startswith("assets.") and module.count(".") >= 2 or module in {
-        f"assets.{p.name}" for p in (REPO_ROOT / "assets").iterdir() if (p / "__init__.py").exists()}
+    return (
+        module.startswith("assets.")
+        and module.count(".") >= 2
+        or module in {f"assets.{p.name}" for p in (REPO_ROOT / "assets").iterdir() if (p / "__init__.py").exists()}
+    )
 
 
 def test_imports_run_one_way_pipelines_assets_schemas():
-    upward = [f"{m} imports {i}" for m in GRAPH for i in project_imports(m)
-              if (m.startswith("assets") and i.startswith("pipelines"))
-              or (m.startswith("schemas") and i.split(".")[0] in ("assets", "pipelines"))]
+    upward = [
+        f"{m} imports {i}"
+        for m in GRAPH
+        for i in project_imports(m)
+        if (m.startswith("assets") and i.startswith("pipelines"))
+        or (m.startswith("schemas") and i.split(".")[0] in ("assets", "pipelines"))
+    ]
     assert upward == []
 
 
@@ -78,9 +85,11 @@ def test_library_subpackages_never_reach_dagster_nor_the_definitions():
 
 def test_importing_every_library_module_loads_no_dagster():
     library = sorted(m for m in GRAPH if is_library(m))
-    code = ("import importlib, sys\n"
-            f"for name in {library!r}:\n    importlib.import_module(name)\n"
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dagster', 'pipelines')))")
+    code = (
+        "import importlib, sys\n"
+        f"for name in {library!r}:\n    importlib.import_module(name)\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dagster', 'pipelines')))"
+    )
     done = subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
@@ -94,8 +103,14 @@ def test_errors_and_records_sit_at_the_bottom():
 def test_subpackages_depend_on_each_other_without_a_cycle():
     def package(module: str) -> str:
         return ".".join(module.split(".")[:2])
-    edges = {(package(m), package(i)) for m in GRAPH if is_library(m) for i in project_imports(m)
-             if is_library(i) and package(i) != package(m)}
+
+    edges = {
+        (package(m), package(i))
+        for m in GRAPH
+        if is_library(m)
+        for i in project_imports(m)
+        if is_library(i) and package(i) != package(m)
+    }
     packages = {p for edge in edges for p in edge}
     order: list[str] = []
     while packages:

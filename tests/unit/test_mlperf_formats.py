@@ -1,7 +1,6 @@
 """MLPerf forms from hand-made files: checker CSV header generations and their misspellings, workbooks,
 cm4mlperf rows, result pages; bad inputs end as quarantined rows with reasons or clear errors."""
 
-
 import pytest
 
 from assets.core.errors import IngestError
@@ -21,18 +20,49 @@ def fetched_bytes(name, data):
     return Fetched(name=name, data=data, sha256=sha256_bytes(data))
 
 
-HEADER_31 = ("Organization,Availability,Division,SystemType,SystemName,Platform,Model,MlperfModel,Scenario,Result,"
-             "Accuracy,number_of_nodes,host_processor_model_name,host_processors_per_node,host_processor_core_count,"
-             "accelerator_model_name,accelerators_per_node,total_accelerators,Location,framework,operating_system,"
-             "notes,compliance,errors,version,inferred,has_power,Units,weight_data_types,design_power_watts,PrivateID")
+HEADER_31 = (
+    "Organization,Availability,Division,SystemType,SystemName,Platform,Model,MlperfModel,Scenario,Result,"
+    "Accuracy,number_of_nodes,host_processor_model_name,host_processors_per_node,host_processor_core_count,"
+    "accelerator_model_name,accelerators_per_node,total_accelerators,Location,framework,operating_system,"
+    "notes,compliance,errors,version,inferred,has_power,Units,weight_data_types,design_power_watts,PrivateID"
+)
 
 
 def csv31(*rows):
     values = [
-        ["Acme", "available", "closed", "datacenter", "Acme 8x", "acme8", "gpt-oss-120b", "gpt-oss-120b", "Offline",
-         "1234.5", "exact_match: 83.1  TOKENS_PER_SAMPLE: 1000.2", "2", "CPU", "2", "64", "NVIDIA B200-SXM-180GB",
-         "8", "16", "./closed/Acme/results/acme8/gpt-oss-120b/Offline/performance/run_1", "vLLM 0.11.0", "Ubuntu",
-         "", "closed", "0", "v6.0", "0", "False", "Tokens/s", "mxfp4", "1000", "abc"],
+        [
+            "Acme",
+            "available",
+            "closed",
+            "datacenter",
+            "Acme 8x",
+            "acme8",
+            "gpt-oss-120b",
+            "gpt-oss-120b",
+            "Offline",
+            "1234.5",
+            "exact_match: 83.1  TOKENS_PER_SAMPLE: 1000.2",
+            "2",
+            "CPU",
+            "2",
+            "64",
+            "NVIDIA B200-SXM-180GB",
+            "8",
+            "16",
+            "./closed/Acme/results/acme8/gpt-oss-120b/Offline/performance/run_1",
+            "vLLM 0.11.0",
+            "Ubuntu",
+            "",
+            "closed",
+            "0",
+            "v6.0",
+            "0",
+            "False",
+            "Tokens/s",
+            "mxfp4",
+            "1000",
+            "abc",
+        ],
     ]
     values += [list(r) for r in rows]
     lines = [HEADER_31] + [",".join(f'"{v}"' for v in row) for row in values]
@@ -54,8 +84,10 @@ def test_stated_total_accelerators_must_equal_nodes_times_per_node():
     assert rows == [] and "Total Accelerators 12 != Nodes 2 x a# 8" in rejects[0].reason
 
 
-V07_CSV = (b"Organization,Availability,Division,SystemType,Platform,Model,MlperfModel,Scenario,Result,Accuracy,Location\n"
-           b"Acme,available,closed,edge,acme1,resnet50,resnet,Offline,1000.5,76.1,closed/Acme/results/acme1\n")
+V07_CSV = (
+    b"Organization,Availability,Division,SystemType,Platform,Model,MlperfModel,Scenario,Result,Accuracy,Location\n"
+    b"Acme,available,closed,edge,acme1,resnet50,resnet,Offline,1000.5,76.1,closed/Acme/results/acme1\n"
+)
 
 
 def test_11_column_v07_header_takes_the_round_from_the_path_and_has_no_system_columns(tmp_path):
@@ -70,14 +102,46 @@ def test_11_column_v07_header_takes_the_round_from_the_path_and_has_no_system_co
 
 
 def test_11_column_rows_without_a_round_anywhere_are_quarantined_saying_so():
-    rows, rejects, _note = parse_file(fetched_bytes("summary.csv", V07_CSV), detect(fetched_bytes("summary.csv", V07_CSV)))
+    rows, rejects, _note = parse_file(
+        fetched_bytes("summary.csv", V07_CSV), detect(fetched_bytes("summary.csv", V07_CSV))
+    )
     assert rows == [] and "cannot tell the round from version/ID" in rejects[0].reason
 
 
 def test_power_rows_are_merged_into_their_performance_row_and_orphans_are_quarantined():
-    power = ["Acme", "available", "closed", "datacenter", "Acme 8x", "acme8", "gpt-oss-120b", "gpt-oss-120b",
-             "Offline", "6543.2", "", "2", "CPU", "2", "64", "NVIDIA B200-SXM-180GB", "8", "16", "x", "vLLM", "U",
-             "", "closed", "0", "v6.0", "0", "True", "Watts", "mxfp4", "1000", "abc"]
+    power = [
+        "Acme",
+        "available",
+        "closed",
+        "datacenter",
+        "Acme 8x",
+        "acme8",
+        "gpt-oss-120b",
+        "gpt-oss-120b",
+        "Offline",
+        "6543.2",
+        "",
+        "2",
+        "CPU",
+        "2",
+        "64",
+        "NVIDIA B200-SXM-180GB",
+        "8",
+        "16",
+        "x",
+        "vLLM",
+        "U",
+        "",
+        "closed",
+        "0",
+        "v6.0",
+        "0",
+        "True",
+        "Watts",
+        "mxfp4",
+        "1000",
+        "abc",
+    ]
     orphan = list(power)
     orphan[8] = "Server"
     data = csv31(power, orphan)

@@ -1,6 +1,5 @@
 """A round table read as an explicit file must be one: another format is a clear error."""
 
-
 import pytest
 
 from assets.core.errors import IngestError

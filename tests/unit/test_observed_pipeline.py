@@ -1,6 +1,5 @@
 """The drop folder picks up new dump content once (a Dagster sensor and job over the repository's fixtures)."""
 
-
 import shutil
 
 import dagster as dg

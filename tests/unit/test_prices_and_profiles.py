@@ -1,6 +1,5 @@
 """Bundled prices and profiles are valid and sourced; bad ones are quarantined or refused clearly."""
 
-
 import pytest
 import yaml
 
@@ -21,14 +20,17 @@ def test_bundled_prices_are_all_valid_dated_and_sourced():
     assert {r["price_class"] for r in rows} >= {"on_demand", "capacity_block", "tco_model", "spot", "reserved"}
 
 
-@pytest.mark.parametrize("line,problem", [
-    ("H100-SXM,on_demand,cheap,Lambda,page,2026-05-18", "not a number"),
-    ("H100-SXM,on_demand,-2,Lambda,page,2026-05-18", "outside (0, 1000)"),
-    ("H100-SXM,sometimes,2.99,Lambda,page,2026-05-18", "price_class 'sometimes'"),
-    ("H100-SXM,on_demand,2.99,Lambda,page,last spring", "not a date"),
-    ("H100-SXM,on_demand,2.99,Lambda,,2026-05-18", "source is empty"),
-    (",on_demand,2.99,Lambda,page,2026-05-18", "accelerator is empty"),
-])
+@pytest.mark.parametrize(
+    "line,problem",
+    [
+        ("H100-SXM,on_demand,cheap,Lambda,page,2026-05-18", "not a number"),
+        ("H100-SXM,on_demand,-2,Lambda,page,2026-05-18", "outside (0, 1000)"),
+        ("H100-SXM,sometimes,2.99,Lambda,page,2026-05-18", "price_class 'sometimes'"),
+        ("H100-SXM,on_demand,2.99,Lambda,page,last spring", "not a date"),
+        ("H100-SXM,on_demand,2.99,Lambda,,2026-05-18", "source is empty"),
+        (",on_demand,2.99,Lambda,page,2026-05-18", "accelerator is empty"),
+    ],
+)
 def test_bad_price_rows_are_quarantined_by_line(tmp_path, line, problem):
     path = tmp_path / "prices.csv"
     path.write_text(HEADER + "H100-SXM,on_demand,2.99,Lambda,page,2026-05-18\n" + line + "\n")
@@ -57,8 +59,12 @@ def test_bundled_profiles_parse():
 
 
 def profile(**changes):
-    entry = {"name": "p", "model": "llama3.1-8b", "slo": {"ttft_p95_ms": 1000, "tpot_p95_ms": 50},
-             "delivered_fraction_prior": [0.5, 0.8]}
+    entry = {
+        "name": "p",
+        "model": "llama3.1-8b",
+        "slo": {"ttft_p95_ms": 1000, "tpot_p95_ms": 50},
+        "delivered_fraction_prior": [0.5, 0.8],
+    }
     entry.update(changes)
     return {"profiles": [entry]}
 
@@ -67,17 +73,23 @@ def test_profile_bounds_and_default_error_rate():
     rows, bounds = parse_profiles(profile(), "p.yaml")
     assert rows[0]["model_id"] == "llama-3.1-8b-instruct" and rows[0]["error_rate_max"] == 0.01
     assert sorted((b["measure"], b["bound"]) for b in bounds) == [
-        ("error_rate", 0.01), ("tpot_p95_ms", 50.0), ("ttft_p95_ms", 1000.0)]
+        ("error_rate", 0.01),
+        ("tpot_p95_ms", 50.0),
+        ("ttft_p95_ms", 1000.0),
+    ]
 
 
-@pytest.mark.parametrize("changes,problem", [
-    ({"slo": {"ttft_p97_ms": 5}}, "unknown slo key 'ttft_p97_ms'"),
-    ({"slo": {"ttft_p95_ms": -5}}, "must be a positive number"),
-    ({"delivered_fraction_prior": [0.9, 0.5]}, "lo <= hi"),
-    ({"delivered_fraction_prior": 0.7}, "must be [lo, hi]"),
-    ({"model": ""}, "has no model"),
-    ({"colour": "red"}, "unknown keys ['colour']"),
-])
+@pytest.mark.parametrize(
+    "changes,problem",
+    [
+        ({"slo": {"ttft_p97_ms": 5}}, "unknown slo key 'ttft_p97_ms'"),
+        ({"slo": {"ttft_p95_ms": -5}}, "must be a positive number"),
+        ({"delivered_fraction_prior": [0.9, 0.5]}, "lo <= hi"),
+        ({"delivered_fraction_prior": 0.7}, "must be [lo, hi]"),
+        ({"model": ""}, "has no model"),
+        ({"colour": "red"}, "unknown keys ['colour']"),
+    ],
+)
 def test_profile_errors_name_file_profile_and_key(changes, problem):
     with pytest.raises(IngestError, match="p.yaml: profile 'p'|p.yaml: profiles\\[0\\]") as error:
         parse_profiles(profile(**changes), "p.yaml")

@@ -1,6 +1,5 @@
 """Long downloads show progress; a missing input says where relative paths start; chart ticks are round."""
 
-
 import pytest
 
 from assets.core.errors import IngestError
@@ -15,8 +14,9 @@ def test_a_long_download_reports_its_progress():
     body = b"[" + b"0," * (3 * 1024 * 1024 // 2) + b"0]"
     with ScriptedServer() as server:
         server.respond("/big.json", (200, {}, body))
-        fetched = fetch_url(server.url("/big.json"), ["127.0.0.1"], progress=lines.append,
-                            progress_step_bytes=1024 * 1024)
+        fetched = fetch_url(
+            server.url("/big.json"), ["127.0.0.1"], progress=lines.append, progress_step_bytes=1024 * 1024
+        )
     assert fetched.data == body
     steps = [line for line in lines if line.startswith("downloading ")]
     assert len(steps) >= 2 and all("/big.json: " in line and " of 3.1 MB" in line for line in steps)

@@ -2,7 +2,6 @@
 paths quoted exactly; everything that only reads opens DuckDB read-only; archives over their limits
 quarantined without decompressing past them."""
 
-
 import ast
 import gzip
 import random
@@ -23,54 +22,76 @@ REVIEWED = {
     ("assets/warehouse/views.py", "doc.sql"): "a view's SELECT, from sql/analytics/<view>.sql in this repository",
     ("assets/mlperf/rounds.py", "sql"): "_existing(): its two callers pass literal SELECTs with bound parameters",
     ("assets/report/report.py", "sql"): "_rows(): its callers pass literal SELECTs",
-    ("assets/warehouse/sqlfiles.py", "read_sql(check.relative)"): "a check's SELECT, from sql/checks/ in this repository",
+    (
+        "assets/warehouse/sqlfiles.py",
+        "read_sql(check.relative)",
+    ): "a check's SELECT, from sql/checks/ in this repository",
     ("assets/warehouse/write.py", "audit_ddl()"): "CREATE statements from the audit tables' pandera models: names by "
-                                                 "qualified/quote_ident, types from a constant map",
-    ("assets/warehouse/write.py", "sql"): "query_frame(): SQL files of this repository, parameters bound",
+    "qualified/quote_ident, types from a constant map",
+    ("assets/warehouse/query.py", "sql"): "query_frame(): SQL files of this repository, parameters bound",
     ("pipelines/query.py", "sql"): "benchbill sql: the analyst's own statement, on a read-only connection, "
-                                   "parameters bound",
+    "parameters bound",
     # The per-request pass: SQL files of this repository, and SELECTs assembled by code whose every file path, source
     # key, run id and reason goes through sql_path_literal / sql_string_literal and every column name through
     # quote_ident (assets/formats/dumps, assets/requests/request_pass.py); numbers are Python ints and floats.
-    ("assets/formats/dumps/generic.py", "checked_scan_sql(requests, select)"):
-        "a traffic log's scan (generic.scan: path by sql_path_literal, columns by quote_ident), checked",
-    ("assets/requests/request_pass.py", "read_sql('observed/request_pass/request_groups.sql')"):
-        "an SQL file of this repository",
-    ("assets/requests/request_pass.py", "read_sql('observed/request_pass/request_groups_keyed.sql')"):
-        "an SQL file of this repository",
-    ("assets/requests/request_pass.py", "read_sql('observed/request_pass/request_stats.sql')"):
-        "an SQL file of this repository",
-    ("assets/requests/request_pass.py", "read_sql('observed/request_pass/request_pooled.sql')"):
-        "an SQL file of this repository",
-    ("assets/requests/request_pass.py", "read_sql('observed/request_pass/request_small.sql')"):
-        "an SQL file of this repository",
-    ("assets/requests/request_pass.py", "read_sql('observed/request_pass/request_percentiles.sql')"):
-        "an SQL file of this repository",
+    (
+        "assets/formats/dumps/generic.py",
+        "checked_scan_sql(requests, select)",
+    ): "a traffic log's scan (generic.scan: path by sql_path_literal, columns by quote_ident), checked",
+    (
+        "assets/requests/request_pass.py",
+        "read_sql('observed/request_pass/request_groups.sql')",
+    ): "an SQL file of this repository",
+    (
+        "assets/requests/request_pass.py",
+        "read_sql('observed/request_pass/request_groups_keyed.sql')",
+    ): "an SQL file of this repository",
+    (
+        "assets/requests/request_pass.py",
+        "read_sql('observed/request_pass/request_stats.sql')",
+    ): "an SQL file of this repository",
+    (
+        "assets/requests/request_pass.py",
+        "read_sql('observed/request_pass/request_pooled.sql')",
+    ): "an SQL file of this repository",
+    (
+        "assets/requests/request_pass.py",
+        "read_sql('observed/request_pass/request_small.sql')",
+    ): "an SQL file of this repository",
+    (
+        "assets/requests/request_pass.py",
+        "read_sql('observed/request_pass/request_percentiles.sql')",
+    ): "an SQL file of this repository",
     ("assets/requests/request_pass.py", "_rows_sql(parts)"): "the pass's parts (RequestPass._scan_part: checked "
-                                                             "scans, ids and levels quoted) with the schema's checks",
+    "scans, ids and levels quoted) with the schema's checks",
     ("assets/requests/request_pass.py", "_rows_sql([part])"): "one of those parts",
     ("assets/requests/request_pass.py", "', '.join(('r.' + n for n in names))"): "constant column names",
-    ("assets/requests/request_pass.py", "requests_select('(SELECT * FROM request_rows WHERE source_id IN (' + "
-                                        "', '.join(map(str, stored)) + '))', 'request_keys')"): "source ids are ints",
+    ("assets/requests/request_pass.py", "requests_select(rows, 'request_keys')"): "RequestPass.stored: the rows of "
+    "the sources stored in the warehouse, their ids ints",
     ("assets/requests/request_pass.py", "rows"): "RequestPass.texts: _rows_sql of the pass's own parts",
     ("assets/requests/request_pass.py", "explained"): "RequestPass.rejects: _rows_sql of the pass's own parts, "
-                                                      "explained",
+    "explained",
     ("assets/requests/request_pass.py", "' UNION ALL BY NAME '.join(parts)"): "RequestPass.texts: text SELECTs of "
-                                                                              "the scans (paths quoted) and a frame",
+    "the scans (paths quoted) and a frame",
     ("assets/requests/request_pass.py", "' UNION ALL '.join(parts)"): "the same text SELECTs",
     ("assets/warehouse/write.py", "';\\n'.join(statements)"): "COMMENT ON statements: names by qualified/quote_ident, "
-                                                             "descriptions by sql_string_literal, TABLE or VIEW checked",
-    ("assets/warehouse/views.py", "f'CREATE OR REPLACE VIEW {qualified(view)} AS ' + '\\nUNION ALL\\n'.join("
-                                  "(f'({part})' for part in parts))"): "create_view: observed.requests' parts (view_parts)",
+    "descriptions by sql_string_literal, TABLE or VIEW checked",
+    (
+        "assets/warehouse/views.py",
+        "f'CREATE OR REPLACE VIEW {qualified(view)} AS ' + '\\nUNION ALL\\n'.join((f'({part})' for part in parts))",
+    ): "create_view: observed.requests' parts (view_parts)",
     ("assets/warehouse/views.py", "part"): "create_view's pandera sample: one of those parts",
     ("assets/warehouse/views.py", "each"): "create_view's pandera sample: an int",
-    ("assets/warehouse/validate.py", "f\"SELECT _i, CASE WHEN NOT ({sql_valid(checks)}) THEN {sql_reasons(checks, '')} "
-                                     "END, \" + (', '.join((f'({d})' for d in duplicate)) or 'NULL') + f\" FROM _frame "
-                                     "{('QUALIFY' if duplicate else 'WHERE')} NOT ({sql_valid(checks)})\" + ''.join(("
-                                     "f' OR ({d})' for d in duplicate))"): "a pandera model's checks compiled to SQL "
-                                                                           "(sql_checks: column names by quote_ident, "
-                                                                           "values by sql_string_literal or repr of "
-                                                                           "numbers)",
+    (
+        "assets/warehouse/validate.py",
+        "f\"SELECT _i, CASE WHEN NOT ({sql_valid(checks)}) THEN {sql_reasons(checks, '')} "
+        "END, \" + (', '.join((f'({d})' for d in duplicate)) or 'NULL') + f\" FROM _frame "
+        "{('QUALIFY' if duplicate else 'WHERE')} NOT ({sql_valid(checks)})\" + ''.join(("
+        "f' OR ({d})' for d in duplicate))",
+    ): "a pandera model's checks compiled to SQL "
+    "(sql_checks: column names by quote_ident, "
+    "values by sql_string_literal or repr of "
+    "numbers)",
 }
 
 
@@ -79,8 +100,12 @@ def sql_calls():
     for path in CODE:
         relative = path.relative_to(REPO_ROOT).as_posix()
         for node in ast.walk(ast.parse(path.read_text())):
-            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                    and node.func.attr in ("execute", "executemany", "sql", "query") and node.args):
+            if not (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("execute", "executemany", "sql", "query")
+                and node.args
+            ):
                 continue
             statement = node.args[0]
             if isinstance(statement, ast.Constant):
@@ -106,8 +131,21 @@ def test_no_sql_is_assembled_from_data_values_or_file_names():
     assert set(REVIEWED) <= {(relative, text) for relative, _line, text, _value in calls}  # no stale entry
 
 
-HOSTILE_TEXTS = ["it's", "'; DROP TABLE t; --", "a''b", "back\\slash\\'", '"double"', "new\nline", "tab\t%s %d ?",
-                 "é ü 中 🙂", "$1 $x :name", "' || (SELECT 1) || '", "md:token", ":memory:", "s3://bucket/key"]
+HOSTILE_TEXTS = [
+    "it's",
+    "'; DROP TABLE t; --",
+    "a''b",
+    "back\\slash\\'",
+    '"double"',
+    "new\nline",
+    "tab\t%s %d ?",
+    "é ü 中 🙂",
+    "$1 $x :name",
+    "' || (SELECT 1) || '",
+    "md:token",
+    ":memory:",
+    "s3://bucket/key",
+]
 
 
 @pytest.mark.parametrize("text", HOSTILE_TEXTS)
@@ -152,28 +190,32 @@ def test_everything_that_only_reads_opens_duckdb_read_only():
     assert sum(read_only for *_x, read_only in found) >= 5
 
 
-
-
-
-
-
-
 BOMBS = {
-    "zip member": (lambda: zip_of({"zeros.json": b"0" * 5_000_000}), "MAX_MEMBER_BYTES",
-                   "declares 5,000,000 bytes, above"),
+    "zip member": (
+        lambda: zip_of({"zeros.json": b"0" * 5_000_000}),
+        "MAX_MEMBER_BYTES",
+        "declares 5,000,000 bytes, above",
+    ),
     "zip total": (lambda: zip_of({f"z{i}.json": b"0" * 600_000 for i in range(4)}), "MAX_TOTAL_BYTES", "more than the"),
-    "tar.gz member": (lambda: tar_gz({"zeros.json": b"0" * 5_000_000}), "MAX_MEMBER_BYTES",
-                      "declares 5,000,000 bytes, above"),
-    "gzip stream": (lambda: gzip.compress(b"0" * 5_000_000), "MAX_TOTAL_BYTES",
-                    "expands beyond the 1,000,000-byte limit"),
+    "tar.gz member": (
+        lambda: tar_gz({"zeros.json": b"0" * 5_000_000}),
+        "MAX_MEMBER_BYTES",
+        "declares 5,000,000 bytes, above",
+    ),
+    "gzip stream": (
+        lambda: gzip.compress(b"0" * 5_000_000),
+        "MAX_TOTAL_BYTES",
+        "expands beyond the 1,000,000-byte limit",
+    ),
     "member count": (lambda: zip_of({f"f{i}": b"" for i in range(50)}), "MAX_MEMBERS", "more than 20 members"),
     "damaged zip": (lambda: zip_of({"a.json": random.Random(1).randbytes(5000)})[:3000], None, "a damaged zip archive"),
 }
 
 
 @pytest.mark.parametrize("bomb, limit, reason", BOMBS.values(), ids=BOMBS.keys())
-def test_an_archive_over_its_limits_is_quarantined_without_decompressing_past_them(bomb, limit, reason, tmp_path,
-                                                                                 monkeypatch):
+def test_an_archive_over_its_limits_is_quarantined_without_decompressing_past_them(
+    bomb, limit, reason, tmp_path, monkeypatch
+):
     if limit:
         monkeypatch.setattr(archives, limit, 20 if limit == "MAX_MEMBERS" else 1_000_000)
     batch = collect(tmp_path / "dumps", {"run.yaml": WORKED_RUN_YAML.encode(), "bomb.bin": bomb()})

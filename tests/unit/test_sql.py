@@ -1,6 +1,5 @@
 """The SQL marts on a small DuckDB in a temporary folder: SLO band, projection and cost formulas."""
 
-
 import datetime
 
 import duckdb
@@ -29,35 +28,88 @@ LLAMA = "llama-3.1-8b-instruct"
 
 
 def run_row(run_id, model=LLAMA, accelerator=H100, count=1):
-    return {"run_id": run_id, "run_label": run_id, "tool": "t", "tool_version": None, "accelerator_raw": "x",
-            "accelerator_id": accelerator, "accelerator_known": accelerator is not None, "accelerator_count": count,
-            "model_raw": "m", "model_id": model, "model_known": True, "precision_raw": "bf16", "precision": "bf16",
-            "runtime": "vLLM", "runtime_version": "0.11.0", "runtime_settings": None, "arrival": "constant",
-            "load_kind": "rate", "load_points": 0, "repeats_max": 1, "requests": 0, "formats": "f", "sidecar": "s",
-            "report_dir": "d", "source_sha256": "x", "evidence": "observed"}
+    return {
+        "run_id": run_id,
+        "run_label": run_id,
+        "tool": "t",
+        "tool_version": None,
+        "accelerator_raw": "x",
+        "accelerator_id": accelerator,
+        "accelerator_known": accelerator is not None,
+        "accelerator_count": count,
+        "model_raw": "m",
+        "model_id": model,
+        "model_known": True,
+        "precision_raw": "bf16",
+        "precision": "bf16",
+        "runtime": "vLLM",
+        "runtime_version": "0.11.0",
+        "runtime_settings": None,
+        "arrival": "constant",
+        "load_kind": "rate",
+        "load_points": 0,
+        "repeats_max": 1,
+        "requests": 0,
+        "formats": "f",
+        "sidecar": "s",
+        "report_dir": "d",
+        "source_sha256": "x",
+        "evidence": "observed",
+    }
 
 
 def point(run_id, index, rate, ttft, tpot=10.0, error_rate=0.0, repeat=0):
     """A measurement (one repeat of one load level) as a tool would report it."""
     row = {c: None for c in Measurements.to_schema().columns}
     failed = round(100 * error_rate)
-    row.update(run_id=run_id, load_index=index, repeat_index=repeat, load_kind="rate", offered_rate_per_s=rate,
-               achieved_requests_per_s=rate, requests_sent=100, requests_ok=100 - failed, requests_failed=failed,
-               ttft_p95_ms=ttft, tpot_p95_ms=tpot, output_tokens_per_s=rate * 50,
-               input_tokens_per_s=rate * 200, total_tokens_per_s=rate * 250, mean_input_tokens=200.0,
-               mean_output_tokens=50.0, has_requests=False, tool_definitions="d", source="s", source_sha256="x",
-               location="l", evidence="observed")
+    row.update(
+        run_id=run_id,
+        load_index=index,
+        repeat_index=repeat,
+        load_kind="rate",
+        offered_rate_per_s=rate,
+        achieved_requests_per_s=rate,
+        requests_sent=100,
+        requests_ok=100 - failed,
+        requests_failed=failed,
+        ttft_p95_ms=ttft,
+        tpot_p95_ms=tpot,
+        output_tokens_per_s=rate * 50,
+        input_tokens_per_s=rate * 200,
+        total_tokens_per_s=rate * 250,
+        mean_input_tokens=200.0,
+        mean_output_tokens=50.0,
+        has_requests=False,
+        tool_definitions="d",
+        source="s",
+        source_sha256="x",
+        location="l",
+        evidence="observed",
+    )
     return row
 
 
 def profile_rows(name="p", model=LLAMA, ttft=1000.0, tpot=50.0, error_rate=0.01, prior=(0.5, 0.8)):
-    profile = {"profile": name, "model_raw": model, "model_id": model, "model_known": True,
-               "delivered_fraction_prior_lo": prior[0], "delivered_fraction_prior_hi": prior[1],
-               "error_rate_max": error_rate, "input_tokens_mean": None, "output_tokens_mean": 50.0,
-               "traffic_log": None, "slo_text": "t", "source": "s", "evidence": "requirement"}
-    bounds = [{"profile": name, "measure": "ttft_p95_ms", "bound": ttft},
-              {"profile": name, "measure": "tpot_p95_ms", "bound": tpot},
-              {"profile": name, "measure": "error_rate", "bound": error_rate}]
+    profile = {
+        "profile": name,
+        "model_raw": model,
+        "model_id": model,
+        "model_known": True,
+        "delivered_fraction_prior_lo": prior[0],
+        "delivered_fraction_prior_hi": prior[1],
+        "error_rate_max": error_rate,
+        "input_tokens_mean": None,
+        "output_tokens_mean": 50.0,
+        "traffic_log": None,
+        "slo_text": "t",
+        "source": "s",
+        "evidence": "requirement",
+    }
+    bounds = [
+        {"profile": name, "measure": "ttft_p95_ms", "bound": ttft},
+        {"profile": name, "measure": "tpot_p95_ms", "bound": tpot},
+        {"profile": name, "measure": "error_rate", "bound": error_rate},
+    ]
     return [profile], bounds
 
 
@@ -73,15 +125,24 @@ def load(conn, runs, points, profiles=None, bounds=None):
     tables in order."""
     profiles, bounds = (profiles, bounds) if profiles else profile_rows()
     write_table(conn, "observed.runs", frame_from_rows(runs, Runs), Runs)
-    write_table(conn, "observed.measurements", pl.DataFrame(points, schema_overrides={
-        c: pl.Float64 for c in Measurements.to_schema().columns if c.endswith(("_ms", "_per_s", "_tokens"))}),
-        Measurements)
+    write_table(
+        conn,
+        "observed.measurements",
+        pl.DataFrame(
+            points,
+            schema_overrides={
+                c: pl.Float64 for c in Measurements.to_schema().columns if c.endswith(("_ms", "_per_s", "_tokens"))
+            },
+        ),
+        Measurements,
+    )
     write_table(conn, "observed.request_stats", frame_from_rows([], RequestStats), RequestStats)
     write_table(conn, "observed.request_percentiles", frame_from_rows([], RequestPercentiles), RequestPercentiles)
     write_table(conn, "requirement.profiles", pl.DataFrame(profiles), Profiles)
     write_table(conn, "requirement.slo_bounds", pl.DataFrame(bounds), SloBounds)
-    write_table(conn, "observed.load_point_measures", run_sql_file(conn, "observed/load_point_measures.sql"),
-                LoadPointMeasures)
+    write_table(
+        conn, "observed.load_point_measures", run_sql_file(conn, "observed/load_point_measures.sql"), LoadPointMeasures
+    )
     write_table(conn, "observed.load_points", run_sql_file(conn, "observed/load_points.sql"), LoadPoints)
 
 
@@ -153,29 +214,65 @@ def test_runs_of_another_model_are_not_paired(conn):
 
 
 def reference_row(accelerator, per_accel=1000.0, total=8):
-    return {"accelerator_id": accelerator, "model_id": LLAMA, "round": "v5.1", "division": "closed",
-            "submitter": "S", "platform": "P", "system_name": "Sys", "mlperf_model": "llama3.1-8b",
-            "accuracy_target": None, "availability": "available", "precision": "fp8", "software": "vLLM 0.10.0",
-            "runtime": "vLLM", "runtime_version": "0.10.0", "total_accelerators": total,
-            "server_result_key": f"k-{accelerator}", "server_tokens_per_s_per_accel": per_accel,
-            "offline_result_key": None, "offline_tokens_per_s_per_accel": None,
-            "interactive_tokens_per_s_per_accel": None, "output_tokens_per_sample": None, "dataset": "d",
-            "source": "f", "details_url": None, "evidence": "benchmark"}
+    return {
+        "accelerator_id": accelerator,
+        "model_id": LLAMA,
+        "round": "v5.1",
+        "division": "closed",
+        "submitter": "S",
+        "platform": "P",
+        "system_name": "Sys",
+        "mlperf_model": "llama3.1-8b",
+        "accuracy_target": None,
+        "availability": "available",
+        "precision": "fp8",
+        "software": "vLLM 0.10.0",
+        "runtime": "vLLM",
+        "runtime_version": "0.10.0",
+        "total_accelerators": total,
+        "server_result_key": f"k-{accelerator}",
+        "server_tokens_per_s_per_accel": per_accel,
+        "offline_result_key": None,
+        "offline_tokens_per_s_per_accel": None,
+        "interactive_tokens_per_s_per_accel": None,
+        "output_tokens_per_sample": None,
+        "dataset": "d",
+        "source": "f",
+        "details_url": None,
+        "evidence": "benchmark",
+    }
 
 
 def prices(*rows):
-    return pl.DataFrame([
-        {"accelerator_raw": a, "accelerator_id": a, "accelerator_known": True, "price_class": c,
-         "usd_per_accelerator_hour": usd, "provider": "P", "price_source": "s", "as_of": datetime.date(2026, 1, d),
-         "source": "f", "source_row": i, "evidence": "benchmark"}
-        for i, (a, c, usd, d) in enumerate(rows)])
+    return pl.DataFrame(
+        [
+            {
+                "accelerator_raw": a,
+                "accelerator_id": a,
+                "accelerator_known": True,
+                "price_class": c,
+                "usd_per_accelerator_hour": usd,
+                "provider": "P",
+                "price_source": "s",
+                "as_of": datetime.date(2026, 1, d),
+                "source": "f",
+                "source_row": i,
+                "evidence": "benchmark",
+            }
+            for i, (a, c, usd, d) in enumerate(rows)
+        ]
+    )
 
 
 def test_projection_and_cost_formulas(conn):
     load(conn, [run_row("a")], [point("a", 0, 10, 100), point("a", 1, 20, 2100)])
     delivered(conn)
-    write_table(conn, "benchmark.mlperf_reference",
-                pl.DataFrame([reference_row(H100), reference_row("nvidia-b200-sxm-180gb", 4000.0)]), MlperfReference)
+    write_table(
+        conn,
+        "benchmark.mlperf_reference",
+        pl.DataFrame([reference_row(H100), reference_row("nvidia-b200-sxm-180gb", 4000.0)]),
+        MlperfReference,
+    )
     projected = run_sql_file(conn, "projected/delivered_at_slo.sql")
     write_table(conn, "projected.delivered_at_slo", projected, ProjectedDeliveredAtSlo)
     # H100 has a run of ours, so only B200 is projected: 4000 tok/s x 8 accelerators x [0.5, 0.8]
@@ -185,9 +282,14 @@ def test_projection_and_cost_formulas(conn):
     assert row["delivered_requests_per_s_low"] == 16000 / 50
 
     # an older price of the same class and provider is superseded by the newest
-    write_table(conn, "benchmark.accelerator_prices",
-                prices((H100, "on_demand", 3.6, 2), (H100, "on_demand", 9.9, 1),
-                       ("nvidia-b200-sxm-180gb", "tco_model", 1.8, 1)), AcceleratorPrices)
+    write_table(
+        conn,
+        "benchmark.accelerator_prices",
+        prices(
+            (H100, "on_demand", 3.6, 2), (H100, "on_demand", 9.9, 1), ("nvidia-b200-sxm-180gb", "tco_model", 1.8, 1)
+        ),
+        AcceleratorPrices,
+    )
     cost = run_sql_file(conn, "cost/cost_per_request.sql")
     write_table(conn, "cost.cost_per_request", cost, CostPerRequest)
     rows = {r["accelerator_id"]: r for r in cost.iter_rows(named=True)}

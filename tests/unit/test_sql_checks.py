@@ -1,7 +1,6 @@
 """The asset checks (sql/checks/<schema>/<table>__<check>.sql) on a small DuckDB: each selects exactly the rows it is
 about and passes over good ones (a check that selects nothing whatever the data would never fail a run)."""
 
-
 import duckdb
 import pytest
 
@@ -10,25 +9,35 @@ from assets.warehouse.sqlfiles import check_sql_files, read_sql, table_sql_files
 # check -> (the tables it reads, holding good rows and offending ones; what its first column gives for each
 # offending row)
 CASES = {
-    "benchmark/mlperf_results__per_accelerator_consistent": ("""
+    "benchmark/mlperf_results__per_accelerator_consistent": (
+        """
         CREATE TABLE benchmark.mlperf_results AS SELECT * FROM (VALUES
             ('ok', 800.0, 100.0, 8, 'throughput'), ('off', 800.0, 90.0, 8, 'throughput'),
             ('latency', 5.0, NULL, 8, 'latency'), ('cpu only', 10.0, NULL, 0, 'throughput'))
-            AS t(result_key, result_value, result_per_accelerator, total_accelerators, metric_kind)""", ["off"]),
-    "benchmark/mlperf_results__one_row_per_result": ("""
+            AS t(result_key, result_value, result_per_accelerator, total_accelerators, metric_kind)""",
+        ["off"],
+    ),
+    "benchmark/mlperf_results__one_row_per_result": (
+        """
         CREATE TABLE benchmark.mlperf_results AS SELECT * FROM (VALUES
             ('v5.1', 'closed', 'datacenter', 'A', 'box', 'llama3.1-8b', 'Server'),
             ('v5.1', 'closed', 'datacenter', 'A', 'box', 'llama3.1-8b', 'Server'),
             ('v5.1', 'closed', 'datacenter', 'A', 'box', 'llama3.1-8b', 'Offline'))
-            AS t(round, division, suite, submitter, platform, used_model, scenario)""", ["v5.1"]),
-    "benchmark/mlperf_results__llm_throughput_in_tokens": ("""
+            AS t(round, division, suite, submitter, platform, used_model, scenario)""",
+        ["v5.1"],
+    ),
+    "benchmark/mlperf_results__llm_throughput_in_tokens": (
+        """
         CREATE TABLE benchmark.mlperf_results AS SELECT * FROM (VALUES
             ('llama tokens', 'llama3.1-8b', 'Server', 'v5.1', 'tokens/s', 'Queries/s'),
             ('llama samples', 'llama2-70b-99', 'Offline', 'v4.1', 'samples/s', 'Samples/s'),
             ('v4.0 llama2 server', 'llama2-70b-99', 'Server', 'v4.0', 'queries/s', 'Queries/s'),
             ('resnet', 'resnet', 'Offline', 'v5.1', 'samples/s', 'Samples/s'))
-            AS t(result_key, mlperf_model, scenario, round, result_unit, result_unit_raw)""", ["llama samples"]),
-    "observed/delivered_at_slo__band_ordered": ("""
+            AS t(result_key, mlperf_model, scenario, round, result_unit, result_unit_raw)""",
+        ["llama samples"],
+    ),
+    "observed/delivered_at_slo__band_ordered": (
+        """
         CREATE TABLE observed.delivered_at_slo AS SELECT * FROM (VALUES
             ('ok', 'r', 'r1', 2, 10.0, 12.0, 500.0, 600.0),
             ('upside down', 'r', 'r2', 2, 12.0, 10.0, 600.0, 500.0),
@@ -39,35 +48,50 @@ CASES = {
                  delivered_requests_per_s_high, delivered_output_tokens_per_s_low, delivered_output_tokens_per_s_high);
         CREATE TABLE observed.load_points AS SELECT * FROM (VALUES ('r1', 2, 15.0), ('r2', 2, 15.0), ('r3', 2, 15.0))
             AS t(run_id, load_index, achieved_requests_per_s_max)""",
-                                       ["upside down", "above the failing point", "tokens upside down"]),
-    "cost/cost_per_request__band_ordered": ("""
+        ["upside down", "above the failing point", "tokens upside down"],
+    ),
+    "cost/cost_per_request__band_ordered": (
+        """
         CREATE TABLE cost.cost_per_request AS SELECT * FROM (VALUES
             ('ok', 'a', 'on_demand', 'P', 1.0, 2.0, 10.0, 20.0),
             ('upside down', 'b', 'on_demand', 'P', 2.0, 1.0, 10.0, 20.0),
             ('tokens upside down', 'c', 'on_demand', 'P', 1.0, 2.0, 20.0, 10.0))
             AS t(profile, config_key, price_class, price_provider, cost_per_request_usd_low, cost_per_request_usd_high,
                  cost_per_million_output_tokens_usd_low, cost_per_million_output_tokens_usd_high)""",
-                                       ["upside down", "tokens upside down"]),
-    "observed/load_points__achieved_not_above_offered": ("""
+        ["upside down", "tokens upside down"],
+    ),
+    "observed/load_points__achieved_not_above_offered": (
+        """
         CREATE TABLE observed.load_points AS SELECT * FROM (VALUES
             ('ok', 0, 'rate', 10.0, 10.5, 's'), ('too fast', 1, 'rate', 10.0, 12.0, 's'),
             ('closed loop', 2, 'concurrency', 10.0, 50.0, 's'))  -- a closed loop has no offered rate to exceed
-            AS t(run_id, load_index, load_kind, offered_rate_per_s, achieved_requests_per_s, source)""", ["too fast"]),
-    "benchmark/accelerator_prices__known_accelerators": ("""
+            AS t(run_id, load_index, load_kind, offered_rate_per_s, achieved_requests_per_s, source)""",
+        ["too fast"],
+    ),
+    "benchmark/accelerator_prices__known_accelerators": (
+        """
         CREATE TABLE benchmark.accelerator_prices AS SELECT * FROM (VALUES
             ('H100-SXM', true, 'on_demand', 'P', 'f'), ('Quantum Flux 9000', false, 'on_demand', 'P', 'f'))
-            AS t(accelerator_raw, accelerator_known, price_class, provider, source)""", ["Quantum Flux 9000"]),
-    "marts/config_shortlist__every_profile_listed": ("""
+            AS t(accelerator_raw, accelerator_known, price_class, provider, source)""",
+        ["Quantum Flux 9000"],
+    ),
+    "marts/config_shortlist__every_profile_listed": (
+        """
         CREATE TABLE requirement.profiles AS SELECT * FROM (VALUES ('listed', 'm', true), ('empty', 'm', true),
             ('unknown model', NULL, false)) AS t(profile, model_id, model_known);
-        CREATE TABLE marts.config_shortlist AS SELECT 'listed' AS profile""", ["empty"]),
-    "benchmark/mlperf_results__row_count_per_round": ("""
+        CREATE TABLE marts.config_shortlist AS SELECT 'listed' AS profile""",
+        ["empty"],
+    ),
+    "benchmark/mlperf_results__row_count_per_round": (
+        """
         CREATE TABLE benchmark.mlperf_results AS SELECT * FROM (VALUES ('v4.1'), ('v5.1'), ('v5.1'), ('v6.0'))
             AS t(round);
         ATTACH ':memory:' AS published;
         CREATE SCHEMA published.benchmark;
         CREATE TABLE published.benchmark.mlperf_results AS SELECT * FROM (VALUES
-            ('v4.1'), ('v5.1'), ('v5.1'), ('v5.1'), ('v3.1')) AS t(round)""", ["v3.1", "v5.1"]),
+            ('v4.1'), ('v5.1'), ('v5.1'), ('v5.1'), ('v3.1')) AS t(round)""",
+        ["v3.1", "v5.1"],
+    ),
 }
 
 
@@ -79,8 +103,10 @@ def test_every_check_file_has_a_case():
 def test_a_check_selects_the_offending_rows_and_only_them(check):
     setup, offending = CASES[check]
     conn = duckdb.connect()
-    conn.execute("CREATE SCHEMA benchmark; CREATE SCHEMA observed; CREATE SCHEMA cost; CREATE SCHEMA requirement; "
-                 "CREATE SCHEMA marts")
+    conn.execute(
+        "CREATE SCHEMA benchmark; CREATE SCHEMA observed; CREATE SCHEMA cost; CREATE SCHEMA requirement; "
+        "CREATE SCHEMA marts"
+    )
     conn.execute(setup)
     assert sorted(row[0] for row in conn.execute(read_sql(f"checks/{check}.sql")).fetchall()) == sorted(offending)
 

@@ -53,8 +53,13 @@ def _has_stats(payload: dict, name: str) -> bool:
 def recognise(dump: Dump) -> str | None:
     payload = dump.payload
     if dump.json_lines:
-        if payload and all(isinstance(p, dict) and isinstance(p.get("metadata"), dict) and "metrics" in p
-                           and "request_start_ns" in p["metadata"] for p in payload[:5]):
+        if payload and all(
+            isinstance(p, dict)
+            and isinstance(p.get("metadata"), dict)
+            and "metrics" in p
+            and "request_start_ns" in p["metadata"]
+            for p in payload[:5]
+        ):
             return RECORDS
         return None
     if not isinstance(payload, dict):
@@ -87,12 +92,14 @@ def load_level(config: dict) -> tuple[str | None, float | None, float | None]:
 
 
 def parse(dump: Dump, kind: str) -> Parsed:
-    parsed = Parsed(kind=kind, tool="genai-perf" if kind in (GENAI_PERF, GENAI_PERF_RAW) else TOOL,
-                    definitions=DEFINITIONS)
+    parsed = Parsed(
+        kind=kind, tool="genai-perf" if kind in (GENAI_PERF, GENAI_PERF_RAW) else TOOL, definitions=DEFINITIONS
+    )
     try:
         if kind == RECORDS:
-            parsed.measurements.append(Measurement(location="records", requests=records_scan(dump),
-                                                   merge_key=MERGE_KEY))
+            parsed.measurements.append(
+                Measurement(location="records", requests=records_scan(dump), merge_key=MERGE_KEY)
+            )
         else:
             parsed.measurements.append(aggregate_measurement(dump.payload))
     except (FormatProblem, pl.exceptions.PolarsError) as problem:
@@ -103,14 +110,19 @@ def parse(dump: Dump, kind: str) -> Parsed:
 def aggregate_measurement(payload: dict) -> Measurement:
     load_kind, rate, concurrency = load_level(payload.get("input_config") or {})
     ok = count(_avg(payload, "request_count"), "request_count.avg")
-    failed = count(_avg(payload, "error_request_count"), "error_request_count.avg") \
-        if "error_request_count" in payload else sum(count(e.get("count"), "error_summary.count")
-                                                     for e in payload.get("error_summary") or [])
+    failed = (
+        count(_avg(payload, "error_request_count"), "error_request_count.avg")
+        if "error_request_count" in payload
+        else sum(count(e.get("count"), "error_summary.count") for e in payload.get("error_summary") or [])
+    )
     duration = _avg(payload, "benchmark_duration")
     row = empty_point()
     row.update(
-        achieved_requests_per_s=_avg(payload, "request_throughput"), requests_ok=ok, requests_failed=failed,
-        requests_sent=ok + failed, duration_s=duration,
+        achieved_requests_per_s=_avg(payload, "request_throughput"),
+        requests_ok=ok,
+        requests_failed=failed,
+        requests_sent=ok + failed,
+        duration_s=duration,
         output_tokens_per_s=_avg(payload, "output_token_throughput"),
         input_tokens_per_s=_avg(payload, "input_token_throughput"),
         total_tokens_per_s=_avg(payload, "total_token_throughput"),
@@ -125,24 +137,43 @@ def aggregate_measurement(payload: dict) -> Measurement:
         for pct, keys in _PCT.items():
             value = number(next((stats[k] for k in keys if k in stats), None), f"{name}.{pct}")
             row[f"{measure}_{pct}_ms"] = value
-    for name in ("time_to_first_token", "inter_token_latency", "inter_chunk_latency", "request_latency",
-                 "time_to_second_token", "output_token_throughput_per_user", "goodput"):
+    for name in (
+        "time_to_first_token",
+        "inter_token_latency",
+        "inter_chunk_latency",
+        "request_latency",
+        "time_to_second_token",
+        "output_token_throughput_per_user",
+        "goodput",
+    ):
         stats = payload.get(name)
         if isinstance(stats, dict):
-            metrics += stats_metrics(name, {k: v for k, v in stats.items() if k not in ("unit", "count", "sum")},
-                                     str(stats.get("unit") or ""))
-    return Measurement(location="aggregate", load_kind=load_kind, offered_rate_per_s=rate, concurrency=concurrency,
-                       values=row, tool_metrics=metrics, merge_key=MERGE_KEY)
+            metrics += stats_metrics(
+                name,
+                {k: v for k, v in stats.items() if k not in ("unit", "count", "sum")},
+                str(stats.get("unit") or ""),
+            )
+    return Measurement(
+        location="aggregate",
+        load_kind=load_kind,
+        offered_rate_per_s=rate,
+        concurrency=concurrency,
+        values=row,
+        tool_metrics=metrics,
+        merge_key=MERGE_KEY,
+    )
 
 
 def _record_columns(number: str) -> str:
     """The fields we use, declared (DuckDB skips the rest of each line without building it); numbers as
     `number` (DOUBLE, or VARCHAR to read a line whose number is a word: it is then checked and quarantined)."""
-    return (f"{{metadata: 'STRUCT(request_start_ns {'BIGINT' if number == 'DOUBLE' else number}, "
-            f"benchmark_phase VARCHAR, was_cancelled BOOLEAN)', "
-            f"metrics: 'STRUCT(time_to_first_token STRUCT(value {number}), request_latency STRUCT(value {number}), "
-            f"input_sequence_length STRUCT(value {number}), output_sequence_length STRUCT(value {number}))', "
-            f"error: 'JSON'}}")
+    return (
+        f"{{metadata: 'STRUCT(request_start_ns {'BIGINT' if number == 'DOUBLE' else number}, "
+        f"benchmark_phase VARCHAR, was_cancelled BOOLEAN)', "
+        f"metrics: 'STRUCT(time_to_first_token STRUCT(value {number}), request_latency STRUCT(value {number}), "
+        f"input_sequence_length STRUCT(value {number}), output_sequence_length STRUCT(value {number}))', "
+        f"error: 'JSON'}}"
+    )
 
 
 def records_scan(dump: Dump) -> RequestScan:
@@ -170,5 +201,14 @@ def records_scan(dump: Dump) -> RequestScan:
             "NULL::DOUBLE AS offered_rate_per_s, NULL::DOUBLE AS concurrency "
             f"FROM read_ndjson({sql_path_literal(path)}, columns = {_record_columns(number)}) WITH ORDINALITY"
         )
-    return RequestScan(path=path, select=select("DOUBLE"), data=data, tolerant_select=select("VARCHAR"),
-                       start_column="start_time_unix_s", start_units_per_s=1e9, row_word="line", row_offset=0)
+
+    return RequestScan(
+        path=path,
+        select=select("DOUBLE"),
+        data=data,
+        tolerant_select=select("VARCHAR"),
+        start_column="start_time_unix_s",
+        start_units_per_s=1e9,
+        row_word="line",
+        row_offset=0,
+    )

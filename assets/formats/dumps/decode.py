@@ -15,8 +15,9 @@ JSON_LINES_HEAD = 64  # lines decoded to recognise a JSON-lines file
 
 def _json_lines_head(head: bytes) -> list[dict] | None:
     """The first complete lines of `head` as JSON objects, when there are at least two and all are."""
-    lines = [line for line in head.decode("utf-8-sig", errors="replace").splitlines()[:JSON_LINES_HEAD + 1]
-             if line.strip()]
+    lines = [
+        line for line in head.decode("utf-8-sig", errors="replace").splitlines()[: JSON_LINES_HEAD + 1] if line.strip()
+    ]
     if len(lines) > JSON_LINES_HEAD or (head.endswith(b"\n") is False and len(lines) > 1):
         lines = lines[:-1]  # the last line may be cut off
     try:

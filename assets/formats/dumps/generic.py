@@ -4,7 +4,7 @@ A CSV file (comma-separated, one header row) or a Parquet file, one row per requ
 
 | column | required | meaning |
 | --- | --- | --- |
-| `start_time_unix_s` or `start_offset_s` | one of them | when the request was sent: Unix seconds, or seconds from any origin |
+| `start_time_unix_s` or `start_offset_s` | one of them | when the request was sent: Unix s, or s from any origin |
 | `input_tokens`, `output_tokens` | yes | token counts |
 | `ttft_ms`, `e2e_ms` | for a measurement | time to first token, send to last token, in ms |
 | `status` | no (ok) | ok, error, incomplete or cancelled |
@@ -43,14 +43,16 @@ MEASUREMENT_PARQUET = "generic per-request Parquet"
 LOG_CSV = "generic request log CSV (traffic only)"
 LOG_PARQUET = "generic request log Parquet (traffic only)"
 FORMATS = (MEASUREMENT_CSV, MEASUREMENT_PARQUET, LOG_CSV, LOG_PARQUET)
-SKIPPED = {LOG_CSV: "a request log without ttft_ms/e2e_ms: traffic only (name it in a profile's "
-                            "workload.traffic_log)",
-                   LOG_PARQUET: "a request log without ttft_ms/e2e_ms: traffic only (name it in a profile's "
-                                "workload.traffic_log)"}
+SKIPPED = {
+    LOG_CSV: "a request log without ttft_ms/e2e_ms: traffic only (name it in a profile's workload.traffic_log)",
+    LOG_PARQUET: "a request log without ttft_ms/e2e_ms: traffic only (name it in a profile's workload.traffic_log)",
+}
 READ_IN_PLACE = frozenset({MEASUREMENT_CSV, MEASUREMENT_PARQUET, LOG_CSV, LOG_PARQUET})
 
-DEFINITIONS = ("generic per-request format: TTFT = ttft_ms, E2E = e2e_ms as written; TPOT recomputed by our "
-               "definition; percentiles recomputed by benchbill")
+DEFINITIONS = (
+    "generic per-request format: TTFT = ttft_ms, E2E = e2e_ms as written; TPOT recomputed by our "
+    "definition; percentiles recomputed by benchbill"
+)
 
 START_COLUMNS = ("start_time_unix_s", "start_offset_s")
 LEVEL_COLUMNS = ("offered_rate_per_s", "concurrency")
@@ -70,8 +72,7 @@ def _columns(dump: Dump) -> list[str] | None:
 
 def recognise(dump: Dump) -> str | None:
     columns = _columns(dump)
-    if not columns or not {"input_tokens", "output_tokens"} <= set(columns) \
-            or not set(START_COLUMNS) & set(columns):
+    if not columns or not {"input_tokens", "output_tokens"} <= set(columns) or not set(START_COLUMNS) & set(columns):
         return None
     parquet = dump.data[:4] == b"PAR1"
     if {"ttft_ms", "e2e_ms"} <= set(columns):
@@ -99,11 +100,13 @@ def scan(dump: Dump) -> RequestScan:
         return f"lower(CAST({quote_ident(name)} AS VARCHAR))" if name in columns else sql_string_literal(default)
 
     def select(source: str) -> str:
-        return (f"SELECT ordinality AS ordinal, {word('phase', 'measure')} AS phase, {word('status', 'ok')} AS status, "
-                f"{raw(start)} AS start_s, {raw('input_tokens')} AS input_tokens, "
-                f"{raw('output_tokens')} AS output_tokens, {raw('ttft_ms')} AS ttft_ms, {raw('e2e_ms')} AS e2e_ms, "
-                f"CAST({raw('error')} AS VARCHAR) AS error, {raw('offered_rate_per_s')} AS offered_rate_per_s, "
-                f"{raw('concurrency')} AS concurrency FROM {source} WITH ORDINALITY")
+        return (
+            f"SELECT ordinality AS ordinal, {word('phase', 'measure')} AS phase, {word('status', 'ok')} AS status, "
+            f"{raw(start)} AS start_s, {raw('input_tokens')} AS input_tokens, "
+            f"{raw('output_tokens')} AS output_tokens, {raw('ttft_ms')} AS ttft_ms, {raw('e2e_ms')} AS e2e_ms, "
+            f"CAST({raw('error')} AS VARCHAR) AS error, {raw('offered_rate_per_s')} AS offered_rate_per_s, "
+            f"{raw('concurrency')} AS concurrency FROM {source} WITH ORDINALITY"
+        )
 
     texts = [c for c in TEXT_COLUMNS if c in columns]
     text_select = None
@@ -113,13 +116,24 @@ def scan(dump: Dump) -> RequestScan:
         source = f"read_csv({sql_path_literal(path)}, header = true, auto_detect = true)"
         tolerant = select(f"read_csv({sql_path_literal(path)}, header = true, auto_detect = true, all_varchar = true)")
     if texts:
-        text_select = ("SELECT ordinality AS ordinal, "
-                       + ", ".join(f"CAST({raw(c)} AS VARCHAR) AS {c}" for c in TEXT_COLUMNS)
-                       + f" FROM {source} WITH ORDINALITY")
-    return RequestScan(path=path, select=select(source), level_columns=tuple(c for c in LEVEL_COLUMNS if c in columns),
-                       data=None if dump.path else dump.data, tolerant_select=tolerant, start_column=start,
-                       row_word="row" if parquet else "line", row_offset=-1 if parquet else 1, read_once=True,
-                       cut_last_row=cut_csv_line(dump), text_select=text_select)
+        text_select = (
+            "SELECT ordinality AS ordinal, "
+            + ", ".join(f"CAST({raw(c)} AS VARCHAR) AS {c}" for c in TEXT_COLUMNS)
+            + f" FROM {source} WITH ORDINALITY"
+        )
+    return RequestScan(
+        path=path,
+        select=select(source),
+        level_columns=tuple(c for c in LEVEL_COLUMNS if c in columns),
+        data=None if dump.path else dump.data,
+        tolerant_select=tolerant,
+        start_column=start,
+        row_word="row" if parquet else "line",
+        row_offset=-1 if parquet else 1,
+        read_once=True,
+        cut_last_row=cut_csv_line(dump),
+        text_select=text_select,
+    )
 
 
 def parse(dump: Dump, kind: str) -> Parsed:
@@ -152,7 +166,8 @@ def read_requests(dump: Dump) -> pl.DataFrame:
                 frame = conn.execute(
                     f"SELECT start_s - min(start_s) OVER () AS start_offset_s, input_tokens, output_tokens, problem "
                     f"FROM ({checked_scan_sql(requests, select)}) "
-                    f"WHERE problem IS DISTINCT FROM {sql_string_literal(CUT_LINE_REASON)} ORDER BY ordinal").pl()
+                    f"WHERE problem IS DISTINCT FROM {sql_string_literal(CUT_LINE_REASON)} ORDER BY ordinal"
+                ).pl()
                 break
             except duckdb.Error as exc:
                 failure = exc

@@ -41,21 +41,35 @@ DEFINITIONS = (
     "measured window"
 )
 
-_OURS_JSON = {"ttft": ("time_to_first_token_ms", 1.0), "tpot": ("inter_token_latency_ms", 1.0),
-              "e2e": ("request_latency", 1000.0)}
-_CSV_GROUPS = {"ttft": ("Time to First Token", 1.0), "tpot": ("Inter Token Latency", 1.0),
-               "e2e": ("Request Latency", 1000.0)}
+_OURS_JSON = {
+    "ttft": ("time_to_first_token_ms", 1.0),
+    "tpot": ("inter_token_latency_ms", 1.0),
+    "e2e": ("request_latency", 1000.0),
+}
+_CSV_GROUPS = {
+    "ttft": ("Time to First Token", 1.0),
+    "tpot": ("Inter Token Latency", 1.0),
+    "e2e": ("Request Latency", 1000.0),
+}
 _CSV_LIST = {"p90": 7, "p95": 8, "p99": 9}  # positions in [min, p001, p01, p05, p10, p25, p75, p90, p95, p99, max]
 
 
 def recognise(dump: Dump) -> str | None:
     payload = dump.payload
-    if isinstance(payload, dict) and isinstance(payload.get("benchmarks"), list) \
-            and isinstance(payload.get("metadata"), dict) and "guidellm_version" in payload["metadata"]:
+    if (
+        isinstance(payload, dict)
+        and isinstance(payload.get("benchmarks"), list)
+        and isinstance(payload.get("metadata"), dict)
+        and "guidellm_version" in payload["metadata"]
+    ):
         return REPORT_JSON
     first = dump.text_head.split("\n", 1)[0]
-    if not dump.payload and first.startswith("Run Info,") and "Time to First Token" in dump.text_head[:20000] \
-            or (first.startswith("Run Info,") and "Benchmark" in first):
+    if (
+        not dump.payload
+        and first.startswith("Run Info,")
+        and "Time to First Token" in dump.text_head[:20000]
+        or (first.startswith("Run Info,") and "Benchmark" in first)
+    ):
         return REPORT_CSV
     return None
 
@@ -70,8 +84,10 @@ def strategy_level(strategy: dict, where: str) -> tuple[str, float | None, float
         return "concurrency", None, number(strategy.get("max_concurrency"), f"{where}.max_concurrency")
     if kind in ("constant", "async", "poisson"):
         return "rate", number(strategy.get("rate"), f"{where}.rate"), None
-    raise FormatProblem(f"{where}.type_ {kind!r} is not a load level benchbill knows "
-                        "(synchronous, concurrent, throughput, constant, async, poisson)")
+    raise FormatProblem(
+        f"{where}.type_ {kind!r} is not a load level benchbill knows "
+        "(synchronous, concurrent, throughput, constant, async, poisson)"
+    )
 
 
 def parse(dump: Dump, kind: str) -> Parsed:
@@ -109,7 +125,9 @@ def json_benchmark(bench: dict, where: str) -> Measurement:
     row = empty_point()
     row.update(
         achieved_requests_per_s=number(_dist(metrics, "requests_per_second").get("mean"), "requests_per_second.mean"),
-        requests_ok=ok, requests_failed=failed + incomplete, requests_sent=ok + failed + incomplete,
+        requests_ok=ok,
+        requests_failed=failed + incomplete,
+        requests_sent=ok + failed + incomplete,
         duration_s=number(bench.get("duration"), f"{where}.duration"),
         input_tokens_per_s=number(_dist(metrics, "prompt_tokens_per_second").get("mean"), "prompt_tokens_per_second"),
         output_tokens_per_s=number(_dist(metrics, "output_tokens_per_second").get("mean"), "output_tokens_per_second"),
@@ -128,47 +146,79 @@ def json_benchmark(bench: dict, where: str) -> Measurement:
         scale, unit = (1000.0, "ms") if name == "request_latency" else (1.0, "ms")
         tool_metrics += stats_metrics(name, {k: v for k, v in dist.items() if k != "percentiles"}, unit, scale)
         tool_metrics += stats_metrics(name, dist.get("percentiles") or {}, unit, scale)
-    return Measurement(location=where, load_kind=load_kind, offered_rate_per_s=rate, concurrency=concurrency,
-                       values=row, tool_metrics=tool_metrics, requests=json_requests(bench, ok, failed, incomplete))
+    return Measurement(
+        location=where,
+        load_kind=load_kind,
+        offered_rate_per_s=rate,
+        concurrency=concurrency,
+        values=row,
+        tool_metrics=tool_metrics,
+        requests=json_requests(bench, ok, failed, incomplete),
+    )
 
 
 def json_requests(bench: dict, ok: int, failed: int, incomplete: int):
     """Per-request records, only when the lists hold every request (not a sample)."""
     lists = bench.get("requests") or {}
-    groups = [("ok", lists.get("successful") or []), ("error", lists.get("errored") or []),
-              ("incomplete", lists.get("incomplete") or [])]
+    groups = [
+        ("ok", lists.get("successful") or []),
+        ("error", lists.get("errored") or []),
+        ("incomplete", lists.get("incomplete") or []),
+    ]
     if not groups[0][1] or (len(groups[0][1]), len(groups[1][1]), len(groups[2][1])) != (ok, failed, incomplete):
         return None
-    cols: dict[str, list[Any]] = {k: [] for k in ("status", "start", "input_tokens", "output_tokens", "ttft_ms",
-                                                   "e2e_ms", "error", "prompt_text", "response_text")}
+    cols: dict[str, list[Any]] = {
+        k: []
+        for k in (
+            "status",
+            "start",
+            "input_tokens",
+            "output_tokens",
+            "ttft_ms",
+            "e2e_ms",
+            "error",
+            "prompt_text",
+            "response_text",
+        )
+    }
     for status, items in groups:
         for item in items:
             where = f"requests.{'successful' if status == 'ok' else status}[{len(cols['status'])}]"
             if not isinstance(item, dict):
                 raise FormatProblem(f"{where} is a {type(item).__name__}, expected an object")
             cols["status"].append(status)
-            cols["start"].append(number(item.get("request_start_time"), f"{where}.request_start_time",
-                                        allow_string=True))
+            cols["start"].append(
+                number(item.get("request_start_time"), f"{where}.request_start_time", allow_string=True)
+            )
             cols["input_tokens"].append(item.get("prompt_tokens"))
             cols["output_tokens"].append(item.get("output_tokens"))
             latency = number(item.get("request_latency"), f"{where}.request_latency", allow_string=True)
             ttft = number(item.get("time_to_first_token_ms"), f"{where}.time_to_first_token_ms", allow_string=True)
             cols["ttft_ms"].append(ttft if status == "ok" else None)
             cols["e2e_ms"].append(latency * 1000.0 if status == "ok" and latency is not None else None)
-            info = item.get("info") if isinstance(item.get("info"), dict) else {}
+            info = item.get("info")
+            info = info if isinstance(info, dict) else {}
             cols["error"].append(None if status == "ok" else str(info.get("error") or status))
             cols["prompt_text"].append(item.get("request_args"))
             cols["response_text"].append(item.get("output"))
     starts = [s for s in cols["start"] if s is not None]
     first = min(starts) if starts else None
-    return requests_frame({
-        "request_index": list(range(len(cols["status"]))), "phase": "measure", "status": cols["status"],
-        "start_time_unix_s": cols["start"],
-        "start_offset_s": [None if s is None else s - first for s in cols["start"]],
-        "input_tokens": cols["input_tokens"], "output_tokens": cols["output_tokens"],
-        "ttft_ms": cols["ttft_ms"], "e2e_ms": cols["e2e_ms"], "error": cols["error"],
-        "prompt_text": cols["prompt_text"], "response_text": cols["response_text"],
-    })
+    return requests_frame(
+        {
+            "request_index": list(range(len(cols["status"]))),
+            "phase": "measure",
+            "status": cols["status"],
+            "start_time_unix_s": cols["start"],
+            "start_offset_s": [None if s is None else s - first for s in cols["start"]],
+            "input_tokens": cols["input_tokens"],
+            "output_tokens": cols["output_tokens"],
+            "ttft_ms": cols["ttft_ms"],
+            "e2e_ms": cols["e2e_ms"],
+            "error": cols["error"],
+            "prompt_text": cols["prompt_text"],
+            "response_text": cols["response_text"],
+        }
+    )
 
 
 def _strategy_from_text(text: str, where: str) -> tuple[str, float | None, float | None]:
@@ -211,12 +261,14 @@ def csv_measurements(dump: Dump, parsed: Parsed) -> None:
             incomplete = count(cell(row, "Request Counts", "Incomplete"), f"{where} Incomplete", allow_string=True)
             values = empty_point()
 
-            def mean(group: str, sub: str) -> float | None:
+            def mean(group: str, sub: str, row: list[str] = row, where: str = where) -> float | None:
                 return number(cell(row, group, sub, "Mean"), f"{where} {group} {sub} Mean", allow_string=True)
 
             values.update(
                 achieved_requests_per_s=mean("Server Throughput", "Successful Requests/Sec"),
-                requests_ok=ok, requests_failed=failed + incomplete, requests_sent=ok + failed + incomplete,
+                requests_ok=ok,
+                requests_failed=failed + incomplete,
+                requests_sent=ok + failed + incomplete,
                 duration_s=number(cell(row, "Timings", "Duration", "Sec"), f"{where} Duration", allow_string=True),
                 input_tokens_per_s=mean("Token Throughput", "Successful Input Tokens/Sec"),
                 output_tokens_per_s=mean("Token Throughput", "Successful Output Tokens/Sec"),
@@ -234,15 +286,24 @@ def csv_measurements(dump: Dump, parsed: Parsed) -> None:
                 if listed and not isinstance(percentiles, list):
                     raise FormatProblem(f"{where} {group} Percentiles holds {listed[:40]!r}, expected a list")
                 if listed and len(percentiles) != 11:
-                    raise FormatProblem(f"{where} {group} Percentiles holds {len(percentiles)} values, expected 11 "
-                                        "[min, p001, p01, p05, p10, p25, p75, p90, p95, p99, max]")
+                    raise FormatProblem(
+                        f"{where} {group} Percentiles holds {len(percentiles)} values, expected 11 "
+                        "[min, p001, p01, p05, p10, p25, p75, p90, p95, p99, max]"
+                    )
                 for pct, position in _CSV_LIST.items():
                     value = number(percentiles[position], f"{where} {group} {pct}") if percentiles else None
                     values[f"{measure}_{pct}_ms"] = None if value is None else value * scale
                     if value is not None:
                         tool_metrics.append((group, pct, value * scale, "ms"))
-            parsed.measurements.append(Measurement(location=where, load_kind=load_kind, offered_rate_per_s=rate,
-                                                   concurrency=concurrency, values=values,
-                                                   tool_metrics=tool_metrics))
+            parsed.measurements.append(
+                Measurement(
+                    location=where,
+                    load_kind=load_kind,
+                    offered_rate_per_s=rate,
+                    concurrency=concurrency,
+                    values=values,
+                    tool_metrics=tool_metrics,
+                )
+            )
         except (FormatProblem, ValueError, RecursionError) as problem:
             parsed.problems.append((where, str(problem) or type(problem).__name__))

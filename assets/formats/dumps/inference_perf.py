@@ -12,6 +12,7 @@ request and its `inter_token_latency` pools every gap: both are ours.
 from __future__ import annotations
 
 import re
+from functools import partial
 from pathlib import PurePath
 from typing import Any
 
@@ -36,8 +37,12 @@ DEFINITIONS = (
 )
 
 _PERCENTILE_KEYS = {"p50": ("median", "p50"), "p90": ("p90",), "p95": ("p95",), "p99": ("p99",)}
-_OURS = {"ttft": "time_to_first_token", "tpot": "time_per_output_token", "itl": "inter_token_latency",
-         "e2e": "request_latency"}
+_OURS = {
+    "ttft": "time_to_first_token",
+    "tpot": "time_per_output_token",
+    "itl": "inter_token_latency",
+    "e2e": "request_latency",
+}
 
 
 def recognise(dump: Dump) -> str | None:
@@ -101,9 +106,14 @@ def stage_measurement(payload: dict, file_name: str) -> Measurement:
         else:
             raise FormatProblem("no successes.throughput.requests_per_sec and no send_duration to derive it")
     row = empty_point()
-    row.update(sent_rate_per_s=number(load.get("achieved_rate"), "load_summary.achieved_rate"),
-               achieved_requests_per_s=achieved, requests_sent=sent, requests_ok=ok, requests_failed=failed,
-               duration_s=duration)
+    row.update(
+        sent_rate_per_s=number(load.get("achieved_rate"), "load_summary.achieved_rate"),
+        achieved_requests_per_s=achieved,
+        requests_sent=sent,
+        requests_ok=ok,
+        requests_failed=failed,
+        duration_s=duration,
+    )
     metrics: list[tuple[str, str, float, str]] = []
     for measure, name in _OURS.items():
         stats = latency.get(name) or {}
@@ -113,21 +123,31 @@ def stage_measurement(payload: dict, file_name: str) -> Measurement:
     for name, stats in latency.items():
         if isinstance(stats, dict):
             metrics += stats_metrics(name, stats, "ms", 1000.0)
-    for column, key in (("input_tokens_per_s", "input_tokens_per_sec"), ("output_tokens_per_s", "output_tokens_per_sec"),
-                        ("total_tokens_per_s", "total_tokens_per_sec")):
+    for column, key in (
+        ("input_tokens_per_s", "input_tokens_per_sec"),
+        ("output_tokens_per_s", "output_tokens_per_sec"),
+        ("total_tokens_per_s", "total_tokens_per_sec"),
+    ):
         row[column] = number(throughput.get(key), f"successes.throughput.{key}")
     for column, key in (("mean_input_tokens", "prompt_len"), ("mean_output_tokens", "output_len")):
         stats = successes.get(key) or {}
         row[column] = number(stats.get("mean") if isinstance(stats, dict) else stats, f"successes.{key}.mean")
     stage = stage_number(file_name)
-    return Measurement(location="stage file", offered_rate_per_s=number(load.get("requested_rate"),
-                                                                         "load_summary.requested_rate"),
-                       values=row, tool_metrics=metrics,
-                       merge_key=None if stage is None else f"stage {stage}")
+    return Measurement(
+        location="stage file",
+        offered_rate_per_s=number(load.get("requested_rate"), "load_summary.requested_rate"),
+        values=row,
+        tool_metrics=metrics,
+        merge_key=None if stage is None else f"stage {stage}",
+    )
 
 
 def _first(*values: Any) -> Any:
     return next((v for v in values if v is not None), None)
+
+
+def _request_named(ids: list[int], position: int) -> str:
+    return f"request {ids[position]}"
 
 
 def per_request_measurements(entries: list[dict], parsed: Parsed) -> None:
@@ -155,9 +175,24 @@ def per_request_measurements(entries: list[dict], parsed: Parsed) -> None:
         except (FormatProblem, AttributeError, TypeError) as problem:
             parsed.problems.append((where, str(problem)))
             continue
-        cols = by_stage.setdefault(stage, {k: [] for k in ("request_index", "status", "start", "input_tokens",
-                                                            "output_tokens", "ttft_ms", "e2e_ms", "error",
-                                                            "prompt_text", "response_text")})
+        cols = by_stage.setdefault(
+            stage,
+            {
+                k: []
+                for k in (
+                    "request_index",
+                    "status",
+                    "start",
+                    "input_tokens",
+                    "output_tokens",
+                    "ttft_ms",
+                    "e2e_ms",
+                    "error",
+                    "prompt_text",
+                    "response_text",
+                )
+            },
+        )
         cols["request_index"].append(i)
         cols["status"].append("error" if error else "ok")
         cols["start"].append(start)
@@ -165,21 +200,35 @@ def per_request_measurements(entries: list[dict], parsed: Parsed) -> None:
         cols["output_tokens"].append(output_tokens)
         cols["ttft_ms"].append((first_token - start) * 1000.0 if first_token is not None and not error else None)
         cols["e2e_ms"].append((end - start) * 1000.0)
-        cols["error"].append(None if not error else (f"{error.get('error_type')}: {error.get('error_msg')}"
-                                                     if isinstance(error, dict) else str(error)))
+        cols["error"].append(
+            None
+            if not error
+            else (f"{error.get('error_type')}: {error.get('error_msg')}" if isinstance(error, dict) else str(error))
+        )
         cols["prompt_text"].append(entry.get("request_data"))
         cols["response_text"].append(entry.get("response_data"))
     for stage, cols in sorted(by_stage.items()):
         first = min(cols["start"])
         try:
-            frame = requests_frame({
-                "request_index": cols["request_index"], "phase": "measure", "status": cols["status"],
-                "start_offset_s": [s - first for s in cols["start"]], "input_tokens": cols["input_tokens"],
-                "output_tokens": cols["output_tokens"], "ttft_ms": cols["ttft_ms"], "e2e_ms": cols["e2e_ms"],
-                "error": cols["error"], "prompt_text": cols["prompt_text"], "response_text": cols["response_text"],
-            }, row=lambda k, ids=cols["request_index"]: f"request {ids[k]}")
+            frame = requests_frame(
+                {
+                    "request_index": cols["request_index"],
+                    "phase": "measure",
+                    "status": cols["status"],
+                    "start_offset_s": [s - first for s in cols["start"]],
+                    "input_tokens": cols["input_tokens"],
+                    "output_tokens": cols["output_tokens"],
+                    "ttft_ms": cols["ttft_ms"],
+                    "e2e_ms": cols["e2e_ms"],
+                    "error": cols["error"],
+                    "prompt_text": cols["prompt_text"],
+                    "response_text": cols["response_text"],
+                },
+                row=partial(_request_named, cols["request_index"]),
+            )
         except FormatProblem as problem:
             parsed.problems.append((f"stage_id {stage}", str(problem)))
             continue
-        parsed.measurements.append(Measurement(location=f"stage_id {stage}", requests=frame,
-                                               merge_key=f"stage {stage}"))
+        parsed.measurements.append(
+            Measurement(location=f"stage_id {stage}", requests=frame, merge_key=f"stage {stage}")
+        )

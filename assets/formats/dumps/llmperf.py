@@ -40,9 +40,14 @@ def recognise(dump: Dump) -> str | None:
         return None
     if isinstance(payload, dict) and "num_concurrent_requests" in payload and "results_ttft_s_mean" in payload:
         return SUMMARY
-    if isinstance(payload, list) and payload and all(
+    if (
+        isinstance(payload, list)
+        and payload
+        and all(
             isinstance(p, dict) and {"ttft_s", "end_to_end_latency_s", "number_output_tokens"} <= p.keys()
-            for p in payload[:5]):
+            for p in payload[:5]
+        )
+    ):
         return INDIVIDUAL
     return None
 
@@ -63,8 +68,14 @@ def parse(dump: Dump, kind: str) -> Parsed:
         if kind == SUMMARY:
             parsed.measurements.append(summary_measurement(dump.payload, key))
         else:
-            parsed.measurements.append(Measurement(location="responses", requests=individual_frame(dump.payload),
-                                                   load_kind="concurrency", merge_key=key))
+            parsed.measurements.append(
+                Measurement(
+                    location="responses",
+                    requests=individual_frame(dump.payload),
+                    load_kind="concurrency",
+                    merge_key=key,
+                )
+            )
     except FormatProblem as problem:
         parsed.problems.append(("file", str(problem)))
     return parsed
@@ -73,22 +84,32 @@ def parse(dump: Dump, kind: str) -> Parsed:
 def summary_measurement(payload: dict, key: str) -> Measurement:
     concurrency = number(payload.get("num_concurrent_requests"), "num_concurrent_requests", allow_string=True)
     started = count(payload.get("results_num_requests_started"), "results_num_requests_started", allow_string=True)
-    completed = count(payload.get("results_num_completed_requests"), "results_num_completed_requests",
-                      allow_string=True)
+    completed = count(
+        payload.get("results_num_completed_requests"), "results_num_completed_requests", allow_string=True
+    )
     errors = count(payload.get("results_number_errors"), "results_number_errors", allow_string=True)
-    per_min = number(payload.get("results_num_completed_requests_per_min"),
-                     "results_num_completed_requests_per_min", allow_string=True)
+    per_min = number(
+        payload.get("results_num_completed_requests_per_min"),
+        "results_num_completed_requests_per_min",
+        allow_string=True,
+    )
     row = empty_point()
     row.update(
         achieved_requests_per_s=None if per_min is None else per_min / 60.0,
-        requests_sent=started, requests_ok=completed - errors if completed >= errors else completed,
+        requests_sent=started,
+        requests_ok=completed - errors if completed >= errors else completed,
         requests_failed=errors,
-        output_tokens_per_s=number(payload.get("results_mean_output_throughput_token_per_s"),
-                                   "results_mean_output_throughput_token_per_s", allow_string=True),
-        mean_input_tokens=number(payload.get("results_number_input_tokens_mean"), "results_number_input_tokens_mean",
-                                 allow_string=True),
-        mean_output_tokens=number(payload.get("results_number_output_tokens_mean"),
-                                  "results_number_output_tokens_mean", allow_string=True),
+        output_tokens_per_s=number(
+            payload.get("results_mean_output_throughput_token_per_s"),
+            "results_mean_output_throughput_token_per_s",
+            allow_string=True,
+        ),
+        mean_input_tokens=number(
+            payload.get("results_number_input_tokens_mean"), "results_number_input_tokens_mean", allow_string=True
+        ),
+        mean_output_tokens=number(
+            payload.get("results_number_output_tokens_mean"), "results_number_output_tokens_mean", allow_string=True
+        ),
     )
     if row["mean_input_tokens"] is not None and row["achieved_requests_per_s"] is not None:
         row["input_tokens_per_s"] = row["mean_input_tokens"] * row["achieved_requests_per_s"]
@@ -102,16 +123,28 @@ def summary_measurement(payload: dict, key: str) -> Measurement:
         if value is None:
             continue
         seconds = metric.endswith("_s")
-        metrics.append((metric.removesuffix("_s") + ("_ms" if seconds else ""),
-                        stat.replace("quantiles_", ""), value * (1000.0 if seconds else 1.0),
-                        "ms" if seconds else ("tokens" if "tokens" in metric else "tokens/s")))
+        metrics.append(
+            (
+                metric.removesuffix("_s") + ("_ms" if seconds else ""),
+                stat.replace("quantiles_", ""),
+                value * (1000.0 if seconds else 1.0),
+                "ms" if seconds else ("tokens" if "tokens" in metric else "tokens/s"),
+            )
+        )
     for measure, metric in _OURS.items():
         for pct in ("p50", "p90", "p95", "p99"):
-            value = number(payload.get(f"results_{metric}_quantiles_{pct}"), f"results_{metric}_quantiles_{pct}",
-                           allow_string=True)
+            value = number(
+                payload.get(f"results_{metric}_quantiles_{pct}"), f"results_{metric}_quantiles_{pct}", allow_string=True
+            )
             row[f"{measure}_{pct}_ms"] = None if value is None else value * 1000.0
-    return Measurement(location="summary", load_kind="concurrency", concurrency=concurrency, values=row,
-                       tool_metrics=metrics, merge_key=key)
+    return Measurement(
+        location="summary",
+        load_kind="concurrency",
+        concurrency=concurrency,
+        values=row,
+        tool_metrics=metrics,
+        merge_key=key,
+    )
 
 
 def individual_frame(items: list[dict]):
@@ -122,14 +155,24 @@ def individual_frame(items: list[dict]):
         failed = item.get("error_code") not in (None, "", 200) or bool(item.get("error_msg"))
         status.append("error" if failed else "ok")
         ttft.append(None if failed else number(item.get("ttft_s"), f"response {i}.ttft_s", allow_string=True))
-        e2e.append(None if failed else number(item.get("end_to_end_latency_s"), f"response {i}.end_to_end_latency_s",
-                                              allow_string=True))
+        e2e.append(
+            None
+            if failed
+            else number(item.get("end_to_end_latency_s"), f"response {i}.end_to_end_latency_s", allow_string=True)
+        )
         tokens_in.append(item.get("number_input_tokens"))
         tokens_out.append(item.get("number_output_tokens"))
         error.append(f"{item.get('error_code')}: {item.get('error_msg')}" if failed else None)
-    return requests_frame({
-        "request_index": list(range(len(items))), "phase": "measure", "status": status,
-        "input_tokens": tokens_in, "output_tokens": tokens_out,  # strings of numbers in some versions: checked there
-        "ttft_ms": [None if t is None else t * 1000.0 for t in ttft],
-        "e2e_ms": [None if t is None else t * 1000.0 for t in e2e], "error": error,
-    }, row=lambda i: f"response {i}")
+    return requests_frame(
+        {
+            "request_index": list(range(len(items))),
+            "phase": "measure",
+            "status": status,
+            "input_tokens": tokens_in,
+            "output_tokens": tokens_out,  # strings of numbers in some versions: checked there
+            "ttft_ms": [None if t is None else t * 1000.0 for t in ttft],
+            "e2e_ms": [None if t is None else t * 1000.0 for t in e2e],
+            "error": error,
+        },
+        row=lambda i: f"response {i}",
+    )

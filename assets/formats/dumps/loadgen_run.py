@@ -60,38 +60,47 @@ def run_to_measurement(log: loadgen.LoadgenLog, folder: str) -> Measurement:
     conditions = loadgen.conditions(log)
     scenario = conditions["log_scenario"]
     if scenario not in ("Server", "Offline"):
-        raise FormatProblem(f"a LoadGen {scenario or 'unknown-scenario'} run: only Server (and Interactive) "
-                            "and Offline runs are load levels of a serving measurement")
+        raise FormatProblem(
+            f"a LoadGen {scenario or 'unknown-scenario'} run: only Server (and Interactive) "
+            "and Offline runs are load levels of a serving measurement"
+        )
     if conditions["test_mode"] not in (None, "PerformanceOnly"):
         raise FormatProblem(f"a LoadGen {conditions['test_mode']} run, not a performance run")
     completed = conditions["completed_samples_per_s"] or conditions["samples_per_s"]
     if completed is None:
-        raise FormatProblem("no completed samples per second (result_completed_samples_per_sec or "
-                            "result_samples_per_second)")
+        raise FormatProblem(
+            "no completed samples per second (result_completed_samples_per_sec or result_samples_per_second)"
+        )
     values: dict[str, Any] = empty_point()
     # Offline issues one query holding every sample: a query count says nothing about requests there.
     queries = conditions["query_count"] if scenario == "Server" else None
     tokens_per_s = conditions["tokens_per_s"]
-    values.update({
-        "achieved_requests_per_s": completed,
-        "requests_ok": None if queries is None else int(queries),
-        "requests_failed": len(log.errors),
-        "duration_s": None if not queries else queries / completed,
-        "output_tokens_per_s": tokens_per_s,
-        "mean_output_tokens": None if tokens_per_s is None else tokens_per_s / completed,
-    })
+    values.update(
+        {
+            "achieved_requests_per_s": completed,
+            "requests_ok": None if queries is None else int(queries),
+            "requests_failed": len(log.errors),
+            "duration_s": None if not queries else queries / completed,
+            "output_tokens_per_s": tokens_per_s,
+            "mean_output_tokens": None if tokens_per_s is None else tokens_per_s / completed,
+        }
+    )
     if scenario == "Server":
         for ours, theirs in _PERCENTILES.items():
             values[f"ttft_{ours}_ms"] = conditions[f"ttft_{theirs}_ms"]
             values[f"tpot_{ours}_ms"] = conditions[f"tpot_{theirs}_ms"]
             values[f"e2e_{ours}_ms"] = conditions[f"latency_{theirs}_ms"]
-    metrics = [(name, "value", float(value), unit) for name, value, unit in (
-        ("result_validity_is_valid", 1.0 if conditions["result_validity"] == "VALID" else 0.0, "bool"),
-        ("target_qps", conditions["target_qps"], "queries/s"),
-        ("ttft_limit", conditions["ttft_limit_ms"], "ms"),
-        ("tpot_limit", conditions["tpot_limit_ms"], "ms"),
-        ("overlatency_query_count", conditions["overlatency_query_count"], "queries"),
-    ) if value is not None]
+    metrics = [
+        (name, "value", float(value), unit)
+        for name, value, unit in (
+            ("result_validity_is_valid", 1.0 if conditions["result_validity"] == "VALID" else 0.0, "bool"),
+            ("target_qps", conditions["target_qps"], "queries/s"),
+            ("ttft_limit", conditions["ttft_limit_ms"], "ms"),
+            ("tpot_limit", conditions["tpot_limit_ms"], "ms"),
+            ("overlatency_query_count", conditions["overlatency_query_count"], "queries"),
+        )
+        if value is not None
+    ]
     return Measurement(
         location=f"LoadGen {scenario} run",
         load_kind="rate",

@@ -13,18 +13,18 @@ PERCENTILES = ("p50", "p90", "p95", "p99")
 MEASURES = ("ttft", "tpot", "itl", "e2e")
 
 
-# The per-request columns every parser yields (tpot_ms is added centrally, in SQL: assets.request_stats).
+# The per-request columns every parser yields (tpot_ms is added centrally, in SQL: assets.requests).
 REQUEST_SCHEMA: dict[str, pl.DataType] = {
-    "request_index": pl.Int64,
-    "phase": pl.String,
-    "status": pl.String,
-    "start_offset_s": pl.Float64,
-    "start_time_unix_s": pl.Float64,
-    "input_tokens": pl.Int64,
-    "output_tokens": pl.Int64,
-    "ttft_ms": pl.Float64,
-    "e2e_ms": pl.Float64,
-    "error": pl.String,
+    "request_index": pl.Int64(),
+    "phase": pl.String(),
+    "status": pl.String(),
+    "start_offset_s": pl.Float64(),
+    "start_time_unix_s": pl.Float64(),
+    "input_tokens": pl.Int64(),
+    "output_tokens": pl.Int64(),
+    "ttft_ms": pl.Float64(),
+    "e2e_ms": pl.Float64(),
+    "error": pl.String(),
 }
 
 
@@ -39,13 +39,13 @@ TEXT_COLUMNS = ("prompt_text", "response_text")
 # Plausible per-request values: outside these a value is broken or written in another unit (a start
 # time in ms or ns, a latency in us), never a measurement. Upper ends are exclusive.
 REQUEST_RANGES: dict[str, tuple[float, float]] = {
-    "start_offset_s": (0.0, 1e7),        # within ~116 days of the first request
-    "start_time_unix_s": (0.0, 1e10),    # Unix seconds (1e12 would be ms, 1e18 ns)
+    "start_offset_s": (0.0, 1e7),  # within ~116 days of the first request
+    "start_time_unix_s": (0.0, 1e10),  # Unix seconds (1e12 would be ms, 1e18 ns)
     "input_tokens": (0, 1e8),
     "output_tokens": (0, 1e8),
-    "ttft_ms": (0.0, 1e8),               # under ~28 hours
+    "ttft_ms": (0.0, 1e8),  # under ~28 hours
     "e2e_ms": (0.0, 1e8),
-    "offered_rate_per_s": (0.0, 1e7),   # the load level a generic row was measured at
+    "offered_rate_per_s": (0.0, 1e7),  # the load level a generic row was measured at
     "concurrency": (0.0, 1e7),
 }
 
@@ -59,13 +59,30 @@ class FormatProblem(ValueError):
 
 # What a RequestScan's SELECT yields, one row per request (the generic columns, numbers as the file has
 # them: `checked_scan_sql` checks and types them).
-SCAN_COLUMNS = ("ordinal", "phase", "status", "start_s", "input_tokens", "output_tokens", "ttft_ms", "e2e_ms",
-                "error", "offered_rate_per_s", "concurrency")
+SCAN_COLUMNS = (
+    "ordinal",
+    "phase",
+    "status",
+    "start_s",
+    "input_tokens",
+    "output_tokens",
+    "ttft_ms",
+    "e2e_ms",
+    "error",
+    "offered_rate_per_s",
+    "concurrency",
+)
 
 
 # The scan's other numbers, in the order they are checked (after start_s): whether each is a count.
-SCAN_NUMBERS = {"input_tokens": True, "output_tokens": True, "ttft_ms": False, "e2e_ms": False,
-                "offered_rate_per_s": False, "concurrency": False}
+SCAN_NUMBERS = {
+    "input_tokens": True,
+    "output_tokens": True,
+    "ttft_ms": False,
+    "e2e_ms": False,
+    "offered_rate_per_s": False,
+    "concurrency": False,
+}
 
 
 @dataclass
@@ -123,6 +140,10 @@ class RequestScan:
 
     def row_name(self, ordinal: int) -> str:
         return f"{self.row_word} {ordinal + self.row_offset}"
+
+    def select_for(self, tolerant: bool) -> str:
+        """The SELECT that reads the file: the tolerant one (every value as text) when asked and there is one."""
+        return self.tolerant_select if tolerant and self.tolerant_select else self.select
 
 
 @dataclass

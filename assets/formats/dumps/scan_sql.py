@@ -24,8 +24,15 @@ def checked_scan_sql(scan: RequestScan, select: str, *, explain: bool = True, co
     have some. A row with a problem is quarantined, never read as NULL or as another number."""
     row = f"({sql_string_literal(scan.row_word + ' ')} || (ordinal + {scan.row_offset}))"
     unix = scan.start_column == "start_time_unix_s"
-    numbers = [("start_s", scan.start_column, False, REQUEST_RANGES["start_time_unix_s"] if unix else None,
-                scan.start_units_per_s)]
+    numbers = [
+        (
+            "start_s",
+            scan.start_column,
+            False,
+            REQUEST_RANGES["start_time_unix_s"] if unix else None,
+            scan.start_units_per_s,
+        )
+    ]
     numbers += [(column, column, whole, REQUEST_RANGES[column], 1.0) for column, whole in SCAN_NUMBERS.items()]
     converted, failures, typed = [], [], []
     for column, name, whole, bounds, units in numbers:
@@ -37,22 +44,34 @@ def checked_scan_sql(scan: RequestScan, select: str, *, explain: bool = True, co
             checks.append((f"{value} <> floor({value})", NOT_WHOLE))
         if bounds is not None:
             checks.append((f"{value} < {bounds[0]!r} OR {value} >= {bounds[1]!r}", outside(*bounds)))
-        failures += [(condition, f"{sql_string_literal(name + ' of ')} || {row} || "
-                                 f"{sql_string_literal(' ' + what + ' (got ')} || {got} || ')'")
-                     for condition, what in checks]
-        typed.append(f"CASE WHEN {value} = floor({value}) THEN TRY_CAST({value} AS BIGINT) END AS {quote_ident(column)}"
-                     if whole else f"{value} AS {quote_ident(column)}")
+        failures += [
+            (
+                condition,
+                f"{sql_string_literal(name + ' of ')} || {row} || "
+                f"{sql_string_literal(' ' + what + ' (got ')} || {got} || ')'",
+            )
+            for condition, what in checks
+        ]
+        typed.append(
+            f"CASE WHEN {value} = floor({value}) THEN TRY_CAST({value} AS BIGINT) END AS {quote_ident(column)}"
+            if whole
+            else f"{value} AS {quote_ident(column)}"
+        )
     typed.append(f"{'n_start_s' if unix else 'NULL::DOUBLE'} AS start_time_unix_s")
     if explain:
         cases = [f"WHEN {condition} THEN {reason}" for condition, reason in failures]
     else:
-        cases = [f"WHEN {' OR '.join(f'({condition})' for condition, _reason in failures)} "
-                 f"THEN {sql_string_literal(VALUE_PROBLEM)}"]
+        cases = [
+            f"WHEN {' OR '.join(f'({condition})' for condition, _reason in failures)} "
+            f"THEN {sql_string_literal(VALUE_PROBLEM)}"
+        ]
     if scan.cut_last_row:
         cases.insert(0, f"WHEN ordinal = max(ordinal) OVER () THEN {sql_string_literal(CUT_LINE_REASON)}")
     every = ", ".join(quote_ident(c) for c in SCAN_COLUMNS if c != "ordinal")
     if copies == "find":
         cases.append(f"WHEN min(ordinal) OVER (PARTITION BY {every}) < ordinal THEN {sql_string_literal(COPY_REASON)}")
     row_hash = f"hash({every})" if copies == "hash" else "NULL::UBIGINT"
-    return (f"SELECT ordinal, phase, status, error, {', '.join(typed)}, CASE {' '.join(cases)} END AS problem, "
-            f"{row_hash} AS row_hash FROM (SELECT *, {', '.join(converted)} FROM ({select}))")
+    return (
+        f"SELECT ordinal, phase, status, error, {', '.join(typed)}, CASE {' '.join(cases)} END AS problem, "
+        f"{row_hash} AS row_hash FROM (SELECT *, {', '.join(converted)} FROM ({select}))"
+    )

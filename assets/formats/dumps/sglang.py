@@ -71,7 +71,8 @@ def line_measurement(obj: dict, location: str) -> Measurement:
     row = empty_point()
     row.update(
         achieved_requests_per_s=number(obj.get("request_throughput"), "request_throughput"),
-        requests_ok=completed, duration_s=duration,
+        requests_ok=completed,
+        duration_s=duration,
         input_tokens_per_s=number(obj.get("input_throughput"), "input_throughput"),
         output_tokens_per_s=number(obj.get("output_throughput"), "output_throughput"),
         total_tokens_per_s=number(obj.get("total_throughput"), "total_throughput"),
@@ -86,5 +87,12 @@ def line_measurement(obj: dict, location: str) -> Measurement:
     if requests is not None:
         row["requests_failed"] = int((requests["status"] == "error").sum())
         row["requests_sent"] = completed + row["requests_failed"]
-    return Measurement(location=location, load_kind=kind, offered_rate_per_s=rate, concurrency=concurrency,
-                       values=row, tool_metrics=metrics, requests=requests)
+    return Measurement(
+        location=location,
+        load_kind=kind,
+        offered_rate_per_s=rate,
+        concurrency=concurrency,
+        values=row,
+        tool_metrics=metrics,
+        requests=requests,
+    )

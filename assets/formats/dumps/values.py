@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal, overload
 
 import polars as pl
 
@@ -22,8 +22,18 @@ from assets.formats.dumps.model import (
 
 # ---- small shared helpers -------------------------------------------------------------------
 
+
+@overload
+def number(value: Any, where: str, *, allow_none: Literal[False], allow_string: bool = False) -> float: ...
+
+
+@overload
+def number(value: Any, where: str, *, allow_none: bool = True, allow_string: bool = False) -> float | None: ...
+
+
 def number(value: Any, where: str, *, allow_none: bool = True, allow_string: bool = False) -> float | None:
-    """A finite float; strings of numbers only when `allow_string` (LLMPerf, vLLM metadata)."""
+    """A finite float (None stays None when `allow_none`); strings of numbers only when `allow_string` (LLMPerf,
+    vLLM metadata)."""
     if value is None and allow_none:
         return None
     if allow_string and isinstance(value, str):
@@ -68,9 +78,17 @@ def section(payload: dict, key: str) -> dict:
 def empty_point() -> dict[str, Any]:
     """The load-point values a parser fills in (None where the tool says nothing)."""
     row: dict[str, Any] = {
-        "sent_rate_per_s": None, "achieved_requests_per_s": None, "requests_sent": None, "requests_ok": None,
-        "requests_failed": None, "duration_s": None, "input_tokens_per_s": None, "output_tokens_per_s": None,
-        "total_tokens_per_s": None, "mean_input_tokens": None, "mean_output_tokens": None,
+        "sent_rate_per_s": None,
+        "achieved_requests_per_s": None,
+        "requests_sent": None,
+        "requests_ok": None,
+        "requests_failed": None,
+        "duration_s": None,
+        "input_tokens_per_s": None,
+        "output_tokens_per_s": None,
+        "total_tokens_per_s": None,
+        "mean_input_tokens": None,
+        "mean_output_tokens": None,
     }
     for m in MEASURES:
         for p in PERCENTILES:
@@ -78,8 +96,9 @@ def empty_point() -> dict[str, Any]:
     return row
 
 
-def stats_metrics(metric: str, stats: dict, unit: str, scale: float = 1.0,
-                  names: dict[str, str] | None = None) -> list[tuple[str, str, float, str]]:
+def stats_metrics(
+    metric: str, stats: dict, unit: str, scale: float = 1.0, names: dict[str, str] | None = None
+) -> list[tuple[str, str, float, str]]:
     """Every numeric statistic of one tool metric as labelled rows (values scaled to `unit`)."""
     rows = []
     for key, value in stats.items():
@@ -89,8 +108,9 @@ def stats_metrics(metric: str, stats: dict, unit: str, scale: float = 1.0,
     return rows
 
 
-def fill_ours(row: dict[str, Any], measure: str, stats: dict, keys: dict[str, tuple[str, ...]],
-              scale: float, where: str) -> None:
+def fill_ours(
+    row: dict[str, Any], measure: str, stats: dict, keys: dict[str, tuple[str, ...]], scale: float, where: str
+) -> None:
     """Copy a tool's percentiles into our `<measure>_<pNN>_ms` columns (only when the tool's
     definition of the measure is ours; the caller decides)."""
     for pct, candidates in keys.items():
@@ -111,8 +131,9 @@ def outside(low: float, high: float) -> str:
     return f"is outside the plausible range [{low:g}, {high:g}) (broken, or in another unit)"
 
 
-def checked_column(name: str, values: Any, dtype: pl.DataType, row: Callable[[int], str] = _request, *,
-                   plausible: bool = True) -> pl.Series:
+def checked_column(
+    name: str, values: Any, dtype: pl.DataType, row: Callable[[int], str] = _request, *, plausible: bool = True
+) -> pl.Series:
     """`values` (a list or a polars Series) as a numeric column of `dtype`. FormatProblem names the first
     request whose value is not a number (strings of numbers are numbers), not finite, not whole where
     a count is wanted, or outside `REQUEST_RANGES[name]`: a broken value never turns silently into NULL,
@@ -124,12 +145,16 @@ def checked_column(name: str, values: Any, dtype: pl.DataType, row: Callable[[in
             raw = pl.Series(name, values, strict=True)
         except (TypeError, ValueError, OverflowError, pl.exceptions.PolarsError):
             # Mixed types: check each value, naming the first that is not a number.
-            raw = pl.Series(name, [number(v, f"{name} of {row(i)}", allow_string=True) for i, v in enumerate(values)],
-                            dtype=pl.Float64)
+            raw = pl.Series(
+                name,
+                [number(v, f"{name} of {row(i)}", allow_string=True) for i, v in enumerate(values)],
+                dtype=pl.Float64,
+            )
     if raw.dtype == pl.Boolean or not (raw.dtype.is_numeric() or raw.dtype in (pl.String, pl.Null)):
         bad = raw.drop_nulls()
-        raise FormatProblem(f"{name} holds {raw.dtype} values (e.g. {bad[0] if bad.len() else None!r}), expected "
-                            "numbers")
+        raise FormatProblem(
+            f"{name} holds {raw.dtype} values (e.g. {bad[0] if bad.len() else None!r}), expected numbers"
+        )
     numbers = (raw.str.strip_chars() if raw.dtype == pl.String else raw).cast(pl.Float64, strict=False)
     problems = [
         (raw.is_not_null() & numbers.is_null(), NOT_A_NUMBER),
@@ -137,8 +162,9 @@ def checked_column(name: str, values: Any, dtype: pl.DataType, row: Callable[[in
     ]
     if dtype.is_integer():
         problems.append((numbers.is_finite() & (numbers != numbers.floor()), NOT_WHOLE))
-    low, high = REQUEST_RANGES.get(name, (None, None)) if plausible else (None, None)
-    if low is not None:
+    bounds = REQUEST_RANGES.get(name) if plausible else None
+    if bounds is not None:
+        low, high = bounds
         problems.append((numbers.is_finite() & ((numbers < low) | (numbers >= high)), outside(low, high)))
     for mask, what in problems:
         hits = mask.fill_null(False)
@@ -153,7 +179,8 @@ def requests_frame(columns: dict[str, Any], row: Callable[[int], str] = _request
     (`checked_column`), plus the TEXT_COLUMNS given."""
     height = max((len(v) for v in columns.values() if isinstance(v, (list, pl.Series))), default=0)
     data = {}
-    for name, dtype in [*REQUEST_SCHEMA.items(), *[(t, pl.String) for t in TEXT_COLUMNS if t in columns]]:
+    text_columns: list[tuple[str, pl.DataType]] = [(t, pl.String()) for t in TEXT_COLUMNS if t in columns]
+    for name, dtype in [*REQUEST_SCHEMA.items(), *text_columns]:
         value = columns.get(name)
         if value is None:
             data[name] = pl.Series(name, [None] * height, dtype=dtype)

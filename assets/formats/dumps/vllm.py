@@ -39,8 +39,10 @@ RESULT_SECONDS = "vllm-derived summary in seconds (InferenceX)"
 SWEEP_SUMMARY = "vllm bench sweep summary (list of the run=N results beside it)"
 SWEEP_CSV = "vllm bench sweep summary.csv"
 FORMATS = (RESULT, RESULT_LINES, RESULT_SECONDS, SWEEP_SUMMARY, SWEEP_CSV)
-SKIPPED = {SWEEP_SUMMARY: "the same results as the run=N.json files beside it; read from those",
-                   SWEEP_CSV: "the same results as the run=N.json files of the sweep; read from those"}
+SKIPPED = {
+    SWEEP_SUMMARY: "the same results as the run=N.json files beside it; read from those",
+    SWEEP_CSV: "the same results as the run=N.json files of the sweep; read from those",
+}
 READ_IN_PLACE = frozenset[str]()
 
 DEFINITIONS = (
@@ -54,8 +56,15 @@ _STAT = re.compile(r"^(mean|median|std|p\d+(?:\.\d+)?)_(ttft|tpot|itl|e2el)(_ms)
 _OURS = {"ttft": "ttft", "tpot": "tpot", "itl": "itl", "e2el": "e2e"}
 _PCT = {"median": "p50", "p50": "p50", "p90": "p90", "p95": "p95", "p99": "p99"}
 # Keys only SGLang's bench_serving writes: its results look like vLLM's otherwise (sglang.py recognises them by these).
-SGLANG_KEYS = {"dataset_name", "sharegpt_output_len", "random_input_len", "total_output_retokenized",
-               "output_throughput_retokenized", "mean_e2e_latency_ms", "median_e2e_latency_ms"}
+SGLANG_KEYS = {
+    "dataset_name",
+    "sharegpt_output_len",
+    "random_input_len",
+    "total_output_retokenized",
+    "output_throughput_retokenized",
+    "mean_e2e_latency_ms",
+    "median_e2e_latency_ms",
+}
 
 
 def _is_result(obj: Any) -> bool:
@@ -79,8 +88,11 @@ def recognise(dump: Dump) -> str | None:
         return SWEEP_SUMMARY if payload and all(_is_result(p) for p in payload) else None
     if _is_result(payload):
         return RESULT_SECONDS if _in_seconds(payload) else RESULT
-    if dump.name.endswith("summary.csv") and "request_throughput" in dump.text_head.split("\n", 1)[0] \
-            and "duration" in dump.text_head.split("\n", 1)[0]:
+    if (
+        dump.name.endswith("summary.csv")
+        and "request_throughput" in dump.text_head.split("\n", 1)[0]
+        and "duration" in dump.text_head.split("\n", 1)[0]
+    ):
         return SWEEP_CSV
     return None
 
@@ -125,11 +137,14 @@ def result_measurement(obj: dict, location: str, *, seconds: bool) -> Measuremen
     input_rate = number(obj.get("input_throughput"), "input_throughput")
     row.update(
         achieved_requests_per_s=number(obj.get("request_throughput"), "request_throughput"),
-        requests_ok=completed, requests_failed=failed,
-        requests_sent=None if failed is None else completed + failed, duration_s=duration,
+        requests_ok=completed,
+        requests_failed=failed,
+        requests_sent=None if failed is None else completed + failed,
+        duration_s=duration,
         output_tokens_per_s=number(obj.get("output_throughput"), "output_throughput"),
         total_tokens_per_s=number(obj.get("total_token_throughput"), "total_token_throughput"),
-        input_tokens_per_s=input_rate if input_rate is not None
+        input_tokens_per_s=input_rate
+        if input_rate is not None
         else (total_in / duration if total_in is not None and duration else None),
         mean_input_tokens=total_in / completed if total_in is not None and completed else None,
         mean_output_tokens=total_out / completed if total_out is not None and completed else None,
@@ -143,12 +158,20 @@ def result_measurement(obj: dict, location: str, *, seconds: bool) -> Measuremen
     if requests is not None and failed is None:
         row["requests_failed"] = int((requests["status"] == "error").sum())
         row["requests_sent"] = completed + row["requests_failed"]
-    return Measurement(location=location, load_kind=kind, offered_rate_per_s=rate, concurrency=concurrency,
-                       values=row, tool_metrics=metrics, requests=requests)
+    return Measurement(
+        location=location,
+        load_kind=kind,
+        offered_rate_per_s=rate,
+        concurrency=concurrency,
+        values=row,
+        tool_metrics=metrics,
+        requests=requests,
+    )
 
 
-def flat_stats(obj: dict, row: dict, pattern: re.Pattern, ours: dict[str, str],
-               scale: float) -> list[tuple[str, str, float, str]]:
+def flat_stats(
+    obj: dict, row: dict, pattern: re.Pattern, ours: dict[str, str], scale: float
+) -> list[tuple[str, str, float, str]]:
     """Flat `<stat>_<metric>[_ms]` keys (vLLM, SGLang) as labelled tool metrics; medians and p90/p95/p99
     also fill our columns (`ours` maps the tool's metric name to ours; both tools' definitions are ours)."""
     metrics = []
@@ -170,16 +193,19 @@ def detailed_requests(obj: dict):
     """The per-request arrays of a detailed result (vLLM `--save-detailed`, SGLang `--output-details`)
     as a request frame; SGLang writes no `latencies`, so E2E = TTFT + the sum of the gaps. Every array
     is checked (`checked_column`) before any arithmetic: a broken value names its request."""
-    lengths = {k: len(obj[k]) for k in ("ttfts", "input_lens", "output_lens", "latencies", "errors", "start_times",
-                                         "itls", "generated_texts") if isinstance(obj.get(k), list)}
+    lengths = {
+        k: len(obj[k])
+        for k in ("ttfts", "input_lens", "output_lens", "latencies", "errors", "start_times", "itls", "generated_texts")
+        if isinstance(obj.get(k), list)
+    }
     if not isinstance(obj.get("ttfts"), list) or len(set(lengths.values())) > 1:
         raise FormatProblem(f"per-request arrays of different lengths {lengths}")
     n = len(obj["ttfts"])
-    ttfts = checked_column("ttfts", obj["ttfts"], pl.Float64)
+    ttfts = checked_column("ttfts", obj["ttfts"], pl.Float64())
     errors = obj.get("errors") or [""] * n
     failed = pl.Series([bool(e) for e in errors], dtype=pl.Boolean)
     if obj.get("latencies") is not None:
-        latencies = checked_column("latencies", obj["latencies"], pl.Float64)
+        latencies = checked_column("latencies", obj["latencies"], pl.Float64())
     else:
         try:
             gaps = pl.Series("itls", obj.get("itls") or [[]] * n, dtype=pl.List(pl.Float64), strict=True)
@@ -187,20 +213,23 @@ def detailed_requests(obj: dict):
             raise FormatProblem("itls must hold one list of numbers per request") from None
         latencies = ttfts + gaps.list.sum()
     starts = obj.get("start_times")
-    starts = checked_column("start_times", starts, pl.Float64) if starts else None
+    starts = checked_column("start_times", starts, pl.Float64()) if starts else None
     ok_only = pl.DataFrame({"failed": failed, "ttft": ttfts * 1000.0, "e2e": latencies * 1000.0}).select(
         pl.when(~pl.col("failed")).then(pl.col("ttft")).alias("ttft_ms"),
-        pl.when(~pl.col("failed")).then(pl.col("e2e")).alias("e2e_ms"))
+        pl.when(~pl.col("failed")).then(pl.col("e2e")).alias("e2e_ms"),
+    )
     texts = obj.get("generated_texts")
-    return requests_frame({
-        "request_index": list(range(n)),
-        "phase": "measure",  # vLLM and SGLang leave their warm-up requests out of the arrays
-        "status": ["error" if f else "ok" for f in failed],
-        "start_offset_s": None if starts is None else starts - starts.min(),
-        "input_tokens": obj.get("input_lens"),
-        "output_tokens": obj.get("output_lens"),
-        "ttft_ms": ok_only.get_column("ttft_ms"),
-        "e2e_ms": ok_only.get_column("e2e_ms"),
-        "error": [str(e) if e else None for e in errors],
-        **({"response_text": texts} if isinstance(texts, list) else {}),
-    })
+    return requests_frame(
+        {
+            "request_index": list(range(n)),
+            "phase": "measure",  # vLLM and SGLang leave their warm-up requests out of the arrays
+            "status": ["error" if f else "ok" for f in failed],
+            "start_offset_s": None if starts is None else starts - starts.min(),
+            "input_tokens": obj.get("input_lens"),
+            "output_tokens": obj.get("output_lens"),
+            "ttft_ms": ok_only.get_column("ttft_ms"),
+            "e2e_ms": ok_only.get_column("e2e_ms"),
+            "error": [str(e) if e else None for e in errors],
+            **({"response_text": texts} if isinstance(texts, list) else {}),
+        }
+    )

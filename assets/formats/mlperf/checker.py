@@ -31,15 +31,22 @@ SAMPLE = 50  # records looked at to recognise a table
 HEADER_ALIASES = {"compilance": "compliance", "infered": "inferred", "power": "has_power"}
 # Current checker name -> final-report name (generate_final_report.py).
 TO_REPORT = {
-    "Organization": "Submitter", "Division": "Category", "SystemType": "Suite", "SystemName": "System",
-    "Model": "UsedModel", "MlperfModel": "Model", "number_of_nodes": "Nodes",
-    "host_processor_model_name": "Processor", "accelerator_model_name": "Accelerator",
-    "accelerators_per_node": "a#", "total_accelerators": "Total Accelerators", "framework": "Software",
+    "Organization": "Submitter",
+    "Division": "Category",
+    "SystemType": "Suite",
+    "SystemName": "System",
+    "Model": "UsedModel",
+    "MlperfModel": "Model",
+    "number_of_nodes": "Nodes",
+    "host_processor_model_name": "Processor",
+    "accelerator_model_name": "Accelerator",
+    "accelerators_per_node": "a#",
+    "total_accelerators": "Total Accelerators",
+    "framework": "Software",
     "notes": "Notes",
 }
 REQUIRED = ("Organization", "Division", "SystemType", "Platform", "Model", "MlperfModel", "Scenario", "Result")
-GENERATIONS = {11: "v0.7 header", 26: "v1.0 header", 27: "v1.1-v4.1 header", 28: "v5.x header",
-               31: "v6.0+ header"}
+GENERATIONS = {11: "v0.7 header", 26: "v1.0 header", 27: "v1.1-v4.1 header", 28: "v5.x header", 31: "v6.0+ header"}
 
 
 def normalise_header(names: list[str]) -> list[str]:
@@ -67,15 +74,20 @@ def read_csv_rows(data: bytes, name: str) -> tuple[list[dict[str, str]], str]:
         raise IngestError(f"{name}: empty file, expected a submission-checker CSV header") from None
     missing = [c for c in REQUIRED if c not in header]
     if missing:
-        raise IngestError(f"{name}: not a submission-checker CSV: header lacks {missing} "
-                          f"(expected at least {list(REQUIRED)})")
+        raise IngestError(
+            f"{name}: not a submission-checker CSV: header lacks {missing} (expected at least {list(REQUIRED)})"
+        )
     rows = []
     for line_no, values in enumerate(reader, start=2):
         if not any(v.strip() for v in values):
             continue
         if len(values) != len(header):
-            rows.append({"__problem__": f"line {line_no} has {len(values)} fields, the header {len(header)}",
-                         "__line__": str(line_no)})
+            rows.append(
+                {
+                    "__problem__": f"line {line_no} has {len(values)} fields, the header {len(header)}",
+                    "__line__": str(line_no),
+                }
+            )
             continue
         row = dict(zip(header, values))
         row["__line__"] = str(line_no)
@@ -106,12 +118,15 @@ def is_power_row(record: dict[str, Any]) -> bool:
 
 
 def identity(record: dict[str, Any]) -> tuple:
-    return tuple(str(record.get(k, "")).strip().lower()
-                 for k in ("Organization", "Division", "SystemType", "Platform", "Model", "Scenario"))
+    return tuple(
+        str(record.get(k, "")).strip().lower()
+        for k in ("Organization", "Division", "SystemType", "Platform", "Model", "Scenario")
+    )
 
 
-def merge_power_rows(located: list[tuple[str, dict[str, Any]]], source: str
-                     ) -> tuple[list[tuple[str, dict[str, Any]]], list[Reject], int]:
+def merge_power_rows(
+    located: list[tuple[str, dict[str, Any]]], source: str
+) -> tuple[list[tuple[str, dict[str, Any]]], list[Reject], int]:
     """Checker rows -> final-report records: each power row's value moves onto the performance row
     of the same result (as generate_final_report does); a power row without one is rejected.
     Identical repeated rows (cm4mlperf repeats some) are folded; the count is returned."""
@@ -136,9 +151,15 @@ def merge_power_rows(located: list[tuple[str, dict[str, Any]]], source: str
     for location, record in power_rows:
         target = performance.get(identity(record))
         if target is None:
-            rejects.append(Reject(source, location, "power row without the performance row of the same "
-                                  "result (same Organization, Division, SystemType, Platform, Model, Scenario)",
-                                  record))
+            rejects.append(
+                Reject(
+                    source,
+                    location,
+                    "power row without the performance row of the same "
+                    "result (same Organization, Division, SystemType, Platform, Model, Scenario)",
+                    record,
+                )
+            )
             continue
         report = target[1]
         if not blank(report.get("Power_Result")):
@@ -161,20 +182,25 @@ def parse_csv(data: bytes, name: str) -> tuple[list[tuple[str, dict[str, Any]]],
 
 def parse_index_json(payload: dict[str, Any], name: str) -> tuple[list[tuple[str, dict[str, Any]]], list[Reject], str]:
     """Final-report records from an index-keyed checker JSON (`{"0": {...}, "1": {...}}`)."""
-    located, rejects = [], []
+    located: list[tuple[str, dict[str, Any]]] = []
+    rejects: list[Reject] = []
     for key, record in payload.items():
         if not isinstance(record, dict):
-            rejects.append(Reject(name, f"row {key}", f"row is a {type(record).__name__}, expected an object",
-                                  {"value": record}))
+            rejects.append(
+                Reject(name, f"row {key}", f"row is a {type(record).__name__}, expected an object", {"value": record})
+            )
             continue
         missing = [c for c in REQUIRED if c not in record]
         if missing:
             rejects.append(Reject(name, f"row {key}", f"checker row lacks {missing}", record))
             continue
-        located.append((f"row {key}", {HEADER_ALIASES.get(k, k): v for k, v in record.items()}))
+        located.append((f"row {key}", {HEADER_ALIASES.get(str(k), str(k)): v for k, v in record.items()}))
     records, power_rejects, folded = merge_power_rows(located, name)
-    return records, rejects + power_rejects, f"{len(payload)} index-keyed rows" + (
-        f"; {folded} identical repeated rows folded" if folded else "")
+    return (
+        records,
+        rejects + power_rejects,
+        f"{len(payload)} index-keyed rows" + (f"; {folded} identical repeated rows folded" if folded else ""),
+    )
 
 
 def recognise(file: MlperfFile) -> str | None:
@@ -183,8 +209,13 @@ def recognise(file: MlperfFile) -> str | None:
     if not file.is_json:
         return CHECKER_CSV if looks_like_checker_csv(file.data) else None
     payload = file.json
-    records = payload[:SAMPLE] if isinstance(payload, list) else list(payload.values())[:SAMPLE] \
-        if isinstance(payload, dict) else []
+    records = (
+        payload[:SAMPLE]
+        if isinstance(payload, list)
+        else list(payload.values())[:SAMPLE]
+        if isinstance(payload, dict)
+        else []
+    )
     return CHECKER_JSON_INDEX if any(is_checker_record(r) for r in records) else None
 
 

@@ -22,8 +22,12 @@ _CM_KEYS = ("uid", "Result_Units", "git_url", "Accuracy_div_100")
 
 
 def is_cm_records(payload: Any) -> bool:
-    return (isinstance(payload, list) and bool(payload) and is_checker_record(payload[0])
-            and any(k in payload[0] for k in _CM_KEYS))
+    return (
+        isinstance(payload, list)
+        and bool(payload)
+        and is_checker_record(payload[0])
+        and any(k in payload[0] for k in _CM_KEYS)
+    )
 
 
 def parse_records(payload: list[Any], name: str) -> tuple[list[tuple[str, dict[str, Any]]], list[Reject], str]:
@@ -32,8 +36,14 @@ def parse_records(payload: list[Any], name: str) -> tuple[list[tuple[str, dict[s
     for index, record in enumerate(payload):
         location = f"record {index}"
         if not is_checker_record(record):
-            rejects.append(Reject(name, location, "record is not a checker row (needs Organization, "
-                                  "MlperfModel, Result)", record if isinstance(record, dict) else {"value": record}))
+            rejects.append(
+                Reject(
+                    name,
+                    location,
+                    "record is not a checker row (needs Organization, MlperfModel, Result)",
+                    record if isinstance(record, dict) else {"value": record},
+                )
+            )
             continue
         row = {k: v for k, v in record.items() if k not in ("Result_Power", "Result_Power_Units", "url")}
         row["Details"] = record.get("url")

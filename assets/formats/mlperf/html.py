@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from bs4 import BeautifulSoup
+from bs4 import BeautifulSoup, Tag
 
 from assets.core import canonical
 from assets.core.errors import IngestError
@@ -28,8 +28,12 @@ SUMMARY_HTML = "summary_html"
 FORMATS = (SUMMARY_HTML,)
 SKIPPED: dict[str, str] = {}  # read, but only to cross-check the other sources (mlperf/merge.py)
 _ROUND = re.compile(r"MLPerf Inference\s+v?(\d+\.\d+)")
-_DETAIL_LABELS = {"mlperf inference category:": "Suite", "availability:": "Availability",
-                  "submitted by:": "Submitter", "mlperf inference division:": "Category"}
+_DETAIL_LABELS = {
+    "mlperf inference category:": "Suite",
+    "availability:": "Availability",
+    "submitted by:": "Submitter",
+    "mlperf inference division:": "Category",
+}
 
 
 def looks_like_summary_html(data: bytes) -> bool:
@@ -37,13 +41,13 @@ def looks_like_summary_html(data: bytes) -> bool:
     return b"results-table" in head and b"MLPerf Inference" in head and b"<table" in head
 
 
-def _cells(row) -> list:
+def _cells(row: Tag) -> list[Tag]:
     return row.find_all(["td", "th"], recursive=False)
 
 
-def _span(cell) -> int:
+def _span(cell: Tag) -> int:
     try:
-        return max(1, int(cell.get("colspan", 1)))
+        return max(1, int(str(cell.get("colspan") or 1)))
     except ValueError:
         return 1
 
@@ -67,35 +71,42 @@ def parse_page(data: bytes, name: str) -> tuple[list[tuple[str, dict[str, Any]]]
         if "results-table" in (table.get("class") or []):
             continue
         for row in table.find_all("tr"):
-            cells = row.find_all("td", recursive=False)
-            if len(cells) == 2:
-                system.setdefault(cells[0].get_text(strip=True), cells[1].get_text(strip=True))
+            pair = row.find_all("td", recursive=False)
+            if len(pair) == 2:
+                system.setdefault(pair[0].get_text(strip=True), pair[1].get_text(strip=True))
     platform = None
     for link in soup.find_all("a"):
         if link.get_text(strip=True) == "Result Logs" and link.get("href"):
-            platform = link["href"].rstrip("/").split("/")[-1]
+            platform = str(link["href"]).rstrip("/").split("/")[-1]
     if platform is None:
         parts = name.replace("\\", "/").split("/")
         platform = parts[-2] if len(parts) >= 2 else None
     heading = soup.find("h2")
     system_name = heading.get_text(strip=True) if heading else None
     if system_name and details.get("Submitter") and system_name.startswith(details["Submitter"] + " - "):
-        system_name = system_name[len(details["Submitter"]) + 3:]
+        system_name = system_name[len(details["Submitter"]) + 3 :]
     missing = [f for f in ("Suite", "Submitter", "Category") if f not in details]
     if missing or not platform:
         raise IngestError(f"{name}: result page lacks {missing or ['the Result Logs link (platform)']}")
     base = {
-        "version": round_match.group(1), "Submitter": details["Submitter"], "Category": details["Category"],
-        "Suite": details["Suite"], "Availability": details.get("Availability"), "System": system_name,
-        "Platform": platform, "Accelerator": text(system.get("accelerator_model_name")),
-        "a#": system.get("accelerators_per_node"), "Nodes": system.get("number_of_nodes"),
-        "Processor": text(system.get("host_processor_model_name")), "Software": text(system.get("framework")),
+        "version": round_match.group(1),
+        "Submitter": details["Submitter"],
+        "Category": details["Category"],
+        "Suite": details["Suite"],
+        "Availability": details.get("Availability"),
+        "System": system_name,
+        "Platform": platform,
+        "Accelerator": text(system.get("accelerator_model_name")),
+        "a#": system.get("accelerators_per_node"),
+        "Nodes": system.get("number_of_nodes"),
+        "Processor": text(system.get("host_processor_model_name")),
+        "Software": text(system.get("framework")),
         "operating_system": text(system.get("operating_system")),
     }
-    table = soup.find("table", class_="results-table")
-    if table is None:
-        raise IngestError(f"{name}: no <table class=\"results-table\">")
-    rows = table.find_all("tr")
+    results = soup.find("table", class_="results-table")
+    if results is None:
+        raise IngestError(f'{name}: no <table class="results-table">')
+    rows = results.find_all("tr")
     if len(rows) < 2:
         return [], [], "results table without rows"
     scenarios: list[str] = []
@@ -103,7 +114,8 @@ def parse_page(data: bytes, name: str) -> tuple[list[tuple[str, dict[str, Any]]]
         if cell.get("rowspan"):
             continue
         scenarios.append(cell.get_text(strip=True))
-    records, rejects = [], []
+    records: list[tuple[str, dict[str, Any]]] = []
+    rejects: list[Reject] = []
     for number, row in enumerate(rows[2:], start=3):
         cells = _cells(row)
         if len(cells) < 2 or "model" not in (cells[0].get("class") or []):
@@ -117,19 +129,36 @@ def parse_page(data: bytes, name: str) -> tuple[list[tuple[str, dict[str, Any]]]
                 position += 1
             else:
                 if position + 1 >= len(cells):
-                    rejects.append(Reject(name, f"results row {number}", f"{model} {scenario}: metric without "
-                                          "a performance cell"))
+                    rejects.append(
+                        Reject(name, f"results row {number}", f"{model} {scenario}: metric without a performance cell")
+                    )
                     break
                 unit, perf = cell.get_text(strip=True), cells[position + 1].get_text(strip=True)
-                records.append((f"results row {number} {scenario}",
-                                dict(base, UsedModel=model, Model=canonical.mlperf_benchmark(model), Scenario=scenario,
-                                     Performance_Result=perf, Performance_Units=unit)))
+                records.append(
+                    (
+                        f"results row {number} {scenario}",
+                        dict(
+                            base,
+                            UsedModel=model,
+                            Model=canonical.mlperf_benchmark(model),
+                            Scenario=scenario,
+                            Performance_Result=perf,
+                            Performance_Units=unit,
+                        ),
+                    )
+                )
                 position += 2
             scenario_index += 1
     if not records and not rejects and len(rows) > 2:
-        rejects.append(Reject(name, "results table", f"the results table has {len(rows) - 2} body rows but none "
-                              "could be read (expected a `model` cell, then metric/performance cell pairs per "
-                              "scenario): has the page layout changed?"))
+        rejects.append(
+            Reject(
+                name,
+                "results table",
+                f"the results table has {len(rows) - 2} body rows but none "
+                "could be read (expected a `model` cell, then metric/performance cell pairs per "
+                "scenario): has the page layout changed?",
+            )
+        )
     return records, rejects, f"{len(records)} results on the page"
 
 

@@ -68,7 +68,7 @@ def parse_detail(text: str) -> LoadgenLog:
         line = line.strip()
         if line.startswith(MLLOG_PREFIX):
             try:
-                event = json.loads(line[len(MLLOG_PREFIX):])
+                event = json.loads(line[len(MLLOG_PREFIX) :])
             except (json.JSONDecodeError, RecursionError):
                 continue
             if not isinstance(event, dict) or "key" not in event:
@@ -90,8 +90,10 @@ def parse_detail(text: str) -> LoadgenLog:
             log.values.setdefault(key, value)
             log.form = log.form or "v0.5 text"
     if not log.values:
-        raise LoadgenError("no LoadGen events found (expected ':::MLLOG {json}' lines, or the v0.5 "
-                           "'\"pid\": N, \"tid\": N, \"ts\": Nns : key : value' lines)")
+        raise LoadgenError(
+            "no LoadGen events found (expected ':::MLLOG {json}' lines, or the v0.5 "
+            '\'"pid": N, "tid": N, "ts": Nns : key : value\' lines)'
+        )
     return log
 
 
@@ -138,10 +140,14 @@ _SUMMARY_KEYS = {
 }
 _SUMMARY_PATTERNS = [
     (re.compile(r"^(\d+(?:\.\d+)?)(?:th)? percentile latency \(ns\)$"), "result_{p}_percentile_latency_ns"),
-    (re.compile(r"^(\d+(?:\.\d+)?)(?:th)? percentile first token latency \(ns\)$"),
-     "result_first_token_{p}_percentile_latency_ns"),
-    (re.compile(r"^(\d+(?:\.\d+)?)(?:th)? percentile time to output token \(ns\)$"),
-     "result_time_per_output_token_{p}_percentile_ns"),
+    (
+        re.compile(r"^(\d+(?:\.\d+)?)(?:th)? percentile first token latency \(ns\)$"),
+        "result_first_token_{p}_percentile_latency_ns",
+    ),
+    (
+        re.compile(r"^(\d+(?:\.\d+)?)(?:th)? percentile time to output token \(ns\)$"),
+        "result_time_per_output_token_{p}_percentile_ns",
+    ),
 ]
 _EARLY_STOPPING = re.compile(r"early stopping (\d+(?:\.\d+)?)th percentile estimate$")
 
@@ -189,7 +195,11 @@ def parse_summary(text: str) -> LoadgenLog:
         if key == "effective_scenario" and isinstance(value, str):
             value = value.replace(" ", "")
         # The headline percentile line (SingleStream/MultiStream) precedes the Additional Stats.
-        if not headline_done and key.endswith("percentile_latency_ns") and log.get("effective_scenario") == "MultiStream":
+        if (
+            not headline_done
+            and key.endswith("percentile_latency_ns")
+            and log.get("effective_scenario") == "MultiStream"
+        ):
             key = key.replace("_percentile_latency_ns", "_percentile_per_query_latency_ns")
         if key == "result_validity":
             headline_done = True
@@ -206,6 +216,7 @@ def read_run(detail_text: str | None, summary_text: str | None) -> LoadgenLog:
     detail = parse_detail(detail_text) if detail_text is not None else None
     summary = parse_summary(summary_text) if summary_text is not None else None
     if detail is None:
+        assert summary is not None  # one of the two was given
         return summary
     if summary is not None:
         for key, value in summary.values.items():
@@ -224,6 +235,7 @@ def conditions(log: LoadgenLog) -> dict[str, Any]:
     TTFT percentiles are LoadGen's first-token latencies; TPOT percentiles its time per output
     token. Limits of 0 (LoadGen's "none") are returned as None.
     """
+
     def limit_ms(*keys: str) -> float | None:
         for key in keys:
             value = _ms(log, key)

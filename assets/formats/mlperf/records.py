@@ -71,8 +71,9 @@ def loose_int(value: Any, field: str) -> int | None:
     if math.isnan(number) or number < 0 or number != int(number):
         raise RowProblem(f"{field} is not a whole non-negative count (got {value!r})")
     if number > MAX_COUNT:
-        raise RowProblem(f"{field} {value!r} is absurdly large for a count of nodes or accelerators "
-                         f"(more than {MAX_COUNT:,})")
+        raise RowProblem(
+            f"{field} {value!r} is absurdly large for a count of nodes or accelerators (more than {MAX_COUNT:,})"
+        )
     return int(number)
 
 
@@ -131,8 +132,9 @@ def _required_text(record: dict[str, Any], key: str) -> str:
     return value
 
 
-def result_key(round_name: str, division: str, suite: str, submitter: str, platform: str,
-               model: str, scenario: str) -> str:
+def result_key(
+    round_name: str, division: str, suite: str, submitter: str, platform: str, model: str, scenario: str
+) -> str:
     """The identity of a result across sources. `model` is the official benchmark in the closed
     and network divisions (folder names such as `resnet50` vary) and the used model in open."""
     return "/".join([round_name, division, suite, submitter, platform, model, scenario])
@@ -144,15 +146,18 @@ def round_of(record: dict[str, Any]) -> str:
     try:
         return canonical.normalise_round(field)
     except ValueError:
-        raise RowProblem(f"cannot tell the round from version/ID {field!r} (expected like 'v5.1' or "
-                         "'5.1-0001', or a folder named like inference_results_v5.1 above the file)") from None
+        raise RowProblem(
+            f"cannot tell the round from version/ID {field!r} (expected like 'v5.1' or "
+            "'5.1-0001', or a folder named like inference_results_v5.1 above the file)"
+        ) from None
 
 
 # --- the canonical row --------------------------------------------------------------------
 
 
-def _unit(record: dict[str, Any], mlperf_model: str, scenario: str, round_name: str
-          ) -> tuple[str, str | None, bool, str | None]:
+def _unit(
+    record: dict[str, Any], mlperf_model: str, scenario: str, round_name: str
+) -> tuple[str, str | None, bool, str | None]:
     """(unit, the unit as labelled, whether the label was corrected, the rule's note) of a result."""
     try:
         rule = canonical.mlperf_rule(mlperf_model, scenario, round_name)
@@ -163,18 +168,23 @@ def _unit(record: dict[str, Any], mlperf_model: str, scenario: str, round_name: 
         return rule.unit, None, False, rule.note or None
     labelled = canonical.raw_unit(raw)
     if labelled is None:
-        raise RowProblem(f"Performance_Units {raw!r} is not a unit label this version knows "
-                         f"(expected Tokens/s, Samples/s, Queries/s, Tasks/s, Streams, Latency (ms) or Latency (s))")
+        raise RowProblem(
+            f"Performance_Units {raw!r} is not a unit label this version knows "
+            f"(expected Tokens/s, Samples/s, Queries/s, Tasks/s, Streams, Latency (ms) or Latency (s))"
+        )
     if canonical.unit_kind(labelled) != canonical.unit_kind(rule.unit):
-        raise RowProblem(f"Performance_Units {raw!r} contradicts the unit rule ({rule.unit}) "
-                         f"for {mlperf_model} {scenario} {round_name}")
+        raise RowProblem(
+            f"Performance_Units {raw!r} contradicts the unit rule ({rule.unit}) "
+            f"for {mlperf_model} {scenario} {round_name}"
+        )
     # A model-specific rule corrects known mislabels; a default rule never overrules the label.
     unit = rule.unit if rule.model_specific else labelled
     return unit, raw, labelled != unit, (rule.note or None) if rule.model_specific else None
 
 
-def record_to_row(record: Any, *, origin: Origin, index: int, location: str | None = None,
-                  require_nodes: bool = True) -> dict[str, Any]:
+def record_to_row(
+    record: Any, *, origin: Origin, index: int, location: str | None = None, require_nodes: bool = True
+) -> dict[str, Any]:
     """One final-report-form record as a canonical row; RowProblem says why it cannot be one (the first
     problem found, in the order: identity, value, unit, system, submitter, power).
 
@@ -184,8 +194,9 @@ def record_to_row(record: Any, *, origin: Origin, index: int, location: str | No
     """
     identity = _identity(record)
     value = positive_number(record["Performance_Result"], "Performance_Result")
-    unit, raw_unit, unit_corrected, rule_note = _unit(record, identity["mlperf_model"], identity["scenario"],
-                                                      identity["round"])
+    unit, raw_unit, unit_corrected, rule_note = _unit(
+        record, identity["mlperf_model"], identity["scenario"], identity["round"]
+    )
     system = _system(record, require_nodes)
     metric_kind = canonical.unit_kind(unit)
     total = system["total_accelerators"]
@@ -193,8 +204,9 @@ def record_to_row(record: Any, *, origin: Origin, index: int, location: str | No
     submitter, suite, platform = (_required_text(record, k) for k in ("Submitter", "Suite", "Platform"))
     key_model = identity["used_model"] if identity["division"] == "open" else identity["mlperf_model"]
     return {
-        "result_key": result_key(identity["round"], identity["division"], suite, submitter, platform, key_model,
-                                 identity["scenario"]),
+        "result_key": result_key(
+            identity["round"], identity["division"], suite, submitter, platform, key_model, identity["scenario"]
+        ),
         **identity,
         "mlperf_id": text(record.get("ID")),
         "suite": suite,
@@ -230,8 +242,10 @@ def _identity(record: Any) -> dict[str, Any]:
     round_name = round_of(record)
     scenario = canonical.normalise_scenario(record["Scenario"])
     if scenario is None:
-        raise RowProblem(f"unknown scenario {record['Scenario']!r} (expected Offline, Server, Interactive, "
-                         "SingleStream or MultiStream in any spelling)")
+        raise RowProblem(
+            f"unknown scenario {record['Scenario']!r} (expected Offline, Server, Interactive, "
+            "SingleStream or MultiStream in any spelling)"
+        )
     division = _required_text(record, "Category").lower()
     if division not in ("closed", "open", "network"):
         raise RowProblem(f"unknown division (Category) {record['Category']!r}")
@@ -263,9 +277,11 @@ def _system(record: dict[str, Any], require_nodes: bool) -> dict[str, Any]:
         raise RowProblem(f"Nodes must be a count of at least 1 (got {record.get('Nodes')!r})")
     # CPU-only only when the source describes accelerators at all (v0.7 checker rows do not).
     describes_accelerators = "Accelerator" in record or "a#" in record
-    is_cpu_only = describes_accelerators and (accelerator_raw is None or accelerator_raw in {"N/A", "-"}) \
-        and not per_node
+    is_cpu_only = (
+        describes_accelerators and (accelerator_raw is None or accelerator_raw in {"N/A", "-"}) and not per_node
+    )
     stated_total = loose_int(record.get("Total Accelerators"), "Total Accelerators")
+    total: int | None
     if is_cpu_only:
         total = 0
     elif per_node is not None and nodes is not None:
@@ -318,8 +334,9 @@ def _power(record: dict[str, Any]) -> dict[str, Any]:
     power = record.get("Power_Result")
     power_unit = text(record.get("Power_Units"))
     if power_unit is not None and power_unit.lower() not in POWER_UNITS:
-        raise RowProblem(f"Power_Units {power_unit!r} is not a power unit this version knows "
-                         f"(expected Watts, millijoules or Joules)")
+        raise RowProblem(
+            f"Power_Units {power_unit!r} is not a power unit this version knows (expected Watts, millijoules or Joules)"
+        )
     return {
         "has_power": loose_bool(record.get("has_power", False)) or not blank(power),
         "power_value": None if blank(power) else positive_number(power, "Power_Result"),
@@ -340,15 +357,23 @@ def _provenance(origin: Origin, index: int, location: str | None) -> dict[str, A
     }
 
 
-def records_to_rows(records: list[tuple[str, Any]], origin: Origin, *, require_nodes: bool = True
-                    ) -> tuple[list[dict[str, Any]], list[Reject]]:
+def records_to_rows(
+    records: list[tuple[str, Any]], origin: Origin, *, require_nodes: bool = True
+) -> tuple[list[dict[str, Any]], list[Reject]]:
     """Canonical rows and rejects for (location, record) pairs of one source."""
     rows, rejects = [], []
     for index, (location, record) in enumerate(records):
         try:
-            rows.append(record_to_row(record, origin=origin, index=index, location=location,
-                                      require_nodes=require_nodes))
+            rows.append(
+                record_to_row(record, origin=origin, index=index, location=location, require_nodes=require_nodes)
+            )
         except RowProblem as problem:
-            rejects.append(Reject(source=origin.source, location=location, reason=str(problem),
-                                  row=record if isinstance(record, dict) else {"value": record}))
+            rejects.append(
+                Reject(
+                    source=origin.source,
+                    location=location,
+                    reason=str(problem),
+                    row=record if isinstance(record, dict) else {"value": record},
+                )
+            )
     return rows, rejects

@@ -53,17 +53,21 @@ def _unrecognised(file: MlperfFile) -> str:
     if isinstance(payload, list):
         if not payload:
             return "empty JSON list"
-        return ("JSON list whose records are not MLPerf result rows (expected final-report, checker or cm4mlperf "
-                "records" + _missing_keys(payload[:summary_json.SAMPLE]) + ")")
+        return (
+            "JSON list whose records are not MLPerf result rows (expected final-report, checker or cm4mlperf "
+            "records" + _missing_keys(payload[: summary_json.SAMPLE]) + ")"
+        )
     if isinstance(payload, dict):
-        return ("JSON object that is not an index-keyed MLPerf result table"
-                + _missing_keys(list(payload.values())[:summary_json.SAMPLE]))
+        return "JSON object that is not an index-keyed MLPerf result table" + _missing_keys(
+            list(payload.values())[: summary_json.SAMPLE]
+        )
     if file.is_json:
         return "JSON that is not an MLPerf result table"
     head = file.data[:200000]
     if b":::MLLOG" in head or b"MLPerf Results Summary" in head:
-        return ("a LoadGen log outside a submission tree "
-                "(<division>/<submitter>/results/<system>/<benchmark>/<scenario>)")
+        return (
+            "a LoadGen log outside a submission tree (<division>/<submitter>/results/<system>/<benchmark>/<scenario>)"
+        )
     return "not an MLPerf result file"
 
 
@@ -87,6 +91,7 @@ def parse_file(fetched: Fetched | MlperfFile, detected: Detected) -> tuple[list[
         for _location, record in parsed.records:
             if isinstance(record, dict) and not record.get("version") and not record.get("ID"):
                 record["version"] = hint
-    rows, bad = records_to_rows(parsed.records, Origin.of(file.fetched, detected.format),
-                                require_nodes=parsed.require_nodes)
+    rows, bad = records_to_rows(
+        parsed.records, Origin.of(file.fetched, detected.format), require_nodes=parsed.require_nodes
+    )
     return rows, parsed.rejects + bad, parsed.note

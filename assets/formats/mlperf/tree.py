@@ -66,8 +66,9 @@ def is_tree_root(folder: Path) -> bool:
     """A folder holding `<division>/<submitter>/results` or `.../systems`."""
     for division in DIVISIONS:
         base = folder / division
-        if base.is_dir() and any((sub / "results").is_dir() or (sub / "systems").is_dir()
-                                 for sub in base.iterdir() if sub.is_dir()):
+        if base.is_dir() and any(
+            (sub / "results").is_dir() or (sub / "systems").is_dir() for sub in base.iterdir() if sub.is_dir()
+        ):
             return True
     return False
 
@@ -85,8 +86,7 @@ def find_tree_roots(folder: Path) -> list[Path]:
         if is_tree_root(current):
             roots.append(current)
             continue
-        stack.extend(sorted((p for p in current.iterdir() if p.is_dir() and not p.name.startswith(".")),
-                            reverse=True))
+        stack.extend(sorted((p for p in current.iterdir() if p.is_dir() and not p.name.startswith(".")), reverse=True))
     return sorted(roots)
 
 
@@ -102,8 +102,10 @@ def round_from_path(root: Path) -> str | None:
 def tree_round(root: Path) -> str:
     found = round_from_path(root)
     if found is None:
-        raise IngestError(f"{root}: cannot tell the MLPerf round of this submission tree; expected a folder "
-                          "named like 'v5.1' or 'inference_results_v5.1' at or above it")
+        raise IngestError(
+            f"{root}: cannot tell the MLPerf round of this submission tree; expected a folder "
+            "named like 'v5.1' or 'inference_results_v5.1' at or above it"
+        )
     return found
 
 
@@ -120,10 +122,19 @@ def read_json_file(path: Path) -> Any:
 
 
 _ACCURACY_DICT_KEYS = {
-    "rouge1": "ROUGE1", "rouge2": "ROUGE2", "rougeL": "ROUGEL", "rougeLsum": "ROUGELSUM",
-    "gen_len": "GEN_LEN", "tokens_per_sample": "TOKENS_PER_SAMPLE", "gsm8k": "gsm8k_accuracy",
-    "mbxp": "mbxp_accuracy", "exact_match": "exact_match", "CLIP_SCORE": "CLIP_SCORE",
-    "FID_SCORE": "FID_SCORE", "vbench_score": "vbench_score", "mean-accuracy": "meanAcc",
+    "rouge1": "ROUGE1",
+    "rouge2": "ROUGE2",
+    "rougeL": "ROUGEL",
+    "rougeLsum": "ROUGELSUM",
+    "gen_len": "GEN_LEN",
+    "tokens_per_sample": "TOKENS_PER_SAMPLE",
+    "gsm8k": "gsm8k_accuracy",
+    "mbxp": "mbxp_accuracy",
+    "exact_match": "exact_match",
+    "CLIP_SCORE": "CLIP_SCORE",
+    "FID_SCORE": "FID_SCORE",
+    "vbench_score": "vbench_score",
+    "mean-accuracy": "meanAcc",
 }
 _ACCURACY_LINES = [
     (re.compile(r"Word Error Rate:.*accuracy=([\d.]+)%"), "ACCURACY"),
@@ -151,17 +162,17 @@ def parse_accuracy_txt(content: str) -> dict[str, float]:
             if brace < 0 or not line.endswith("}"):
                 continue
             try:
-                parsed = ast.literal_eval(line[brace:line.index("}", brace) + 1])
+                parsed = ast.literal_eval(line[brace : line.index("}", brace) + 1])
             except (ValueError, SyntaxError):
                 continue
             if not isinstance(parsed, dict):
                 continue
             for key, value in parsed.items():
-                name = _ACCURACY_DICT_KEYS.get(str(key))
-                if name is None:
+                metric = _ACCURACY_DICT_KEYS.get(str(key))
+                if metric is None:
                     continue
                 try:
-                    found.setdefault(name, float(value))
+                    found.setdefault(metric, float(value))
                 except (TypeError, ValueError):
                     continue
     return found
@@ -191,8 +202,9 @@ def measurements_file(submitter_dir: Path, platform: str, benchmark: str, scenar
 # --- choosing the result as the checker does ----------------------------------------------
 
 
-def checker_result(log: loadgen.LoadgenLog, rule: canonical.ResultRule, scenario: str, where: str
-                   ) -> tuple[float, bool, str]:
+def checker_result(
+    log: loadgen.LoadgenLog, rule: canonical.ResultRule, scenario: str, where: str
+) -> tuple[float, bool, str]:
     """(value in the rule's unit, inferred, log key) for a result run in `log`'s scenario and
     published under folder `scenario`. Server logs in Interactive folders are not inferred."""
     log_scenario = canonical.normalise_scenario(str(log.get("effective_scenario", "")))
@@ -202,8 +214,10 @@ def checker_result(log: loadgen.LoadgenLog, rule: canonical.ResultRule, scenario
     if not inferred:
         value = log.number(rule.log_field)
         if value is None:
-            raise RowProblem(f"{where}: the LoadGen log lacks {rule.log_field}, the result field for this "
-                             f"model and scenario in this round ({rule.note or 'default'})")
+            raise RowProblem(
+                f"{where}: the LoadGen log lacks {rule.log_field}, the result field for this "
+                f"model and scenario in this round ({rule.note or 'default'})"
+            )
         key = rule.log_field
     elif scenario == "Offline" and log_scenario == "SingleStream":
         value, key = log.number("result_qps_without_loadgen_overhead"), "result_qps_without_loadgen_overhead"
@@ -217,8 +231,10 @@ def checker_result(log: loadgen.LoadgenLog, rule: canonical.ResultRule, scenario
         value = latency * 8 if latency else None
         key = "8 x early_stopping_latency_ms"
     else:
-        raise RowProblem(f"{where}: a {log_scenario} log under a {scenario} folder; the checker infers only "
-                         "Offline from SingleStream/MultiStream and MultiStream from SingleStream")
+        raise RowProblem(
+            f"{where}: a {log_scenario} log under a {scenario} folder; the checker infers only "
+            "Offline from SingleStream/MultiStream and MultiStream from SingleStream"
+        )
     if value is None:
         raise RowProblem(f"{where}: the LoadGen log lacks what inferring {scenario} from {log_scenario} needs")
     if rule.unit in canonical.LATENCY_UNITS:  # every LoadGen latency is in ns
@@ -267,8 +283,9 @@ def read_tree(root: Path, *, only: Path | None = None) -> TreeBatch:
         if not division_dir.is_dir():
             continue
         for submitter_dir in sorted(p for p in division_dir.iterdir() if p.is_dir()):
-            if only is not None and not (submitter_dir.resolve().is_relative_to(only)
-                                         or only.is_relative_to(submitter_dir.resolve())):
+            if only is not None and not (
+                submitter_dir.resolve().is_relative_to(only) or only.is_relative_to(submitter_dir.resolve())
+            ):
                 continue
             _read_submitter(batch, round_name, division, submitter_dir, used, only)
     for path in walk_files(root if only is None else only):
@@ -277,14 +294,23 @@ def read_tree(root: Path, *, only: Path | None = None) -> TreeBatch:
         if path.name == "summary.html" and path.parent.parent.name == "results":
             batch.html_pages.append(path)
             continue
-        batch.files.append(SourceFile(str(path), None, path.stat().st_size, SUBMISSION_TREE, "skipped",
-                                      note="part of the submission tree not used for results "
-                                           "(code, configs, compliance, accuracy logs or notes)"))
+        batch.files.append(
+            SourceFile(
+                str(path),
+                None,
+                path.stat().st_size,
+                SUBMISSION_TREE,
+                "skipped",
+                note="part of the submission tree not used for results "
+                "(code, configs, compliance, accuracy logs or notes)",
+            )
+        )
     return batch
 
 
-def _read_submitter(batch: TreeBatch, round_name: str, division: str, submitter_dir: Path,
-                    used: set[Path], only: Path | None) -> None:
+def _read_submitter(
+    batch: TreeBatch, round_name: str, division: str, submitter_dir: Path, used: set[Path], only: Path | None
+) -> None:
     extra_mapping: dict[str, str] = {}
     mapping_file = submitter_dir / "model_mapping.json"
     if mapping_file.is_file():
@@ -298,7 +324,9 @@ def _read_submitter(batch: TreeBatch, round_name: str, division: str, submitter_
     if not results_dir.is_dir():
         return
     for system_dir in sorted(p for p in results_dir.iterdir() if p.is_dir()):
-        if only is not None and not (system_dir.resolve().is_relative_to(only) or only.is_relative_to(system_dir.resolve())):
+        if only is not None and not (
+            system_dir.resolve().is_relative_to(only) or only.is_relative_to(system_dir.resolve())
+        ):
             continue
         system_file = submitter_dir / "systems" / f"{system_dir.name}.json"
         try:
@@ -313,9 +341,21 @@ def _read_submitter(batch: TreeBatch, round_name: str, division: str, submitter_
             for scenario_dir in sorted(p for p in benchmark_dir.iterdir() if p.is_dir()):
                 location = str(scenario_dir)
                 try:
-                    batch.results.append(_result(round_name, division, submitter_dir, system_dir.name, system,
-                                                 system_file, benchmark_dir.name, scenario_dir, extra_mapping,
-                                                 batch, used))
+                    batch.results.append(
+                        _result(
+                            round_name,
+                            division,
+                            submitter_dir,
+                            system_dir.name,
+                            system,
+                            system_file,
+                            benchmark_dir.name,
+                            scenario_dir,
+                            extra_mapping,
+                            batch,
+                            used,
+                        )
+                    )
                 except RowProblem as problem:
                     batch.rejects.append(Reject(location, "result folder", str(problem)))
 
@@ -329,9 +369,19 @@ def _note(batch: TreeBatch, used: set[Path], path: Path, kind: str, status: str 
     return digest
 
 
-def _result(round_name: str, division: str, submitter_dir: Path, platform: str, system: dict[str, Any],
-            system_file: Path, benchmark: str, scenario_dir: Path, extra_mapping: dict[str, str],
-            batch: TreeBatch, used: set[Path]) -> TreeResult:
+def _result(
+    round_name: str,
+    division: str,
+    submitter_dir: Path,
+    platform: str,
+    system: dict[str, Any],
+    system_file: Path,
+    benchmark: str,
+    scenario_dir: Path,
+    extra_mapping: dict[str, str],
+    batch: TreeBatch,
+    used: set[Path],
+) -> TreeResult:
     scenario = canonical.normalise_scenario(scenario_dir.name)
     if scenario is None:
         raise RowProblem(f"{scenario_dir}: folder name {scenario_dir.name!r} is not a scenario")

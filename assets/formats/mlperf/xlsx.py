@@ -65,8 +65,10 @@ def _find_label_rows(grid: list[list[Any]], sheet_name: str, name: str) -> tuple
         for c, value in enumerate(row):
             if value == "Model" and r + 3 < len(grid) and grid[r + 1][c] == "Scenario" and grid[r + 2][c] == "Units":
                 return r, c
-    raise IngestError(f"{name}: sheet {sheet_name!r}: no Model / Scenario / Units header rows (expected the "
-                      "final-report layout: four header rows above one row per system)")
+    raise IngestError(
+        f"{name}: sheet {sheet_name!r}: no Model / Scenario / Units header rows (expected the "
+        "final-report layout: four header rows above one row per system)"
+    )
 
 
 def parse_sheet(sheet, name: str) -> tuple[list[tuple[str, dict[str, Any]]], list[Reject]]:
@@ -79,10 +81,15 @@ def parse_sheet(sheet, name: str) -> tuple[list[tuple[str, dict[str, Any]]], lis
     header_row = model_row + 3
     header = [text(v) for v in grid[header_row]]
     if "Unique ID (e.g. for Audit)" not in header or "ID" not in header:
-        raise IngestError(f"{name}: sheet {sheet.title!r} row {header_row + 1}: index header lacks "
-                          "'ID' / 'Unique ID (e.g. for Audit)'")
-    columns = [c for c in range(label_col + 1, len(grid[model_row]))
-               if not blank(grid[model_row + 1][c]) and not blank(grid[model_row][c])]
+        raise IngestError(
+            f"{name}: sheet {sheet.title!r} row {header_row + 1}: index header lacks "
+            "'ID' / 'Unique ID (e.g. for Audit)'"
+        )
+    columns = [
+        c
+        for c in range(label_col + 1, len(grid[model_row]))
+        if not blank(grid[model_row + 1][c]) and not blank(grid[model_row][c])
+    ]
     out, rejects = [], []
     for r in range(header_row + 1, len(grid)):
         row = grid[r]
@@ -92,17 +99,32 @@ def parse_sheet(sheet, name: str) -> tuple[list[tuple[str, dict[str, Any]]], lis
         unique = text(index.get("Unique ID (e.g. for Audit)")) or ""
         parts = unique.split("/")
         if len(parts) < 4:
-            rejects.append(Reject(name, f"sheet {sheet.title!r} row {r + 1}",
-                                  f"Unique ID {unique!r} is not suite/division/submitter/platform", index))
+            rejects.append(
+                Reject(
+                    name,
+                    f"sheet {sheet.title!r} row {r + 1}",
+                    f"Unique ID {unique!r} is not suite/division/submitter/platform",
+                    index,
+                )
+            )
             continue
         base = {
-            "ID": text(index.get("ID")), "Submitter": text(index.get("Submitter")) or parts[2],
-            "Availability": text(index.get("Availability")), "Category": parts[1], "Suite": parts[0],
-            "System": text(index.get("System")), "Platform": parts[3], "Nodes": index.get("Nodes"),
-            "Processor": text(index.get("Processor")), "p#": index.get("p#"),
-            "Accelerator": text(index.get("Accelerator")), "a#": index.get("a#"),
-            "Software": text(index.get("Software")), "Notes": text(index.get("Notes")),
-            "Accuracy": index.get("Accuracy"), "Details": hyperlink_url(index.get("Details")),
+            "ID": text(index.get("ID")),
+            "Submitter": text(index.get("Submitter")) or parts[2],
+            "Availability": text(index.get("Availability")),
+            "Category": parts[1],
+            "Suite": parts[0],
+            "System": text(index.get("System")),
+            "Platform": parts[3],
+            "Nodes": index.get("Nodes"),
+            "Processor": text(index.get("Processor")),
+            "p#": index.get("p#"),
+            "Accelerator": text(index.get("Accelerator")),
+            "a#": index.get("a#"),
+            "Software": text(index.get("Software")),
+            "Notes": text(index.get("Notes")),
+            "Accuracy": index.get("Accuracy"),
+            "Details": hyperlink_url(index.get("Details")),
             "Code": hyperlink_url(index.get("Code")),
         }
         if "Total Accelerators" in index:
@@ -112,8 +134,12 @@ def parse_sheet(sheet, name: str) -> tuple[list[tuple[str, dict[str, Any]]], lis
                 continue
             model = text(grid[model_row][c])
             units = text(grid[model_row + 2][c])
-            record = dict(base, Model=model, UsedModel=text(index.get("UsedModel")) or model,
-                          Scenario=text(grid[model_row + 1][c]))
+            record = dict(
+                base,
+                Model=model,
+                UsedModel=text(index.get("UsedModel")) or model,
+                Scenario=text(grid[model_row + 1][c]),
+            )
             if units and units.lower() in POWER_UNITS:
                 record.update(Power_Result=row[c], Power_Units=units)
             else:
@@ -151,8 +177,15 @@ def parse_workbook(data: bytes, name: str) -> tuple[list[tuple[str, dict[str, An
             if field not in record:
                 continue
             if field in kept and kept[field] != record[field]:
-                rejects.append(Reject(name, location, f"{field} {record[field]!r} differs from {kept[field]!r} "
-                                      f"shown for the same result at {records[key][0]}", record))
+                rejects.append(
+                    Reject(
+                        name,
+                        location,
+                        f"{field} {record[field]!r} differs from {kept[field]!r} "
+                        f"shown for the same result at {records[key][0]}",
+                        record,
+                    )
+                )
                 break
             if field not in kept:
                 kept[field] = record[field]
@@ -161,8 +194,9 @@ def parse_workbook(data: bytes, name: str) -> tuple[list[tuple[str, dict[str, An
     located = []
     for location, record in records.values():
         if "Performance_Result" not in record:
-            rejects.append(Reject(name, location, "power value without a performance value for the same result",
-                                  record))
+            rejects.append(
+                Reject(name, location, "power value without a performance value for the same result", record)
+            )
             continue
         located.append((location, record))
     note = f"{len(workbook.worksheets)} sheets, {len(cells)} value cells"
