@@ -12,6 +12,7 @@ from assets.mlperf.ingest import read_locations
 from assets.mlperf.rounds import round_locations, write_round
 from assets.partitions import mlperf_rounds
 from assets.resources import Inputs, Warehouse
+from assets.specs import table_spec
 from assets.warehouse.write import write_table
 from schemas.benchmark.accelerator_prices import AcceleratorPrices
 
@@ -25,30 +26,9 @@ class MlperfRoundConfig(dg.Config):
 @dg.multi_asset(
     name="benchmark__mlperf_results",
     specs=[
-        dg.AssetSpec(
-            ["benchmark", "mlperf_results"],
-            group_name="benchmark",
-            kinds={"duckdb", "polars"},
-            description="One canonical row per published MLPerf Inference result (corrected unit, "
-            "per-accelerator value, canonical accelerator and model, provenance), from every "
-            "published format: round tables, checker CSVs, workbooks, cm4mlperf rows, "
-            "submission trees; partitioned by round.",
-        ),
-        dg.AssetSpec(
-            ["benchmark", "mlperf_run_conditions"],
-            group_name="benchmark",
-            kinds={"duckdb", "polars"},
-            description="Per result rebuilt from a submission tree: the limits the run was held to "
-            "(target QPS and latency, TTFT/TPOT limits) and the latency, TTFT and TPOT "
-            "percentiles LoadGen logged, in ms; joined to mlperf_results by result_key.",
-        ),
-        dg.AssetSpec(
-            ["benchmark", "mlperf_source_disagreements"],
-            group_name="benchmark",
-            kinds={"duckdb", "polars"},
-            description="Where two published sources of one MLPerf result differ (value, unit, "
-            "precision, power, accuracy): both values and both sources.",
-        ),
+        table_spec("benchmark.mlperf_results", {"duckdb", "polars"}),
+        table_spec("benchmark.mlperf_run_conditions", {"duckdb", "polars"}),
+        table_spec("benchmark.mlperf_source_disagreements", {"duckdb", "polars"}),
     ],
     partitions_def=mlperf_rounds,
 )

@@ -9,79 +9,20 @@ import dagster as dg
 from assets.resources import Inputs, Warehouse
 from assets.runs.collect import collect_all
 from assets.runs.store import write_observed
+from assets.specs import table_spec
 
 
 @dg.multi_asset(
     specs=[
-        dg.AssetSpec(
-            ["observed", "runs"],
-            group_name="observed",
-            kinds={"duckdb", "polars"},
-            description="One row per measured run of our stack (everything one tool wrote below one "
-            "run.yaml), with its config (accelerator, model, precision, runtime, arrival).",
-        ),
-        dg.AssetSpec(
-            ["observed", "measurements"],
-            group_name="observed",
-            kinds={"duckdb", "polars"},
-            description="One row per run x load level x repeat as the tool reported it: offered and "
-            "achieved rate, counts, tokens/s, and the tool's percentiles where its "
-            "definition is ours (ms); from the dump files, recognised by content.",
-        ),
-        dg.AssetSpec(
-            ["observed", "tool_metrics"],
-            group_name="observed",
-            kinds={"duckdb", "polars"},
-            description="Every aggregate each tool reported (e.g. GuideLLM's TTFT-inclusive "
-            "time_per_output_token_ms), under the tool's own name and definition.",
-        ),
-        dg.AssetSpec(
-            ["observed", "request_sources"],
-            group_name="observed",
-            kinds={"duckdb"},
-            description="Where each repeat's per-request records come from: the file, its checksum, "
-            "whether observed.requests reads it in place or from the warehouse, rows kept "
-            "and quarantined.",
-        ),
-        dg.AssetSpec(
-            ["observed", "stored_requests"],
-            group_name="observed",
-            kinds={"duckdb"},
-            description="Per-request records parsed from JSON dumps (and files not on disk), kept in "
-            "the warehouse; part of observed.requests.",
-        ),
-        dg.AssetSpec(
-            ["observed", "request_stats"],
-            group_name="observed",
-            kinds={"duckdb", "sql"},
-            description="Per run x load level x repeat, from one DuckDB pass over the per-request "
-            "records: counts, measured window, tokens, inter-arrival CV, the repeat's own "
-            "percentiles; built by sql/observed/request_pass/request_stats.sql.",
-        ),
-        dg.AssetSpec(
-            ["observed", "request_percentiles"],
-            group_name="observed",
-            kinds={"duckdb", "sql"},
-            description="Per run x load level x measure: percentiles of the per-request records pooled "
-            "over repeats, with a distribution-free order-statistic 95% interval; built by "
-            "sql/observed/request_pass/request_percentiles.sql.",
-        ),
-        dg.AssetSpec(
-            ["observed", "requests"],
-            group_name="observed",
-            kinds={"duckdb"},
-            description="Per-request records where the dump has them (a view: the per-request files "
-            "read in place by DuckDB, and observed.stored_requests): phase, status, start "
-            "offset, tokens, TTFT, E2E and TPOT by our definition (ms).",
-        ),
-        dg.AssetSpec(
-            ["observed", "request_texts"],
-            group_name="observed",
-            kinds={"duckdb", "polars"},
-            description="Prompt and response texts of the requests, only when the run was started with "
-            "--store-texts (BENCHBILL_STORE_TEXTS=1); empty otherwise, and no dump text "
-            "reaches any other table.",
-        ),
+        table_spec("observed.runs", {"duckdb", "polars"}),
+        table_spec("observed.measurements", {"duckdb", "polars"}),
+        table_spec("observed.tool_metrics", {"duckdb", "polars"}),
+        table_spec("observed.request_sources", {"duckdb"}),
+        table_spec("observed.stored_requests", {"duckdb"}),
+        table_spec("observed.request_stats", {"duckdb", "sql"}),
+        table_spec("observed.request_percentiles", {"duckdb", "sql"}),
+        table_spec("observed.requests", {"duckdb"}),
+        table_spec("observed.request_texts", {"duckdb", "polars"}),
     ],
 )
 def observed_runs(

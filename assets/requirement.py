@@ -8,23 +8,13 @@ import dagster as dg
 from assets.config.profiles import read_profiles, write_profiles
 from assets.requests.traffic_shape import write_traffic
 from assets.resources import Inputs, Warehouse
+from assets.specs import table_spec
 
 
 @dg.multi_asset(
     specs=[
-        dg.AssetSpec(
-            ["requirement", "profiles"],
-            group_name="requirement",
-            kinds={"duckdb", "yaml"},
-            description="Workload profiles: model, SLO bounds as text, delivered-fraction prior and "
-            "our traffic's token mix, from the profiles YAML.",
-        ),
-        dg.AssetSpec(
-            ["requirement", "slo_bounds"],
-            group_name="requirement",
-            kinds={"duckdb", "yaml"},
-            description="One row per profile and bounded measure (e.g. ttft_p95_ms <= 1000), from the profiles YAML.",
-        ),
+        table_spec("requirement.profiles", {"duckdb", "yaml"}),
+        table_spec("requirement.slo_bounds", {"duckdb", "yaml"}),
     ],
 )
 def profiles(context: dg.AssetExecutionContext, warehouse: Warehouse, inputs: Inputs) -> Iterator[dg.MaterializeResult]:
@@ -41,22 +31,8 @@ def profiles(context: dg.AssetExecutionContext, warehouse: Warehouse, inputs: In
 
 @dg.multi_asset(
     specs=[
-        dg.AssetSpec(
-            ["requirement", "traffic_shape"],
-            deps=[["requirement", "profiles"]],
-            group_name="requirement",
-            kinds={"duckdb", "polars"},
-            description="Per profile with a workload.traffic_log: our traffic's arrival pattern (mean and "
-            "peak rate, inter-arrival CV, fitted gamma shape) and token mix, from that "
-            "production request log.",
-        ),
-        dg.AssetSpec(
-            ["requirement", "traffic_rate"],
-            deps=[["requirement", "profiles"]],
-            group_name="requirement",
-            kinds={"duckdb", "polars"},
-            description="Our traffic's rate over time: requests per window of each profile's traffic log.",
-        ),
+        table_spec("requirement.traffic_shape", {"duckdb", "polars"}, deps=[["requirement", "profiles"]]),
+        table_spec("requirement.traffic_rate", {"duckdb", "polars"}, deps=[["requirement", "profiles"]]),
     ],
 )
 def traffic_shape(context: dg.AssetExecutionContext, warehouse: Warehouse) -> Iterator[dg.MaterializeResult]:

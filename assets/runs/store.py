@@ -104,27 +104,11 @@ def write_observed(conn: duckdb.DuckDBPyConnection, batch: ObservedBatch) -> dic
     ):
         kept, _ = keep_children(conn, frame(table, model), "observed.measurements", REPEAT_KEY, what)
         reports.append(write_table(conn, f"observed.{table}", kept, model))
-    # A level's percentiles are pooled over its repeats: one quarantined repeat withholds them all.
-    percentiles, withheld = frame("request_percentiles", RequestPercentiles), []
-    pooled_over_orphans = (
-        frame_from_rows(batch.request_sources, RequestSources)
-        .join(sources, on=REPEAT_KEY, how="anti")
-        .unique(["run_id", "load_index"], maintain_order=True)
+    percentiles, withheld = withhold_pooled(
+        frame("request_percentiles", RequestPercentiles),
+        frame_from_rows(batch.request_sources, RequestSources),
+        sources,
     )
-    if not pooled_over_orphans.is_empty():
-        withheld += [
-            Reject(
-                source,
-                f"run_id {run_id}, load_index {load_index}",
-                "percentiles pooled over a load "
-                "level's repeats: one of its repeats was quarantined, so they are not used",
-                None,
-            )
-            for run_id, load_index, source in pooled_over_orphans.select("run_id", "load_index", "source").iter_rows()
-        ]
-        percentiles = percentiles.join(
-            pooled_over_orphans.select("run_id", "load_index"), on=["run_id", "load_index"], how="anti"
-        )
     reports.append(write_table(conn, "observed.request_percentiles", percentiles, RequestPercentiles, withheld))
     create_view(
         conn, "observed.requests", view_parts(batch.scans), Requests, batch.request_rejects, sampled_parts(batch.scans)
@@ -137,3 +121,26 @@ def write_observed(conn: duckdb.DuckDBPyConnection, batch: ObservedBatch) -> dic
     )
     reports.append(write_table(conn, "observed.request_texts", texts, RequestTexts))
     return {report.table: report for report in reports}
+
+
+def withhold_pooled(
+    percentiles: pl.DataFrame, all_sources: pl.DataFrame, kept_sources: pl.DataFrame
+) -> tuple[pl.DataFrame, list[Reject]]:
+    """A level's percentiles are pooled over its repeats: one quarantined repeat (a request source of `all_sources`
+    not in `kept_sources`) withholds them all, with a reject per level saying why."""
+    pooled_over_orphans = all_sources.join(kept_sources, on=REPEAT_KEY, how="anti").unique(
+        ["run_id", "load_index"], maintain_order=True
+    )
+    if pooled_over_orphans.is_empty():
+        return percentiles, []
+    withheld = [
+        Reject(
+            source,
+            f"run_id {run_id}, load_index {load_index}",
+            "percentiles pooled over a load level's repeats: one of its repeats was quarantined, so they are not used",
+            None,
+        )
+        for run_id, load_index, source in pooled_over_orphans.select("run_id", "load_index", "source").iter_rows()
+    ]
+    kept = percentiles.join(pooled_over_orphans.select("run_id", "load_index"), on=["run_id", "load_index"], how="anti")
+    return kept, withheld

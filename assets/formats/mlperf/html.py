@@ -55,6 +55,31 @@ def _span(cell: Tag) -> int:
 def parse_page(data: bytes, name: str) -> tuple[list[tuple[str, dict[str, Any]]], list[Reject], str]:
     """Final-report-form records (one per model x scenario cell pair), rejects and a note."""
     soup = BeautifulSoup(decode_text(data, name), "html.parser")
+    base = _system_record(soup, name)
+    results = soup.find("table", class_="results-table")
+    if results is None:
+        raise IngestError(f'{name}: no <table class="results-table">')
+    rows = results.find_all("tr")
+    if len(rows) < 2:
+        return [], [], "results table without rows"
+    records, rejects = _result_records(rows, base, name)
+    if not records and not rejects and len(rows) > 2:
+        rejects.append(
+            Reject(
+                name,
+                "results table",
+                f"the results table has {len(rows) - 2} body rows but none "
+                "could be read (expected a `model` cell, then metric/performance cell pairs per "
+                "scenario): has the page layout changed?",
+            )
+        )
+    return records, rejects, f"{len(records)} results on the page"
+
+
+def _system_record(soup: BeautifulSoup, name: str) -> dict[str, Any]:
+    """What every result of the page shares: the round (from the title), suite, submitter, division and
+    availability (`details-cell` spans), the system (its `<h2>` and description tables), the platform (the
+    "Result Logs" link, else the page's folder)."""
     title = soup.title.get_text(strip=True) if soup.title else ""
     round_match = _ROUND.search(title) or _ROUND.search(soup.get_text(" ", strip=True)[:2000])
     if not round_match:
@@ -88,7 +113,7 @@ def parse_page(data: bytes, name: str) -> tuple[list[tuple[str, dict[str, Any]]]
     missing = [f for f in ("Suite", "Submitter", "Category") if f not in details]
     if missing or not platform:
         raise IngestError(f"{name}: result page lacks {missing or ['the Result Logs link (platform)']}")
-    base = {
+    return {
         "version": round_match.group(1),
         "Submitter": details["Submitter"],
         "Category": details["Category"],
@@ -103,17 +128,15 @@ def parse_page(data: bytes, name: str) -> tuple[list[tuple[str, dict[str, Any]]]
         "Software": text(system.get("framework")),
         "operating_system": text(system.get("operating_system")),
     }
-    results = soup.find("table", class_="results-table")
-    if results is None:
-        raise IngestError(f'{name}: no <table class="results-table">')
-    rows = results.find_all("tr")
-    if len(rows) < 2:
-        return [], [], "results table without rows"
-    scenarios: list[str] = []
-    for cell in _cells(rows[0]):
-        if cell.get("rowspan"):
-            continue
-        scenarios.append(cell.get_text(strip=True))
+
+
+def _result_records(
+    rows: list[Tag], base: dict[str, Any], name: str
+) -> tuple[list[tuple[str, dict[str, Any]]], list[Reject]]:
+    """One record per model x scenario of the results table: a two-row header (scenarios over metric and
+    performance columns), then a `model` cell and metric/performance cell pairs per scenario (`na` or a
+    two-column cell where a scenario has no result)."""
+    scenarios = [cell.get_text(strip=True) for cell in _cells(rows[0]) if not cell.get("rowspan")]
     records: list[tuple[str, dict[str, Any]]] = []
     rejects: list[Reject] = []
     for number, row in enumerate(rows[2:], start=3):
@@ -134,32 +157,18 @@ def parse_page(data: bytes, name: str) -> tuple[list[tuple[str, dict[str, Any]]]
                     )
                     break
                 unit, perf = cell.get_text(strip=True), cells[position + 1].get_text(strip=True)
-                records.append(
-                    (
-                        f"results row {number} {scenario}",
-                        dict(
-                            base,
-                            UsedModel=model,
-                            Model=canonical.mlperf_benchmark(model),
-                            Scenario=scenario,
-                            Performance_Result=perf,
-                            Performance_Units=unit,
-                        ),
-                    )
+                record = dict(
+                    base,
+                    UsedModel=model,
+                    Model=canonical.mlperf_benchmark(model),
+                    Scenario=scenario,
+                    Performance_Result=perf,
+                    Performance_Units=unit,
                 )
+                records.append((f"results row {number} {scenario}", record))
                 position += 2
             scenario_index += 1
-    if not records and not rejects and len(rows) > 2:
-        rejects.append(
-            Reject(
-                name,
-                "results table",
-                f"the results table has {len(rows) - 2} body rows but none "
-                "could be read (expected a `model` cell, then metric/performance cell pairs per "
-                "scenario): has the page layout changed?",
-            )
-        )
-    return records, rejects, f"{len(records)} results on the page"
+    return records, rejects
 
 
 def recognise(file: MlperfFile) -> str | None:
