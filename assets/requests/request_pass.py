@@ -5,7 +5,7 @@ JSON lines) and the request frames the JSON formats give (registered through Arr
 all of them:
 
 - checks every value of the files read in place by the rules of `checked_column`
-  (`assets.dump_formats.checked_scan_sql`: not a number, not finite, not whole, implausible; a copy
+  (`assets.formats.dumps.scan_sql.checked_scan_sql`: not a number, not finite, not whole, implausible; a copy
   of an earlier row; a last row that may be cut short) and every row against `schemas.requests` (the
   pandera model's checks, compiled to SQL by `assets.warehouse.sql_checks`: pandera itself validates
   a sample of the published view, the full checks run here); a failing row is left out and
@@ -16,7 +16,7 @@ all of them:
   arrivals, the repeat's own percentiles) and per load level (run, kind and nominal value: the
   percentiles pooled over repeats, with the brackets of the interval).
 
-Once `assets.dumps` has placed each group in its run's sweep (load level and repeat), the groups
+Once `assets.runs.assemble` has placed each group in its run's sweep (load level and repeat), the groups
 give `observed.request_stats` (per repeat) and `observed.request_percentiles` (per load level,
 pooled over repeats, with a 95% interval): see those SQL files for the methods. Records that have
 no file to be read from later (the JSON formats' frames, files not on disk) are handed back to be

@@ -1,7 +1,7 @@
 """Our traffic's shape: the arrival pattern and token mix of a production request log.
 
 A profile names its log with `workload.traffic_log` (a file in the generic per-request format,
-see `assets.dump_formats.generic`; only arrival times and token counts are needed). From it:
+see `assets.formats.dumps.generic`; only arrival times and token counts are needed). From it:
 the rate over time (requests per window), the mean and peak rate and their ratio, the coefficient of
 variation of the inter-arrival gaps (0 = evenly spaced, 1 = Poisson, above 1 = bursty), the gamma
 shape fitted to the gaps by maximum likelihood (vLLM's `--burstiness`: 1 = Poisson, below 1 =

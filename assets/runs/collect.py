@@ -197,7 +197,7 @@ def _inputs(
 ) -> Iterator[tuple[Fetched | LargeFile, PurePosixPath, str | None]]:
     """Every file below `root` with its path relative to it and where it lies on disk (DuckDB reads the
     per-request formats there, in place); a large file is hashed as it streams past (LargeFile). An
-    archive gives its members instead, as files of a folder named after it (`assets.archives`: read in
+    archive gives its members instead, as files of a folder named after it (`assets.inputs.archives`: read in
     memory, no traversal, no links, limits): a member has no place on disk, so its per-request records are
     read from a temporary copy and stored in the warehouse (observed.stored_requests) rather than read in
     place."""

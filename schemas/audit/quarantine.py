@@ -1,4 +1,5 @@
-"""audit.quarantine: every rejected input row or file, with its reason (created by assets.warehouse)."""
+"""audit.quarantine: every rejected input row or file, with its reason (created from this model by
+assets.warehouse.write)."""
 
 import pandera.polars as pa
 

@@ -1,4 +1,5 @@
-"""audit.source_files: every file or URL an asset looked at (created by assets.warehouse)."""
+"""audit.source_files: every file or URL an asset looked at (created from this model by
+assets.warehouse.write)."""
 
 import pandera.polars as pa
 

@@ -1,5 +1,5 @@
 """A BI tool reads the serving file the way Superset does (duckdb-engine through SQLAlchemy, a new
-read-only connection per query); tests/test_concurrency.py reads it so while two runs publish."""
+read-only connection per query); test_concurrency.py reads it so while two runs publish."""
 
 import sqlalchemy as sa
 from sqlalchemy.pool import NullPool
@@ -27,7 +27,7 @@ def look(engine) -> dict:
 
 def test_superset_reflects_the_analytics_views_with_their_descriptions(published):
     """What a dashboard refresh does, on the published file. (The same reads while two runs publish:
-    tests/test_concurrency.py, whose SQLAlchemy readers connect exactly this way.)"""
+    test_concurrency.py, whose SQLAlchemy readers connect exactly this way.)"""
     before = look(superset_engine(published / "serving.duckdb"))
     assert before["profiles"] == 2 and before["points"] == 7
     assert {"shortlist", "shortlist_sources", "load_points", "mlperf_results", "cost_per_request"} <= set(

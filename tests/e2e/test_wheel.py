@@ -2,6 +2,7 @@
 worked case from outside the repository, its SQL, reference tables and defaults found as package data."""
 
 import json
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -35,6 +36,14 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     (no download), installed into a new virtual environment without its dependencies, which come from this
     test's own environment, on the path after the wheel's packages."""
     root = tmp_path_factory.mktemp("wheel")
+    source = root / "source"  # a copy: building writes build/ and *.egg-info/ beside the sources
+    top = {".git", ".venv", "warehouse", "build", "test-artifacts"}  # ignored at the top only: assets/warehouse stays
+
+    def ignored(folder: str, names: list[str]) -> set[str]:
+        skip = {n for n in names if n == "__pycache__" or n.endswith((".egg-info", "_cache"))}
+        return skip | (top & set(names) if Path(folder) == REPO_ROOT else set())
+
+    shutil.copytree(REPO_ROOT, source, ignore=ignored)
     subprocess.run(
         [
             sys.executable,
@@ -46,7 +55,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
             "--no-build-isolation",
             "--wheel-dir",
             str(root / "dist"),
-            str(REPO_ROOT),
+            str(source),
         ],
         check=True,
         capture_output=True,
@@ -82,6 +91,13 @@ def test_the_wheel_ships_the_sql_the_reference_tables_and_the_defaults(installed
         list((REPO_ROOT / "sql").rglob("*.sql"))
     )
     assert not [n for n in names if n.startswith(("tests/", "bench/", "examples/"))]
+    modules = {
+        p.relative_to(REPO_ROOT).as_posix()
+        for package in ("assets", "pipelines", "schemas", "sql")
+        for p in (REPO_ROOT / package).rglob("*.py")
+        if "__pycache__" not in p.parts
+    }
+    assert sorted(modules - names) == []
 
 
 def test_the_installed_wheel_runs_the_worked_case_outside_the_repository(installed, tmp_path):

@@ -19,7 +19,7 @@ log that only tells traffic (arrivals and token mix) and is read through a profi
 `workload.traffic_log`. DuckDB reads the file where it lies (`RequestScan`): a 10-million-row log
 never becomes Python objects. Every value is checked row by row (`checked_scan_sql`: a number that is
 not a number, not finite, a fractional token count, a value outside its plausible range such as a
-Unix time in ms; assets.request_stats: phase and status outside the lists above, negative counts and
+Unix time in ms; assets.requests.request_pass: phase and status outside the lists above, negative counts and
 times), and so is every row (a copy of an earlier row; the last row of a CSV that does not end with a
 newline, which may be cut short): a row that fails is quarantined with the reason, never read as
 NULL or as another number. TPOT is computed by our one definition, never read from the file.
@@ -138,7 +138,7 @@ def scan(dump: Dump) -> RequestScan:
 
 def parse(dump: Dump, kind: str) -> Parsed:
     """One measurement whose records DuckDB reads in place; a file with level columns is split into
-    one measurement per level once its levels are known (assets.dumps)."""
+    one measurement per level once its levels are known (assets.runs.assemble)."""
     parsed = Parsed(kind=kind, tool=TOOL, definitions=DEFINITIONS)
     requests = scan(dump)
     parsed.measurements.append(Measurement(location="all rows", requests=requests))

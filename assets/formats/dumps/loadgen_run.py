@@ -1,6 +1,6 @@
 """MLPerf LoadGen logs from runs on our own hardware: `mlperf_log_detail.txt` / `mlperf_log_summary.txt`.
 
-The text is read by the benchmark side's parser (`assets.loadgen`); this module only turns one
+The text is read by the benchmark side's parser (`assets.formats.mlperf.loadgen`); this module only turns one
 LoadGen run into one load level. Server (and Interactive, whose log says Server) runs are open
 loop with Poisson arrivals at `target_qps`; TTFT and TPOT percentiles are LoadGen's first-token
 latency and time per output token, which MLPerf defines as ours ((latency - TTFT) / (output
