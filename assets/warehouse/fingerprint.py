@@ -1,0 +1,143 @@
+"""The run fingerprint: one digest of every input a `benchbill run` reads (their content, by checksum),
+of the code that reads them and of the settings that change what is published (`--store-texts`),
+recorded in the build and so published with it.
+
+`benchbill run` computes it before anything else; when it equals the one in the published serving
+file, nothing would change, so the run only prints the published shortlist. The fingerprint is
+written into the build by the asset below, which the analyst views (and so the publish step) wait
+for: it reaches the serving file only through a successful publish, and a run that fails or is
+interrupted leaves the previous one in place, which then no longer matches what the next run sees."""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import json
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+import duckdb
+
+from assets.core.errors import IngestError
+from assets.core.paths import CODE_PACKAGES, package_dir
+from assets.inputs.fetch import is_url
+from assets.inputs.files import Fetched, sha256_file, walk_files
+from assets.inputs.textinput import parse_yaml
+from assets.warehouse.layout import WarehouseLayout
+
+VERSION = "benchbill-fingerprint-1"
+CODE_SUFFIXES = (".py", ".sql", ".csv", ".yaml", ".yml")
+LIBRARIES = ("dagster", "duckdb", "polars", "pandera", "pyarrow")
+
+
+class RunInputs(Protocol):
+    """What a run reads (the Dagster resource `Inputs` is one)."""
+
+    @property
+    def sources_file(self) -> str: ...
+    @property
+    def prices(self) -> str: ...
+    @property
+    def profiles(self) -> str: ...
+    @property
+    def dumps(self) -> Sequence[str]: ...
+    @property
+    def store_texts(self) -> bool: ...
+
+
+def code_fingerprint() -> str:
+    """sha256 over the pipeline's own files (code, SQL, reference tables) and the library versions."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    digest = hashlib.sha256(VERSION.encode())
+    for package in CODE_PACKAGES:
+        folder = package_dir(package)
+        for path in sorted(folder.rglob("*")):
+            if path.is_file() and path.suffix in CODE_SUFFIXES and "__pycache__" not in path.parts:
+                digest.update(f"{path.relative_to(folder.parent)}\n{sha256_file(path)}\n".encode())
+    for name in LIBRARIES:
+        try:
+            digest.update(f"{name}=={version(name)}\n".encode())
+        except PackageNotFoundError:
+            digest.update(f"{name} missing\n".encode())
+    digest.update(sys.version.encode())
+    return digest.hexdigest()
+
+
+def _location(location: str, fetch: Callable[[str], Fetched]) -> list[tuple[str, str]]:
+    """(name, sha256) of a file, of every file below a folder (by relative path), or of a URL's body."""
+    if is_url(location):
+        return [(location, fetch(location).sha256)]
+    path = Path(location)
+    if path.is_dir():
+        return [(f"{path.resolve()}/{p.relative_to(path).as_posix()}", sha256_file(p))
+                for p in walk_files(path) if p.exists()]
+    if path.is_file():
+        return [(str(path.resolve()), sha256_file(path))]
+    return [(str(path.resolve()), "missing")]
+
+
+def _traffic_logs(profiles: str) -> list[str]:
+    """The traffic logs a profiles file names (relative to it)."""
+    try:
+        content = parse_yaml(Path(profiles).read_bytes(), profiles)  # nesting and alias limits: textinput
+    except (OSError, IngestError):
+        return []  # the run's own reading of the profiles says what is wrong
+    entries = content.get("profiles") if isinstance(content, dict) else None
+    logs = []
+    for entry in entries if isinstance(entries, list) else []:
+        workload = entry.get("workload") if isinstance(entry, dict) else None
+        if isinstance(workload, dict) and workload.get("traffic_log"):
+            logs.append(str(Path(profiles).parent / str(workload["traffic_log"])))
+    return logs
+
+
+def inputs_fingerprint(inputs: RunInputs, mlperf_locations: list[str],
+                       fetch: Callable[[str], Fetched]) -> tuple[str, str, list[tuple[str, str]]]:
+    """(fingerprint, code sha256, covered items) for a run reading `inputs`, whose MLPerf round tables are
+    at `mlperf_locations` (the explicit ones, or the sources file's); `fetch(url)` returns a URL's bytes
+    (the run then reuses them)."""
+    items: list[tuple[str, str]] = []
+    for location in mlperf_locations:
+        items += [("mlperf " + name, sha) for name, sha in _location(location, fetch)]
+    for label, location in (("sources", inputs.sources_file), ("prices", inputs.prices),
+                            ("profiles", inputs.profiles)):
+        items += [(f"{label} {name}", sha) for name, sha in _location(location, fetch)]
+    for log in _traffic_logs(inputs.profiles):
+        items += [("traffic log " + name, sha) for name, sha in _location(log, fetch)]
+    for folder in inputs.dumps:
+        items += [("dumps " + name, sha) for name, sha in _location(folder, fetch)]
+    code = code_fingerprint()
+    digest = hashlib.sha256(code.encode())
+    # Settings that change what is published: a run that stores texts after one that did not builds.
+    digest.update(f"store_texts={inputs.store_texts}\n".encode())
+    for name, sha in items:
+        digest.update(f"{name}\t{sha}\n".encode())
+    return digest.hexdigest(), code, items
+
+
+def published_fingerprint(warehouse: WarehouseLayout) -> str | None:
+    """The fingerprint recorded in the serving file by its last publish, when every output of a run
+    (serving file, report, Parquet export) is there; None otherwise."""
+    if not (warehouse.serving_path.exists() and warehouse.report_path.exists() and warehouse.parquet_current.exists()):
+        return None
+    try:
+        with duckdb.connect(str(warehouse.serving_path), read_only=True) as conn:
+            row = conn.execute("SELECT fingerprint FROM audit.run_fingerprint").fetchone()
+    except duckdb.Error:
+        return None
+    return row[0] if row else None
+
+
+def inputs_json(items: list[tuple[str, str]]) -> str:
+    return json.dumps([{"input": name, "sha256": sha} for name, sha in items])
+
+
+def fingerprint_row(fingerprint: str, code_sha256: str, inputs: str) -> dict[str, Any]:
+    """The row of audit.run_fingerprint for a build (empty values: a run that did not fingerprint its inputs)."""
+    return {
+        "fingerprint": fingerprint or None, "code_sha256": code_sha256 or None, "inputs": inputs or "[]",
+        "recorded_at": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+    }
