@@ -138,3 +138,18 @@ def test_each_format_is_registered_once_and_names_its_formats_once():
         assert len(names) == len(set(names))
         for reader in readers:
             assert set(reader.SKIPPED) <= set(reader.FORMATS), reader
+
+
+def test_no_source_file_is_hidden_from_git():
+    """A .gitignore pattern meant for a folder at the top (warehouse/, build/) must not hide a package of the same
+    name: a clean checkout would lack it. (Only in a git checkout; a wheel or a copy has nothing to check.)"""
+    if not (REPO_ROOT / ".git").exists():
+        return
+    listed = subprocess.run(
+        ["git", "ls-files", "--others", "--ignored", "--exclude-standard", "--", *PACKAGES, "sql", "tests"],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    assert [p for p in listed if "__pycache__" not in p and not p.endswith(".pyc")] == []
