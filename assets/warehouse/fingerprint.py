@@ -72,8 +72,11 @@ def _location(location: str, fetch: Callable[[str], Fetched]) -> list[tuple[str,
         return [(location, fetch(location).sha256)]
     path = Path(location)
     if path.is_dir():
-        return [(f"{path.resolve()}/{p.relative_to(path).as_posix()}", sha256_file(p))
-                for p in walk_files(path) if p.exists()]
+        return [
+            (f"{path.resolve()}/{p.relative_to(path).as_posix()}", sha256_file(p))
+            for p in walk_files(path)
+            if p.exists()
+        ]
     if path.is_file():
         return [(str(path.resolve()), sha256_file(path))]
     return [(str(path.resolve()), "missing")]
@@ -94,16 +97,16 @@ def _traffic_logs(profiles: str) -> list[str]:
     return logs
 
 
-def inputs_fingerprint(inputs: RunInputs, mlperf_locations: list[str],
-                       fetch: Callable[[str], Fetched]) -> tuple[str, str, list[tuple[str, str]]]:
+def inputs_fingerprint(
+    inputs: RunInputs, mlperf_locations: list[str], fetch: Callable[[str], Fetched]
+) -> tuple[str, str, list[tuple[str, str]]]:
     """(fingerprint, code sha256, covered items) for a run reading `inputs`, whose MLPerf round tables are
     at `mlperf_locations` (the explicit ones, or the sources file's); `fetch(url)` returns a URL's bytes
     (the run then reuses them)."""
     items: list[tuple[str, str]] = []
     for location in mlperf_locations:
         items += [("mlperf " + name, sha) for name, sha in _location(location, fetch)]
-    for label, location in (("sources", inputs.sources_file), ("prices", inputs.prices),
-                            ("profiles", inputs.profiles)):
+    for label, location in (("sources", inputs.sources_file), ("prices", inputs.prices), ("profiles", inputs.profiles)):
         items += [(f"{label} {name}", sha) for name, sha in _location(location, fetch)]
     for log in _traffic_logs(inputs.profiles):
         items += [("traffic log " + name, sha) for name, sha in _location(log, fetch)]
@@ -138,6 +141,8 @@ def inputs_json(items: list[tuple[str, str]]) -> str:
 def fingerprint_row(fingerprint: str, code_sha256: str, inputs: str) -> dict[str, Any]:
     """The row of audit.run_fingerprint for a build (empty values: a run that did not fingerprint its inputs)."""
     return {
-        "fingerprint": fingerprint or None, "code_sha256": code_sha256 or None, "inputs": inputs or "[]",
+        "fingerprint": fingerprint or None,
+        "code_sha256": code_sha256 or None,
+        "inputs": inputs or "[]",
         "recorded_at": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
     }

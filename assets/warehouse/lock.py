@@ -51,8 +51,12 @@ def acquire(lock_path: Path, timeout_s: float) -> None:
                     f"waited {timeout_s:g} s. Let it finish, or pass another --warehouse."
                 ) from None
             if not told:
-                print(f"benchbill: {folder} is being written by another run ({holder}); waiting up to "
-                      f"{timeout_s:g} s for it to finish", file=sys.stderr, flush=True)
+                print(
+                    f"benchbill: {folder} is being written by another run ({holder}); waiting up to "
+                    f"{timeout_s:g} s for it to finish",
+                    file=sys.stderr,
+                    flush=True,
+                )
                 told = True
             time.sleep(0.2)
     handle.seek(0)

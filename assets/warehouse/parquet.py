@@ -89,8 +89,9 @@ def switch_current(parquet_dir: Path, export_id: str) -> None:
                 shutil.rmtree(leftover, ignore_errors=True)
 
 
-def _write_export(serving_path: Path, staging: Path, export_id: str, stamp: datetime.datetime,
-                  serving_name: Path | None = None) -> dict:
+def _write_export(
+    serving_path: Path, staging: Path, export_id: str, stamp: datetime.datetime, serving_name: Path | None = None
+) -> dict:
     """Every table and analytics view as Parquet below `staging`, and the manifest."""
     conn = duckdb.connect(str(serving_path), read_only=True)
     entries = []
@@ -98,34 +99,48 @@ def _write_export(serving_path: Path, staging: Path, export_id: str, stamp: date
         relations = conn.execute(
             "SELECT schema_name, table_name, 'table', comment FROM duckdb_tables() "
             "UNION ALL SELECT schema_name, view_name, 'view', comment FROM duckdb_views() "
-            "WHERE schema_name = 'analytics' ORDER BY 1, 2").fetchall()
+            "WHERE schema_name = 'analytics' ORDER BY 1, 2"
+        ).fetchall()
         for schema, name, kind, comment in relations:
             relation = f"{schema}.{name}"
             (staging / schema).mkdir(exist_ok=True)
             partition = PARTITIONED.get(relation)
             if partition:
                 target = staging / schema / name
-                conn.execute(f"COPY (SELECT * FROM {qualified(relation)}) TO {sql_path_literal(target)} "
-                             f"(FORMAT parquet, PARTITION_BY ({quote_ident(partition)}))")
+                conn.execute(
+                    f"COPY (SELECT * FROM {qualified(relation)}) TO {sql_path_literal(target)} "
+                    f"(FORMAT parquet, PARTITION_BY ({quote_ident(partition)}))"
+                )
             else:
                 target = staging / schema / f"{name}.parquet"
-                conn.execute(f"COPY (SELECT * FROM {qualified(relation)}) TO {sql_path_literal(target)} "
-                             "(FORMAT parquet)")
+                conn.execute(
+                    f"COPY (SELECT * FROM {qualified(relation)}) TO {sql_path_literal(target)} (FORMAT parquet)"
+                )
             checkpoint("parquet.writing")
             columns = conn.execute(
                 "SELECT column_name, data_type, comment FROM duckdb_columns() WHERE schema_name = ? "
-                "AND table_name = ? ORDER BY column_index", [schema, name]).fetchall()
+                "AND table_name = ? ORDER BY column_index",
+                [schema, name],
+            ).fetchall()
             [(rows,)] = conn.execute(f"SELECT count(*) FROM {qualified(relation)}").fetchall()
-            entries.append({
-                "name": relation, "kind": kind, "description": comment, "rows": rows,
-                "path": target.relative_to(staging).as_posix() + ("/*/*.parquet" if partition else ""),
-                "partitioned_by": partition,
-                "columns": [{"name": c, "type": t, "description": d} for c, t, d in columns],
-            })
+            entries.append(
+                {
+                    "name": relation,
+                    "kind": kind,
+                    "description": comment,
+                    "rows": rows,
+                    "path": target.relative_to(staging).as_posix() + ("/*/*.parquet" if partition else ""),
+                    "partitioned_by": partition,
+                    "columns": [{"name": c, "type": t, "description": d} for c, t, d in columns],
+                }
+            )
     finally:
         conn.close()
-    manifest = {"export_id": export_id, "created_utc": stamp.isoformat(),
-                "serving_file": str((serving_name or serving_path).resolve()),
-                "tables": entries}
+    manifest = {
+        "export_id": export_id,
+        "created_utc": stamp.isoformat(),
+        "serving_file": str((serving_name or serving_path).resolve()),
+        "tables": entries,
+    }
     (staging / "manifest.json").write_text(json.dumps(manifest, indent=2), encoding="utf-8")
     return manifest

@@ -29,11 +29,12 @@ def publish_serving(build_path: Path, serving_path: Path, parquet_dir: Path) -> 
     conn = duckdb.connect()
     try:
         conn.execute(f"ATTACH {sql_path_literal(build_path)} AS build (READ_ONLY)")
-        conn.execute(f"ATTACH {sql_path_literal(staging)} AS serving "
-                     f"(STORAGE_VERSION {sql_string_literal(SERVING_STORAGE_VERSION)})")
+        conn.execute(
+            f"ATTACH {sql_path_literal(staging)} AS serving "
+            f"(STORAGE_VERSION {sql_string_literal(SERVING_STORAGE_VERSION)})"
+        )
         conn.execute("COPY FROM DATABASE build TO serving")
-        [(tables,)] = conn.execute(
-            "SELECT count(*) FROM duckdb_tables() WHERE database_name = 'serving'").fetchall()
+        [(tables,)] = conn.execute("SELECT count(*) FROM duckdb_tables() WHERE database_name = 'serving'").fetchall()
         conn.execute("DETACH serving")
         conn.execute("DETACH build")
     finally:
@@ -54,13 +55,17 @@ def export_matches(serving_path: Path, manifest: dict) -> bool:
     with the serving file's row count."""
     conn = duckdb.connect(str(serving_path), read_only=True)
     try:
-        relations = dict(conn.execute(
-            "SELECT schema_name || '.' || table_name, 'table' FROM duckdb_tables() UNION ALL "
-            "SELECT schema_name || '.' || view_name, 'view' FROM duckdb_views() WHERE schema_name = 'analytics'"
-        ).fetchall())
+        relations = dict(
+            conn.execute(
+                "SELECT schema_name || '.' || table_name, 'table' FROM duckdb_tables() UNION ALL "
+                "SELECT schema_name || '.' || view_name, 'view' FROM duckdb_views() WHERE schema_name = 'analytics'"
+            ).fetchall()
+        )
         if relations != {t["name"]: t["kind"] for t in manifest["tables"]}:
             return False
-        return all(conn.execute(f"SELECT count(*) FROM {qualified(t['name'])}").fetchall() == [(t["rows"],)]
-                   for t in manifest["tables"])
+        return all(
+            conn.execute(f"SELECT count(*) FROM {qualified(t['name'])}").fetchall() == [(t["rows"],)]
+            for t in manifest["tables"]
+        )
     finally:
         conn.close()

@@ -68,7 +68,7 @@ def parse(text: str, path: Path) -> SqlDoc:
     description, rest = [], header
     for i, line in enumerate(header):
         if not line:
-            rest = header[i + 1:]
+            rest = header[i + 1 :]
             break
         description.append(line)
     else:
@@ -92,10 +92,19 @@ def parse(text: str, path: Path) -> SqlDoc:
     used = set(_PLACEHOLDER.findall(text))
     undeclared = sorted(used - set(params))
     if undeclared:
-        raise SqlDocProblem(f"{path}: parameters {undeclared} are used but not declared "
-                            "(add `-- param NAME: description` to the header)")
-    return SqlDoc(path=path, sql=text.strip().rstrip(";"), description=summary, described_on=described_on,
-                  columns=columns, params=params, header=rest)
+        raise SqlDocProblem(
+            f"{path}: parameters {undeclared} are used but not declared "
+            "(add `-- param NAME: description` to the header)"
+        )
+    return SqlDoc(
+        path=path,
+        sql=text.strip().rstrip(";"),
+        description=summary,
+        described_on=described_on,
+        columns=columns,
+        params=params,
+        header=rest,
+    )
 
 
 def read(path: Path) -> SqlDoc:

@@ -133,12 +133,26 @@ def check_sql_files() -> list[CheckSql]:
             if match:
                 settings[match.group(1).lower()] = match.group(2).lower()
         severity = settings.get("severity", "error")
-        if severity not in ("error", "warn") or settings.get("blocking", "false") not in ("true", "false") \
-                or settings.get("attach", "published") != "published":
-            raise sqldoc.SqlDocProblem(f"{path}: expected `-- severity: error|warn`, `-- blocking: true|false`, "
-                                       f"`-- attach: published`; got {settings}")
-        out.append(CheckSql(f"{path.parent.name}.{table_name}", name, path, doc.description, severity,
-                            settings.get("blocking") == "true", "attach" in settings))
+        if (
+            severity not in ("error", "warn")
+            or settings.get("blocking", "false") not in ("true", "false")
+            or settings.get("attach", "published") != "published"
+        ):
+            raise sqldoc.SqlDocProblem(
+                f"{path}: expected `-- severity: error|warn`, `-- blocking: true|false`, "
+                f"`-- attach: published`; got {settings}"
+            )
+        out.append(
+            CheckSql(
+                f"{path.parent.name}.{table_name}",
+                name,
+                path,
+                doc.description,
+                severity,
+                settings.get("blocking") == "true",
+                "attach" in settings,
+            )
+        )
     return out
 
 
@@ -147,7 +161,9 @@ def build_table(conn: duckdb.DuckDBPyConnection, spec: TableSql, model: type[pa.
     return write_table(conn, spec.table, run_sql_file(conn, spec.relative), model)
 
 
-def offending_rows(conn: duckdb.DuckDBPyConnection, check: CheckSql, serving_path: Path) -> tuple[list[str], list[tuple]]:
+def offending_rows(
+    conn: duckdb.DuckDBPyConnection, check: CheckSql, serving_path: Path
+) -> tuple[list[str], list[tuple]]:
     """The rows a check's SQL selects (columns, rows); with `attach_published`, the serving file at
     `serving_path` is attached read-only as `published` while it runs."""
     if check.attach_published:

@@ -26,16 +26,28 @@ _SQL_CHECKS = {
     "greater_than": lambda stats: f"{{c}} > {stats['min_value']!r}",
     "less_than_or_equal_to": lambda stats: f"{{c}} <= {stats['max_value']!r}",
     "less_than": lambda stats: f"{{c}} < {stats['max_value']!r}",
-    "in_range": lambda stats: (f"{{c}} {'>=' if stats.get('include_min', True) else '>'} {stats['min_value']!r} AND "
-                               f"{{c}} {'<=' if stats.get('include_max', True) else '<'} {stats['max_value']!r}"),
-    "isin": lambda stats: "{c} IN (" + ", ".join(sql_string_literal(v) if isinstance(v, str) else repr(v)
-                                                 for v in stats["allowed_values"]) + ")",
-    "notin": lambda stats: "{c} NOT IN (" + ", ".join(sql_string_literal(v) if isinstance(v, str) else repr(v)
-                                                      for v in stats["forbidden_values"]) + ")",
+    "in_range": lambda stats: (
+        f"{{c}} {'>=' if stats.get('include_min', True) else '>'} {stats['min_value']!r} AND "
+        f"{{c}} {'<=' if stats.get('include_max', True) else '<'} {stats['max_value']!r}"
+    ),
+    "isin": lambda stats: (
+        "{c} IN ("
+        + ", ".join(sql_string_literal(v) if isinstance(v, str) else repr(v) for v in stats["allowed_values"])
+        + ")"
+    ),
+    "notin": lambda stats: (
+        "{c} NOT IN ("
+        + ", ".join(sql_string_literal(v) if isinstance(v, str) else repr(v) for v in stats["forbidden_values"])
+        + ")"
+    ),
     "str_matches": lambda stats: f"regexp_matches({{c}}, {sql_string_literal('^(?:' + str(stats['pattern']) + ')')})",
-    "str_length": lambda stats: " AND ".join(
-        [f"length({{c}}) >= {stats['min_value']}"] * (stats.get("min_value") is not None)
-        + [f"length({{c}}) <= {stats['max_value']}"] * (stats.get("max_value") is not None)) or "true",
+    "str_length": lambda stats: (
+        " AND ".join(
+            [f"length({{c}}) >= {stats['min_value']}"] * (stats.get("min_value") is not None)
+            + [f"length({{c}}) <= {stats['max_value']}"] * (stats.get("max_value") is not None)
+        )
+        or "true"
+    ),
 }
 
 
@@ -59,12 +71,17 @@ def sql_checks(model: type[pa.DataFrameModel], columns: list[str] | None = None)
         ident = quote_ident(name)
         if not column.nullable:  # pandera counts a float NaN as null
             floating = column.dtype is not None and "Float" in str(column.dtype)
-            out.append(SqlCheck(name, "not_nullable",
-                                f"{ident} IS NOT NULL" + (f" AND NOT isnan({ident})" if floating else "")))
+            out.append(
+                SqlCheck(
+                    name, "not_nullable", f"{ident} IS NOT NULL" + (f" AND NOT isnan({ident})" if floating else "")
+                )
+            )
         for check in column.checks:
             if check.name not in _SQL_CHECKS:
-                raise SchemaMismatch(f"{model.__name__}.{name}: check {check.name} has no SQL form in "
-                                     "assets.warehouse.validate._SQL_CHECKS; add it there")
+                raise SchemaMismatch(
+                    f"{model.__name__}.{name}: check {check.name} has no SQL form in "
+                    "assets.warehouse.validate._SQL_CHECKS; add it there"
+                )
             condition = _SQL_CHECKS[check.name](check.statistics).replace("{c}", ident)
             label = str(check).split(": ", 1)[-1].rstrip(">")
             out.append(SqlCheck(name, label, f"({ident} IS NULL OR ({condition}))"))
@@ -78,9 +95,11 @@ def sql_valid(checks: list[SqlCheck]) -> str:
 
 def sql_reasons(checks: list[SqlCheck], model_name: str) -> str:
     """A SQL expression naming every check a row fails, worded like pandera's quarantine reasons."""
-    parts = [f"CASE WHEN NOT coalesce({c.condition}, false) THEN {sql_string_literal(c.column + ' failed ' + c.check)}"
-             f" || ' (value ' || coalesce(CAST({quote_ident(c.column)} AS VARCHAR), 'None') || ')' END"
-             for c in checks]
+    parts = [
+        f"CASE WHEN NOT coalesce({c.condition}, false) THEN {sql_string_literal(c.column + ' failed ' + c.check)}"
+        f" || ' (value ' || coalesce(CAST({quote_ident(c.column)} AS VARCHAR), 'None') || ')' END"
+        for c in checks
+    ]
     return f"{sql_string_literal('schema ' + model_name + ': ')} || concat_ws('; ', {', '.join(parts)})"
 
 
@@ -99,17 +118,16 @@ def frame_from_rows(rows: list[dict[str, Any]], model: type[pa.DataFrameModel]) 
 # Per-request records are checked the same way, in the scan that reads them (assets.requests.request_pass).
 
 
-def split_valid(
-    frame: pl.DataFrame, model: type[pa.DataFrameModel], table: str
-) -> tuple[pl.DataFrame, list[Reject]]:
+def split_valid(frame: pl.DataFrame, model: type[pa.DataFrameModel], table: str) -> tuple[pl.DataFrame, list[Reject]]:
     """Validate `frame` against `model`; return the valid rows (coerced, in model column order)
     and a Reject for every row that failed a check. Structural problems raise SchemaMismatch."""
     columns = model_columns(model)
     missing = [c for c in columns if c not in frame.columns]
     extra = [c for c in frame.columns if c not in columns and c not in ("_source", "_location")]
     if missing or extra:
-        raise SchemaMismatch(f"{table}: frame columns do not match schemas model {model.__name__}: "
-                             f"missing {missing}, unexpected {extra}")
+        raise SchemaMismatch(
+            f"{table}: frame columns do not match schemas model {model.__name__}: missing {missing}, unexpected {extra}"
+        )
     sources = frame.get_column("_source") if "_source" in frame.columns else None
     locations = frame.get_column("_location") if "_location" in frame.columns else None
     body = frame.select(columns)
@@ -128,7 +146,8 @@ def split_valid(
             raise SchemaMismatch(f"{table}: whole-table check failed against {model.__name__}: {described}") from None
         for case in cases.iter_rows(named=True):  # values that do not coerce to the column's type
             reasons.setdefault(int(case["index"]), []).append(
-                f"{case['column']} failed {case['check']} (value {case['failure_case']!r})")
+                f"{case['column']} failed {case['check']} (value {case['failure_case']!r})"
+            )
         keep = body.with_row_index("_i").filter(~pl.col("_i").is_in(sorted(reasons))).drop("_i")
         with config_context(validation_depth=ValidationDepth.SCHEMA_ONLY):
             coerced = model.validate(keep, lazy=True)
@@ -183,7 +202,8 @@ def _failing_rows(frame: pl.DataFrame, model: type[pa.DataFrameModel]) -> list[t
             f"SELECT _i, CASE WHEN NOT ({sql_valid(checks)}) THEN {sql_reasons(checks, '')} END, "
             + (", ".join(f"({d})" for d in duplicate) or "NULL")
             + f" FROM _frame {'QUALIFY' if duplicate else 'WHERE'} NOT ({sql_valid(checks)})"
-            + "".join(f" OR ({d})" for d in duplicate)).fetchall()
+            + "".join(f" OR ({d})" for d in duplicate)
+        ).fetchall()
     finally:
         conn.unregister("_frame")
     out = []

@@ -24,8 +24,14 @@ from assets.warehouse.write import (
 VIEW_SAMPLE_ROWS = 10_000
 
 
-def create_view(conn: duckdb.DuckDBPyConnection, view: str, parts: list[str], model: type[pa.DataFrameModel],
-                rejects: list[Reject] | None = None, sampled: list[int] | None = None) -> int:
+def create_view(
+    conn: duckdb.DuckDBPyConnection,
+    view: str,
+    parts: list[str],
+    model: type[pa.DataFrameModel],
+    rejects: list[Reject] | None = None,
+    sampled: list[int] | None = None,
+) -> int:
     """Replace `view` (a view over files read in place, too large to copy) with the UNION ALL of the
     SELECTs in `parts`, described from `model` like a table, its quarantine rows replaced with
     `rejects`, in one transaction. Its rows were checked where they were read (the model's checks
@@ -35,20 +41,24 @@ def create_view(conn: duckdb.DuckDBPyConnection, view: str, parts: list[str], mo
     schema, name = view.split(".")
     conn.execute(f"CREATE SCHEMA IF NOT EXISTS {quote_ident(schema)}")
     with within_transaction(conn):
-        if conn.execute("SELECT count(*) FROM duckdb_tables() WHERE schema_name = ? AND table_name = ?",
-                        [schema, name]).fetchall() != [(0,)]:
+        if conn.execute(
+            "SELECT count(*) FROM duckdb_tables() WHERE schema_name = ? AND table_name = ?", [schema, name]
+        ).fetchall() != [(0,)]:
             conn.execute(f"DROP TABLE {qualified(view)}")  # a build file from before it was a view
-        conn.execute(f"CREATE OR REPLACE VIEW {qualified(view)} AS "
-                     + "\nUNION ALL\n".join(f"({part})" for part in parts))
+        conn.execute(
+            f"CREATE OR REPLACE VIEW {qualified(view)} AS " + "\nUNION ALL\n".join(f"({part})" for part in parts)
+        )
         chosen = [parts[i] for i in (sampled if sampled is not None else range(len(parts)))]
         each = max(1, VIEW_SAMPLE_ROWS // max(1, len(chosen)))
-        sample = pl.concat([conn.execute(f"SELECT * FROM ({part}) LIMIT {each}").pl() for part in chosen],
-                           how="vertical_relaxed")
+        sample = pl.concat(
+            [conn.execute(f"SELECT * FROM ({part}) LIMIT {each}").pl() for part in chosen], how="vertical_relaxed"
+        )
         try:
             model.validate(sample.select(model_columns(model)), lazy=True)
         except pa.errors.SchemaErrors as errors:
-            raise SchemaMismatch(f"{view}: a sample of the view fails {model.__name__}: "
-                                 f"{errors.failure_cases.head(5).to_dicts()}") from None
+            raise SchemaMismatch(
+                f"{view}: a sample of the view fails {model.__name__}: {errors.failure_cases.head(5).to_dicts()}"
+            ) from None
         describe_table(conn, view, model, kind="VIEW")
         record_quarantine(conn, view, list(rejects or []), None)
         checkpoint(f"write.{view}")
@@ -62,17 +72,24 @@ def column_comments(conn: duckdb.DuckDBPyConnection, doc: sqldoc.SqlDoc, view: s
     """Each column of `view` and its description: the view file's own `-- column` line, else the
     comment of the same-named column on the first table in `Columns described on` that has one."""
     schema, name = view.split(".")
-    columns = [r[0] for r in conn.execute(
-        "SELECT column_name FROM duckdb_columns() WHERE schema_name = ? AND table_name = ? ORDER BY column_index",
-        [schema, name]).fetchall()]
+    columns = [
+        r[0]
+        for r in conn.execute(
+            "SELECT column_name FROM duckdb_columns() WHERE schema_name = ? AND table_name = ? ORDER BY column_index",
+            [schema, name],
+        ).fetchall()
+    ]
     lent: dict[str, str] = {}
     for table in reversed(doc.described_on):
         table_schema, table_name = table.split(".")
         rows = conn.execute(
             "SELECT column_name, comment FROM duckdb_columns() WHERE schema_name = ? AND table_name = ? "
-            "AND coalesce(comment, '') <> ''", [table_schema, table_name]).fetchall()
-        if not rows and conn.execute("SELECT count(*) FROM duckdb_tables() WHERE schema_name = ? "
-                                     "AND table_name = ?", [table_schema, table_name]).fetchall() == [(0,)]:
+            "AND coalesce(comment, '') <> ''",
+            [table_schema, table_name],
+        ).fetchall()
+        if not rows and conn.execute(
+            "SELECT count(*) FROM duckdb_tables() WHERE schema_name = ? AND table_name = ?", [table_schema, table_name]
+        ).fetchall() == [(0,)]:
             raise sqldoc.SqlDocProblem(f"{doc.path}: `Columns described on` names {table}, which is not a table")
         lent.update(dict(rows))
     return {column: doc.columns.get(column) or lent.get(column) for column in columns}
@@ -96,6 +113,7 @@ def create_views(conn: duckdb.DuckDBPyConnection) -> dict[str, list[str]]:
                 if not text:
                     undescribed.setdefault(view, []).append(column)
                     continue
-                conn.execute(f"COMMENT ON COLUMN {qualified(view)}.{quote_ident(column)} "
-                             f"IS {sql_string_literal(one_line(text))}")
+                conn.execute(
+                    f"COMMENT ON COLUMN {qualified(view)}.{quote_ident(column)} IS {sql_string_literal(one_line(text))}"
+                )
     return undescribed

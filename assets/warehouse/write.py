@@ -54,41 +54,58 @@ def audit_ddl() -> str:
     for table, model in AUDIT_TABLES.items():
         columns = model.to_schema().columns
         typed = {name: _DUCKDB_TYPES[column.dtype.type] for name, column in columns.items()}
-        statements.append(f"CREATE TABLE IF NOT EXISTS {qualified(table)} ("
-                          + ", ".join(f"{quote_ident(name)} {typed[name]}{'' if column.nullable else ' NOT NULL'}"
-                                      for name, column in columns.items()) + ")")
-        statements += [f"ALTER TABLE {qualified(table)} ADD COLUMN IF NOT EXISTS {quote_ident(name)} {typed[name]}"
-                       for name, column in columns.items() if column.nullable]
+        statements.append(
+            f"CREATE TABLE IF NOT EXISTS {qualified(table)} ("
+            + ", ".join(
+                f"{quote_ident(name)} {typed[name]}{'' if column.nullable else ' NOT NULL'}"
+                for name, column in columns.items()
+            )
+            + ")"
+        )
+        statements += [
+            f"ALTER TABLE {qualified(table)} ADD COLUMN IF NOT EXISTS {quote_ident(name)} {typed[name]}"
+            for name, column in columns.items()
+            if column.nullable
+        ]
     return ";\n".join(statements)
 
 
-def describe_table(conn: duckdb.DuckDBPyConnection, table: str, model: type[pa.DataFrameModel],
-                   kind: str = "TABLE") -> None:
+def describe_table(
+    conn: duckdb.DuckDBPyConnection, table: str, model: type[pa.DataFrameModel], kind: str = "TABLE"
+) -> None:
     """COMMENT ON the table (or, with kind="VIEW", the view) and each of its columns, from the model's docstring
     and each `Field(description=...)`: the one place a column is described (one round trip)."""
     if kind not in ("TABLE", "VIEW"):
         raise ValueError(f"describe_table: kind must be TABLE or VIEW, not {kind!r}")
     schema = model.to_schema()
     statements = [f"COMMENT ON {kind} {qualified(table)} IS {sql_string_literal(one_line(schema.description))}"]
-    statements += [f"COMMENT ON COLUMN {qualified(table)}.{quote_ident(name)} "
-                   f"IS {sql_string_literal(one_line(column.description))}" for name, column in schema.columns.items()]
+    statements += [
+        f"COMMENT ON COLUMN {qualified(table)}.{quote_ident(name)} "
+        f"IS {sql_string_literal(one_line(column.description))}"
+        for name, column in schema.columns.items()
+    ]
     conn.execute(";\n".join(statements))
 
 
 def _described(conn: duckdb.DuckDBPyConnection, table: str, model: type[pa.DataFrameModel]) -> bool:
     """Whether `table` and its columns already carry the model's descriptions."""
     schema, name = table.split(".")
-    found = dict(conn.execute("SELECT column_name, comment FROM duckdb_columns() WHERE schema_name = ? "
-                              "AND table_name = ?", [schema, name]).fetchall())
+    found = dict(
+        conn.execute(
+            "SELECT column_name, comment FROM duckdb_columns() WHERE schema_name = ? AND table_name = ?", [schema, name]
+        ).fetchall()
+    )
     return all(found.get(c) == one_line(column.description) for c, column in model.to_schema().columns.items())
 
 
 def ensure_audit_tables(conn: duckdb.DuckDBPyConnection) -> None:
     """Create the audit tables if need be and describe them, unless they already are."""
     conn.execute(audit_ddl())
-    described = conn.execute("SELECT count(*) FROM duckdb_tables() WHERE schema_name = 'audit' AND table_name IN "
-                             "('quarantine', 'source_files') AND comment = ?",
-                             [one_line(Quarantine.to_schema().description)]).fetchall()
+    described = conn.execute(
+        "SELECT count(*) FROM duckdb_tables() WHERE schema_name = 'audit' AND table_name IN "
+        "('quarantine', 'source_files') AND comment = ?",
+        [one_line(Quarantine.to_schema().description)],
+    ).fetchall()
     if described == [(0,)]:
         for table, model in AUDIT_TABLES.items():
             describe_table(conn, table, model)
@@ -115,14 +132,18 @@ def _replace_scope(conn: duckdb.DuckDBPyConnection, table: str, column: str, val
     the dropped ones, so one scope can be re-ingested without rebuilding the others."""
     conn.execute(f"CREATE TABLE IF NOT EXISTS {qualified(table)} AS SELECT * FROM _benchbill_frame LIMIT 0")
     schema, name = table.split(".")
-    existing = {r[0] for r in conn.execute(
-        "SELECT column_name FROM duckdb_columns() WHERE schema_name = ? AND table_name = ?", [schema, name]
-    ).fetchall()}
+    existing = {
+        r[0]
+        for r in conn.execute(
+            "SELECT column_name FROM duckdb_columns() WHERE schema_name = ? AND table_name = ?", [schema, name]
+        ).fetchall()
+    }
     wanted = conn.execute("DESCRIBE SELECT * FROM _benchbill_frame").fetchall()
     for column_name, column_type, *_rest in wanted:
         if column_name not in existing:
-            conn.execute(f"ALTER TABLE {qualified(table)} ADD COLUMN {quote_ident(column_name)} "
-                         f"{type_name(column_type)}")
+            conn.execute(
+                f"ALTER TABLE {qualified(table)} ADD COLUMN {quote_ident(column_name)} {type_name(column_type)}"
+            )
     for column_name in existing - {w[0] for w in wanted}:
         conn.execute(f"ALTER TABLE {qualified(table)} DROP COLUMN {quote_ident(column_name)}")
     conn.execute(f"DELETE FROM {qualified(table)} WHERE {quote_ident(column)} = ?", [value])
@@ -212,8 +233,20 @@ def write_table(
                 conn.executemany(
                     "INSERT INTO audit.source_files (table_name, source, sha256, size_bytes, detected_format, "
                     "status, rows, note, scope) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    [[table, f.source, f.sha256, f.size_bytes, f.detected_format, f.status, f.rows, f.note,
-                      scope_label] for f in source_files],
+                    [
+                        [
+                            table,
+                            f.source,
+                            f.sha256,
+                            f.size_bytes,
+                            f.detected_format,
+                            f.status,
+                            f.rows,
+                            f.note,
+                            scope_label,
+                        ]
+                        for f in source_files
+                    ],
                 )
         checkpoint(f"write.{table}")
     counts: dict[str, int] = {}
@@ -225,12 +258,15 @@ def write_table(
 
 def _clear_audit(conn: duckdb.DuckDBPyConnection, audit: str, table: str, scope_label: str | None) -> None:
     """Delete `table`'s rows from the audit table `audit`: without a scope all of them; with one, that scope's."""
-    conn.execute(f"DELETE FROM {qualified(audit)} WHERE table_name = ? AND (?::VARCHAR IS NULL "
-                 "OR scope IS NOT DISTINCT FROM ?)", [table, scope_label, scope_label])
+    conn.execute(
+        f"DELETE FROM {qualified(audit)} WHERE table_name = ? AND (?::VARCHAR IS NULL OR scope IS NOT DISTINCT FROM ?)",
+        [table, scope_label, scope_label],
+    )
 
 
-def record_quarantine(conn: duckdb.DuckDBPyConnection, table: str, rejects: list[Reject],
-                       scope_label: str | None) -> None:
+def record_quarantine(
+    conn: duckdb.DuckDBPyConnection, table: str, rejects: list[Reject], scope_label: str | None
+) -> None:
     """Replace `table`'s quarantine rows (of the scope) with `rejects` (inside the caller's transaction)."""
     _clear_audit(conn, "audit.quarantine", table, scope_label)
     if rejects:
@@ -239,4 +275,3 @@ def record_quarantine(conn: duckdb.DuckDBPyConnection, table: str, rejects: list
             "VALUES (?, ?, ?, ?, ?, ?)",
             [[table, r.source, r.location, r.reason, row_json(r.row), scope_label] for r in rejects],
         )
-
