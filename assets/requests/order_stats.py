@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from statistics import NormalDist
 
-PERCENTILES = (0.5, 0.9, 0.95, 0.99)
+PERCENTILE_PROBABILITIES = (0.5, 0.9, 0.95, 0.99)
 CONFIDENCE = 0.95
 EXACT_UP_TO = 20_000  # requests per load level up to which intervals come from exact binomial ranks
 
@@ -22,7 +22,7 @@ def bracket(p: float, n: int = EXACT_UP_TO, confidence: float = CONFIDENCE) -> f
 def bracket_probabilities() -> list[float]:
     """The probabilities sql/observed/request_groups.sql evaluates (written there as literals, in this order):
     each percentile and its two bracket ends."""
-    return sorted({round(q, 7) for p in PERCENTILES for q in (p - bracket(p), p, p + bracket(p))})
+    return sorted({round(q, 7) for p in PERCENTILE_PROBABILITIES for q in (p - bracket(p), p, p + bracket(p))})
 
 
 def order_statistic_ranks(n: int, p: float, confidence: float = CONFIDENCE) -> tuple[int | None, int | None]:

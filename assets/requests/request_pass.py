@@ -39,7 +39,7 @@ from assets.core.sqltext import sql_path_literal, sql_string_literal
 from assets.formats.dumps.model import TEXT_COLUMNS, RequestScan
 from assets.formats.dumps.scan_sql import COPY_REASON, checked_scan_sql
 from assets.inputs.textinput import file_encoding_problem, json_lines_file_problem
-from assets.requests.order_stats import EXACT_UP_TO, PERCENTILES, order_statistic_ranks
+from assets.requests.order_stats import EXACT_UP_TO, PERCENTILE_PROBABILITIES, order_statistic_ranks
 from assets.warehouse.sqlfiles import read_sql
 from assets.warehouse.validate import sql_checks, sql_reasons, sql_valid
 from schemas.observed.request_texts import RequestTexts
@@ -367,7 +367,7 @@ class RequestPass:
         ranks = [
             {"requests_used": n, "percentile": p, "lower_rank": lo, "upper_rank": hi}
             for n in sizes
-            for p in PERCENTILES
+            for p in PERCENTILE_PROBABILITIES
             for lo, hi in [order_statistic_ranks(n, p)]
         ]
         self.conn.register(

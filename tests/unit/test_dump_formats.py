@@ -11,7 +11,7 @@ import pytest
 
 from assets.core.errors import IngestError
 from assets.formats.dumps import vllm
-from assets.requests.order_stats import EXACT_UP_TO, PERCENTILES, bracket_probabilities
+from assets.requests.order_stats import EXACT_UP_TO, PERCENTILE_PROBABILITIES, bracket_probabilities
 from assets.requests.traffic_shape import read_traffic_log
 from assets.runs.collect import collect_all
 from assets.runs.store import write_observed
@@ -153,11 +153,11 @@ def test_the_sql_evaluates_the_probabilities_and_the_exact_limit_request_stats_d
     probabilities = bracket_probabilities()
     lists = re.findall(r"quantile_cont\(ok_\w+, \[([^\]]+)\]\)", read_sql("observed/request_pass/request_groups.sql"))
     assert len(lists) == 3 and all([float(x) for x in found.split(",")] == probabilities for found in lists)
-    positions = [probabilities.index(p) + 1 for p in PERCENTILES]  # DuckDB lists count from 1
+    positions = [probabilities.index(p) + 1 for p in PERCENTILE_PROBABILITIES]  # DuckDB lists count from 1
     assert f"unnest({positions}) AS at" in read_sql("observed/request_pass/request_percentiles.sql")
     stats = read_sql("observed/request_pass/request_stats.sql")
     for measure, alias in (("ttft", "t"), ("tpot", "p"), ("e2e", "e")):
-        for p, at in zip(PERCENTILES, positions):
+        for p, at in zip(PERCENTILE_PROBABILITIES, positions):
             assert f"{alias}[{at}] AS {measure}_p{round(p * 100)}_ms" in stats
     assert f"requests_used <= {EXACT_UP_TO} THEN sorted_values" in read_sql("observed/request_pass/request_pooled.sql")
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import polars as pl
 
-PERCENTILES = ("p50", "p90", "p95", "p99")
+PERCENTILE_LABELS = ("p50", "p90", "p95", "p99")
 MEASURES = ("ttft", "tpot", "itl", "e2e")
 
 
@@ -50,7 +50,7 @@ REQUEST_RANGES: dict[str, tuple[float, float]] = {
 }
 
 
-MAX_COUNT = 1e12  # a count of requests or tokens above this is a broken value
+MAX_REQUEST_COUNT = 1e12  # a count of requests or tokens above this is a broken value
 
 
 class FormatProblem(ValueError):

@@ -11,9 +11,9 @@ from typing import Any, Literal, overload
 import polars as pl
 
 from assets.formats.dumps.model import (
-    MAX_COUNT,
+    MAX_REQUEST_COUNT,
     MEASURES,
-    PERCENTILES,
+    PERCENTILE_LABELS,
     REQUEST_RANGES,
     REQUEST_SCHEMA,
     TEXT_COLUMNS,
@@ -52,7 +52,7 @@ def count(value: Any, where: str, *, allow_string: bool = False) -> int:
     got = number(0 if value is None else value, where, allow_string=allow_string)
     if got is None or got < 0 or got != int(got):
         raise FormatProblem(f"{where} is not a whole non-negative count (got {value!r})")
-    if got > MAX_COUNT:
+    if got > MAX_REQUEST_COUNT:
         raise FormatProblem(f"{where} is absurdly large for a count (got {value!r})")
     return int(got)
 
@@ -91,7 +91,7 @@ def empty_point() -> dict[str, Any]:
         "mean_output_tokens": None,
     }
     for m in MEASURES:
-        for p in PERCENTILES:
+        for p in PERCENTILE_LABELS:
             row[f"{m}_{p}_ms"] = None
     return row
 

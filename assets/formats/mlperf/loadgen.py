@@ -20,7 +20,7 @@ from assets.inputs.textinput import CUT_LINE_REASON, cut_last_line
 
 MLLOG_PREFIX = ":::MLLOG"
 _V05_LINE = re.compile(r'^"pid":\s*\d+,\s*"tid":\s*\d+,\s*"ts":\s*\d+\s*ns\s*:\s*([\w.]+)\s*:\s*(.*)$')
-PERCENTILES = ("50.00", "90.00", "95.00", "97.00", "99.00", "99.90")
+LOADGEN_PERCENTILES = ("50.00", "90.00", "95.00", "97.00", "99.00", "99.90")
 POWER_TIME_FORMAT = "%m-%d-%Y %H:%M:%S.%f"
 
 
@@ -273,7 +273,7 @@ def conditions(log: LoadgenLog) -> dict[str, Any]:
         "power_begin": log.get("power_begin"),
         "power_end": log.get("power_end"),
     }
-    for p in PERCENTILES:
+    for p in LOADGEN_PERCENTILES:
         name = "p999" if p == "99.90" else f"p{int(float(p))}"
         out[f"latency_{name}_ms"] = _ms(log, f"result_{p}_percentile_latency_ns")
         out[f"ttft_{name}_ms"] = _ms(log, f"result_first_token_{p}_percentile_latency_ns")

@@ -19,7 +19,7 @@ from assets.core.records import Reject
 from assets.inputs.files import Fetched
 
 _REQUIRED = ("Submitter", "Category", "Suite", "Platform", "Model", "Scenario", "Performance_Result")
-MAX_COUNT = 10_000_000  # nodes or accelerators of one system; more is a broken value, not a system
+MAX_SYSTEM_COUNT = 10_000_000  # nodes or accelerators of one system; more is a broken value, not a system
 POWER_UNITS = {"watts": "W", "millijoules": "mJ", "joules": "J", "joules/stream": "J"}
 
 
@@ -70,9 +70,9 @@ def loose_int(value: Any, field: str) -> int | None:
         raise RowProblem(f"{field} is not a count (got {value!r})") from None
     if math.isnan(number) or number < 0 or number != int(number):
         raise RowProblem(f"{field} is not a whole non-negative count (got {value!r})")
-    if number > MAX_COUNT:
+    if number > MAX_SYSTEM_COUNT:
         raise RowProblem(
-            f"{field} {value!r} is absurdly large for a count of nodes or accelerators (more than {MAX_COUNT:,})"
+            f"{field} {value!r} is absurdly large for a count of nodes or accelerators (more than {MAX_SYSTEM_COUNT:,})"
         )
     return int(number)
 
