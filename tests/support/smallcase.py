@@ -27,7 +27,7 @@ import duckdb
 
 from assets.core.paths import DEFAULT_PROFILES
 from pipelines.cli import main
-from tests.support.data import FIXTURES, INFERENCE_PERF, V51_TABLE, WORKED_RUN_YAML
+from tests.support.data import FIXTURES, V51_TABLE, WORKED_RUN_YAML, make_dumps
 
 HOSTILE = 'o\'brien "q"; DROP TABLE benchmark.mlperf_results; -- $x %s \\ é'
 PLANTED = "PLANTED-c0ffee-3141-not-for-storage"
@@ -85,11 +85,8 @@ def plant(root: Path) -> None:
 
 
 def dumps_folder(root: Path, variants: tuple[str, ...]) -> Path:
-    for variant in variants:
-        (root / variant).mkdir(parents=True)
-        (root / variant / "run.yaml").write_text(WORKED_RUN_YAML)
-        (root / variant / "results").symlink_to(INFERENCE_PERF / variant / "results", target_is_directory=True)
-    plant(root)
+    """The worked case's dumps of these variants, plus the fixtures carrying the planted texts."""
+    plant(make_dumps(root, variants))
     return root
 
 
