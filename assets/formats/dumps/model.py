@@ -158,6 +158,14 @@ class Measurement:
     tool_metrics: list[tuple[str, str, float, str]] = field(default_factory=list)  # metric, statistic, value, unit
     requests: pl.DataFrame | RequestScan | None = None
     merge_key: str | None = None  # same key in one folder = one measurement (stage file + its requests)
+    merge_up: int = 0  # the key is scoped this many folders up (LLMPerf's summary/ and individual/ siblings: 1)
+    # What was measured besides the load, as the file (or its name, or its sweep folder) states it: dataset,
+    # input/output length targets or distribution, prompt count, tool settings. Measurements that differ here
+    # are different workloads, never repeats of one load level (keys and values as the tool spells them).
+    workload: dict[str, Any] = field(default_factory=dict)
+    # Server settings the file or its sweep folder states (vllm bench sweep `SERVE--` parameters, a server
+    # name and version in the file): measurements that differ here are different configs (separate runs).
+    server_settings: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -168,3 +176,4 @@ class Parsed:
     measurements: list[Measurement] = field(default_factory=list)
     problems: list[tuple[str, str]] = field(default_factory=list)  # (location, reason): quarantined
     note: str = ""
+    tool_version: str | None = None  # as the file states it (None: the file does not say)
