@@ -14,6 +14,7 @@ import duckdb
 from assets.core.paths import DEFAULT_PRICES, DEFAULT_PROFILES, DEFAULT_SOURCES
 from assets.report.textformat import format_shortlist
 from assets.resources import Inputs, Warehouse
+from assets.runs.collect import IDLE_SIDECAR_NOTE
 from assets.warehouse.lock import WarehouseBusy
 from pipelines import query, settings
 
@@ -31,6 +32,60 @@ def read_shortlist(serving_path: Path) -> tuple[list[dict], list[tuple]]:
     finally:
         conn.close()
     return rows, quarantine
+
+
+FINDINGS_SHOWN = 5  # per kind of finding, the first few are named on the terminal; the rest are counted
+
+
+def read_findings(serving_path: Path) -> list[str]:
+    """What the terminal names after a run (the published file, read-only): each quarantined file or run with its
+    reason, each run.yaml that governs no recognised file, each name kept raw because it is unknown."""
+    conn = duckdb.connect(str(serving_path), read_only=True)
+    try:
+        sections = [
+            (
+                "quarantined files and runs (analytics.quarantine)",
+                conn.execute(
+                    "SELECT table_name || ': ' || source || CASE WHEN location = 'file' THEN '' "
+                    "ELSE ' (' || location || ')' END || ': ' || reason FROM audit.quarantine "
+                    "WHERE location = 'file' OR location LIKE 'run %' ORDER BY table_name, reason, source"
+                ).fetchall(),
+            ),
+            (
+                "run.yaml files that govern no recognised dump file",
+                conn.execute(
+                    "SELECT DISTINCT source FROM audit.source_files WHERE note = ? ORDER BY 1", [IDLE_SIDECAR_NOTE]
+                ).fetchall(),
+            ),
+            (
+                "unknown names kept raw (no canonical id: the rows stay, unmatched)",
+                conn.execute(
+                    "SELECT what FROM ("
+                    "  SELECT 'observed.runs ' || run_label || ': accelerator ' || accelerator_raw AS what "
+                    "  FROM observed.runs WHERE NOT accelerator_known"
+                    "  UNION ALL SELECT 'observed.runs ' || run_label || ': model ' || model_raw "
+                    "  FROM observed.runs WHERE NOT model_known"
+                    "  UNION ALL SELECT 'observed.runs ' || run_label || ': precision ' || precision_raw "
+                    "  FROM observed.runs WHERE precision IS NULL"
+                    "  UNION ALL SELECT 'benchmark.mlperf_results: accelerator ' || accelerator_raw || ' ('"
+                    "      || count(*) || CASE WHEN count(*) = 1 THEN ' row)' ELSE ' rows)' END"
+                    "  FROM benchmark.mlperf_results"
+                    "  WHERE NOT accelerator_known AND accelerator_raw IS NOT NULL GROUP BY accelerator_raw"
+                    ") ORDER BY 1"
+                ).fetchall(),
+            ),
+        ]
+    finally:
+        conn.close()
+    lines = []
+    for title, rows in sections:
+        if not rows:
+            continue
+        lines.append(f"{title}: {len(rows)}")
+        lines += [f"  {row[0]}" for row in rows[:FINDINGS_SHOWN]]
+        if len(rows) > FINDINGS_SHOWN:
+            lines.append(f"  ... and {len(rows) - FINDINGS_SHOWN} more")
+    return lines
 
 
 def _failures(result: dg.ExecuteInProcessResult) -> tuple[list[str], list[str]]:
@@ -186,6 +241,9 @@ def _print_published(warehouse: Warehouse, warnings: list[str]) -> int:
     if quarantine:
         summary = ", ".join(f"{table}: {count}" for table, count in quarantine)
         print(f"\nquarantined rows (see analytics.quarantine): {summary}")
+    findings = read_findings(warehouse.serving_path)
+    if findings:
+        print("\n" + "\n".join(findings))
     for message in warnings:
         print(f"warning: {message} (see the check's SQL in sql/checks/)")
     print(

@@ -67,6 +67,10 @@ class ReportData:
     files: list[dict[str, Any]]
 
 
+def _rate(requests_per_s: float | None) -> str:
+    return "no measured rate" if requests_per_s is None else f"{requests_per_s:.2f} req/s"
+
+
 def _rows(conn: duckdb.DuckDBPyConnection, sql: str) -> list[dict[str, Any]]:
     cursor = conn.execute(sql)
     names = [d[0] for d in cursor.description]
@@ -187,7 +191,7 @@ def _latency_charts(
                     p["output_tokens_per_s_per_accel"],
                     p[measure],
                     f"load level {p['load_index']}: offered {p['offered_rate_per_s'] or p['concurrency']}, achieved "
-                    f"{p['achieved_requests_per_s']:.2f} req/s, {p['output_tokens_per_s_per_accel']:,.0f} output "
+                    f"{_rate(p['achieved_requests_per_s'])}, {p['output_tokens_per_s_per_accel']:,.0f} output "
                     f"tok/s per accelerator, {measure} = {p[measure]:,.1f} ms, errors {p['error_rate']:.1%}",
                 )
                 for p in points

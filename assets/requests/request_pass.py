@@ -46,6 +46,18 @@ from schemas.observed.request_texts import RequestTexts
 from schemas.observed.requests import Requests
 
 TPOT_SQL = "CASE WHEN output_tokens >= 2 THEN (e2e_ms - ttft_ms) / (output_tokens - 1) END"
+
+# A request its tool calls successful is a latency sample only when it produced at least MIN_OUTPUT_TOKENS
+# output tokens, took more than 0 ms end to end and had its first token no later than its last: otherwise it
+# (vLLM's empty responses: output_lens 0, ttfts 0.0, no error) is counted as failed and in requests_unusable,
+# and enters no percentile and no throughput. A value the file does not give is not held against it.
+MIN_OUTPUT_TOKENS = 1
+UNUSABLE_SQL = (
+    "CASE WHEN status <> 'ok' THEN NULL "
+    f"WHEN output_tokens < {MIN_OUTPUT_TOKENS} THEN 'no output token' "
+    "WHEN e2e_ms <= 0 THEN 'E2E <= 0 ms' "
+    "WHEN ttft_ms > e2e_ms THEN 'TTFT > E2E' END"
+)
 QUARANTINE_ROWS_PER_SOURCE = 1_000  # failing rows listed one by one per source; the rest counted
 CHECKED_COLUMNS = [
     "phase",
@@ -480,6 +492,7 @@ def _rows_sql(parts: list[str]) -> str:
     return (
         f"SELECT *, problem IS NULL AND {sql_valid(checks)} AS valid, "
         f"coalesce(problem, {sql_reasons(checks, Requests.__name__)}) AS reasons, "
+        f"{UNUSABLE_SQL} AS unusable_reason, "
         f"problem IS NOT DISTINCT FROM {sql_string_literal(COPY_REASON)} AS copied "
         f"FROM (SELECT *, {TPOT_SQL} AS tpot_ms FROM ({' UNION ALL BY NAME '.join(parts)}))"
     )

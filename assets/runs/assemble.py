@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import json
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -71,7 +72,10 @@ def merge_measurements(run_reads: list[Read]) -> list[Point]:
             if m.merge_key is None:
                 points.append(Point(read, m, read.fetched.name if m.requests is not None else None))
                 continue
-            key = (read.folder, m.merge_key)
+            scope = read.folder
+            for _ in range(m.merge_up):
+                scope = scope.parent
+            key = (scope, m.merge_key)
             if key not in keyed:
                 keyed[key] = Point(read, m, read.fetched.name if m.requests is not None else None)
                 points.append(keyed[key])
@@ -109,6 +113,7 @@ class Run:
     sidecar_names: list[str]
     reads: list[Read]
     points: list[Point]
+    workload: dict[str, Any] = dataclasses.field(default_factory=dict)
 
 
 def prepare_run(
@@ -155,6 +160,67 @@ def prepare_run(
     for index, point in enumerate(points):
         point.index = index
     return Run(root, sidecar_folder, tool, config, label, run_id, combined, sidecar_names, ordered_reads, points)
+
+
+def _identity(settings: dict[str, Any]) -> str:
+    return json.dumps(settings, sort_keys=True, default=str)
+
+
+def split_configs(run: Run) -> list[Run]:
+    """The run's measurements apart by what distinguishes them besides the load: different server settings are
+    different configs, different workloads (dataset, length targets, prompt count, tool settings) are different
+    measurements; each becomes its own run, its label naming only the settings that differ between them. Files
+    equal in both are one sweep, whose measurements at one load level are repeats."""
+    groups: dict[tuple[str, str], list[Point]] = defaultdict(list)
+    for point in run.points:
+        m = point.measurement
+        groups[(_identity(m.server_settings), _identity(m.workload))].append(point)
+    if len(groups) == 1:
+        (server, workload), points = next(iter(groups.items()))
+        return [_with_settings(run, run.label, points, json.loads(server), json.loads(workload))]
+    decoded = {key: (json.loads(key[0]), json.loads(key[1])) for key in groups}
+    differing = {
+        k
+        for server, workload in decoded.values()
+        for k, v in [*server.items(), *workload.items()]
+        if any(v != {**s, **w}.get(k, _ABSENT) for s, w in decoded.values())
+    }
+    out = []
+    for key, points in sorted(groups.items()):
+        server, workload = decoded[key]
+        named = {**server, **workload}
+        suffix = " ".join(f"{k}={named[k]}" for k in sorted(differing) if k in named) or "unstated"
+        out.append(_with_settings(run, f"{run.label} [{suffix}]", points, server, workload))
+    return out
+
+
+_ABSENT = object()
+
+
+def _with_settings(run: Run, label: str, points: list[Point], server: dict[str, Any], workload: dict[str, Any]) -> Run:
+    """`run` narrowed to `points`: its label and id, the server settings the files state merged into run.yaml's
+    (the files' win: a sweep folder is more specific than the sidecar above it), and the workload."""
+    config = dict(run.config)
+    if server:
+        settings = json.loads(config["runtime_settings"]) if config.get("runtime_settings") else {}
+        config["runtime_settings"] = _identity({**settings, **server})
+    if not config.get("tool_version"):
+        versions = sorted({p.read.parsed.tool_version for p in points if p.read.parsed.tool_version})
+        config["tool_version"] = ", ".join(versions) or None
+    names = {p.read.fetched.name for p in points} | {p.source_name for p in points}
+    reads = [r for r in run.reads if r.fetched.name in names]
+    combined = hashlib.sha256("".join(r.fetched.sha256 for r in reads).encode()).hexdigest()
+    run_id = run.run_id if label == run.label else "run-" + sha256_bytes(f"{label}\n{combined}".encode())[:16]
+    return dataclasses.replace(
+        run,
+        config=config,
+        label=label,
+        run_id=run_id,
+        combined=combined,
+        reads=reads,
+        points=points,
+        workload=workload,
+    )
 
 
 def window_values(group: dict[str, Any]) -> dict[str, Any]:
@@ -251,6 +317,7 @@ def assemble_run(batch: ObservedBatch, run: Run, groups: dict[str, list[dict[str
             "repeats_max": max_repeats,
             "requests": request_count,
             "formats": ", ".join(sorted(formats)),
+            "workload": _identity(run.workload) if run.workload else None,
             "sidecar": " + ".join(run.sidecar_names),
             "report_dir": str(run.root / run.sidecar_folder),
             "source_sha256": run.combined,

@@ -3,6 +3,7 @@ formats), grouped by their deepest `run.yaml`, their per-request records read in
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections import defaultdict
 from collections.abc import Callable, Iterator
@@ -29,7 +30,15 @@ from assets.inputs.files import (
 )
 from assets.inputs.textinput import encoding_problem
 from assets.requests.request_pass import RequestPass
-from assets.runs.assemble import Read, Run, assemble_run, drop_unreadable, prepare_run, quarantine_file
+from assets.runs.assemble import (
+    Read,
+    Run,
+    assemble_run,
+    drop_unreadable,
+    prepare_run,
+    quarantine_file,
+    split_configs,
+)
 from assets.runs.batch import REQUEST_SOURCE_SCHEMA, ObservedBatch
 from assets.runs.sidecar import SIDECAR, read_sidecar
 
@@ -151,6 +160,7 @@ def _prepare_runs(
     tools_per_sidecar: dict[PurePosixPath, set[str]] = defaultdict(set)
     for sidecar_folder, tool in runs:
         tools_per_sidecar[sidecar_folder].add(tool)
+    _note_idle_sidecars(root, batch, sidecars, {folder for folder, _tool in runs})
     prepared = []
     for (sidecar_folder, tool), run_reads in sorted(runs.items()):
         chain = _governing_sidecars(sidecar_folder, sidecars)
@@ -162,8 +172,25 @@ def _prepare_runs(
             batch, root, sidecar_folder, tool, len(tools_per_sidecar[sidecar_folder]) > 1, merged, names, run_reads
         )
         if run is not None:
-            prepared.append(run)
+            prepared += split_configs(run)
     return prepared
+
+
+IDLE_SIDECAR_NOTE = "governs no recognised dump file: no run is read from this folder"
+
+
+def _note_idle_sidecars(
+    root: Path, batch: ObservedBatch, sidecars: dict[PurePosixPath, dict[str, Any]], used: set[PurePosixPath]
+) -> None:
+    """A run.yaml that is no run's sidecar nor above one says so in the inventory (the terminal lists them)."""
+    governing = {link for folder in used for link in _governing_sidecars(folder, sidecars)}
+    idle = {str(root / folder / SIDECAR) for folder in sidecars if folder not in governing}
+    batch.files = [
+        dataclasses.replace(f, note=IDLE_SIDECAR_NOTE)
+        if f.detected_format == "run.yaml sidecar" and f.source in idle
+        else f
+        for f in batch.files
+    ]
 
 
 def _read_requests(root: Path, batch: ObservedBatch, prepared: list[Run], store_texts: bool, log: Log) -> None:

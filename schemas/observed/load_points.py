@@ -26,19 +26,38 @@ class LoadPoints(LatencyPercentiles):
         nullable=True, ge=0, lt=1e7, description=("Rate at which the tool actually sent requests, requests/s.")
     )
     achieved_requests_per_s: float = pa.Field(
+        nullable=True,
         ge=0,
         lt=1e7,
-        description=("Successfully completed requests per second, mean over repeats: the throughput of the level."),
+        description=(
+            "Successfully completed requests per second, mean over repeats: the throughput of the level. "
+            "NULL when it cannot be computed (achieved_rate_missing_reason says why), never 0 unless none completed."
+        ),
     )
     achieved_requests_per_s_min: float = pa.Field(
-        ge=0, lt=1e7, description=("Lowest achieved requests/s among the level's repeats.")
+        nullable=True, ge=0, lt=1e7, description=("Lowest achieved requests/s among the level's repeats.")
     )
     achieved_requests_per_s_max: float = pa.Field(
-        ge=0, lt=1e7, description=("Highest achieved requests/s among the level's repeats.")
+        nullable=True, ge=0, lt=1e7, description=("Highest achieved requests/s among the level's repeats.")
+    )
+    achieved_rate_missing_reason: str = pa.Field(
+        nullable=True,
+        description=(
+            "Why achieved_requests_per_s is NULL (no rate in the tool's file and no measured window in its "
+            "per-request records); such a level never enters observed.delivered_at_slo."
+        ),
     )
     requests_sent: int = pa.Field(ge=0, description="Measured requests sent at this level (all repeats).")
     requests_ok: int = pa.Field(ge=0, description="Measured requests that succeeded.")
     requests_failed: int = pa.Field(ge=0, description="Measured requests that failed (error, incomplete, cancelled).")
+    requests_unusable: int = pa.Field(
+        nullable=True,
+        ge=0,
+        description=(
+            "Requests the tool called successful that are not latency samples (no output token, E2E <= 0 ms, "
+            "TTFT > E2E), all repeats: counted in requests_failed; NULL without per-request records."
+        ),
+    )
     requests_warmup_excluded: int = pa.Field(
         nullable=True, ge=0, description=("Warm-up requests left out of the percentiles (where the dump marks them).")
     )

@@ -27,7 +27,17 @@ class RequestStats(pa.DataFrameModel):
     source: str = pa.Field(description="Dump file the records were read from.")
     requests_sent: int = pa.Field(ge=0, description="Measured requests (phase measure), every status.")
     requests_ok: int = pa.Field(ge=0, description="Measured requests that succeeded: the percentiles use these.")
-    requests_failed: int = pa.Field(ge=0, description="Measured requests that failed (error, incomplete, cancelled).")
+    requests_failed: int = pa.Field(
+        ge=0,
+        description="Measured requests that failed (error, incomplete, cancelled, or unusable: see requests_unusable).",
+    )
+    requests_unusable: int = pa.Field(
+        ge=0,
+        description=(
+            "Measured requests the tool called successful that are not latency samples (no output token, E2E <= 0 "
+            "ms, or TTFT > E2E): counted in requests_failed, left out of every percentile and throughput."
+        ),
+    )
     requests_warmup_excluded: int = pa.Field(ge=0, description="Warm-up requests, left out.")
     requests_cooldown_excluded: int = pa.Field(ge=0, description="Cool-down requests, left out.")
     rows_quarantined: int = pa.Field(ge=0, description="Rows that failed a check (audit.quarantine), left out.")

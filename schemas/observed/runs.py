@@ -14,7 +14,12 @@ class Runs(pa.DataFrameModel):
         unique=True, description=("Human name of the run: run.yaml's label, or the folder path below the dumps folder.")
     )
     tool: str = pa.Field(description="Benchmark tool that wrote the dump (e.g. inference-perf).")
-    tool_version: str = pa.Field(nullable=True, description="Version of the tool, when run.yaml gives it.")
+    tool_version: str = pa.Field(
+        nullable=True,
+        description=(
+            "Version of the tool: run.yaml's `tool_version`, else as the dump files state it (comma-separated)."
+        ),
+    )
     accelerator_raw: str = pa.Field(description="Accelerator as written in run.yaml.")
     accelerator_id: str = pa.Field(nullable=True, description="Canonical accelerator id; empty when unknown.")
     accelerator_known: bool = pa.Field(description="True when accelerator_raw matched a canonical accelerator.")
@@ -26,7 +31,21 @@ class Runs(pa.DataFrameModel):
     precision: str = pa.Field(nullable=True, description="Normalised weight precision.")
     runtime: str = pa.Field(description="Serving runtime (e.g. vLLM).")
     runtime_version: str = pa.Field(nullable=True, description="Version of the serving runtime.")
-    runtime_settings: str = pa.Field(nullable=True, description="Runtime settings from run.yaml, as JSON.")
+    runtime_settings: str = pa.Field(
+        nullable=True,
+        description=(
+            "Runtime settings, as JSON: run.yaml's `settings`, with the server settings the dump files or their "
+            "sweep folders state (those win)."
+        ),
+    )
+    workload: str = pa.Field(
+        nullable=True,
+        description=(
+            "What the run's measurements measured besides the load, as the files state it (dataset, input/output "
+            "length targets, prompt count, tool settings), as JSON; measurements of one folder that differ here "
+            "are separate runs, never repeats. Empty when the files state nothing."
+        ),
+    )
     arrival: str = pa.Field(
         isin=ARRIVALS, description="Arrival pattern: constant, poisson, gamma, concurrency or trace."
     )

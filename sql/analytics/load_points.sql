@@ -18,6 +18,7 @@ SELECT
     lp.offered_rate_per_s,
     lp.concurrency,
     lp.achieved_requests_per_s,
+    lp.achieved_rate_missing_reason,
     lp.requests_sent,
     lp.requests_failed,
     lp.error_rate,

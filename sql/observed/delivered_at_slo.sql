@@ -1,6 +1,7 @@
 -- observed.delivered_at_slo: per run x profile of the same model, the SLO-feasible request-rate band, honest
 -- about what was measured. Only the run's own sweep counts (its load_kind: open-loop rate or closed-loop
--- concurrency, from run.yaml `arrival`); points are taken in load order.
+-- concurrency, from run.yaml `arrival`); points are taken in load order; a point without a measured rate
+-- (observed.load_points.achieved_rate_missing_reason) is left out.
 --
 -- Each bounded measure of a point has an estimate and a 95% interval [ci_low, ci_high]
 -- (observed.load_point_measures: order statistics of the per-request records, widened to the range of the
@@ -23,6 +24,7 @@ sweep AS (
     SELECT lp.*
     FROM observed.load_points AS lp
     JOIN observed.runs AS r ON r.run_id = lp.run_id AND r.load_kind = lp.load_kind
+    WHERE lp.achieved_requests_per_s IS NOT NULL
 ),
 checks AS (
     SELECT pr.profile, pr.run_id, s.load_index, b.measure, b.bound, m.value, m.ci_low, m.ci_high,

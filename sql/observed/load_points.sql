@@ -3,6 +3,7 @@
 -- from observed.load_point_measures (recomputed from per-request records where the dump has them, else the
 -- tool's aggregates where its definition is ours). Requests left out of the percentiles are counted
 -- (observed.request_stats): warm-up, cool-down, and failed (error, incomplete, cancelled) measured requests.
+-- A rate that cannot be computed is NULL with its reason (achieved_rate_missing_reason), never 0.
 WITH levels AS (
     SELECT run_id, load_index,
            any_value(load_kind) AS load_kind,
@@ -33,6 +34,7 @@ request_counts AS (
            sum(requests_sent)::BIGINT AS requests_sent,
            sum(requests_ok)::BIGINT AS requests_ok,
            sum(requests_failed)::BIGINT AS requests_failed,
+           sum(requests_unusable)::BIGINT AS requests_unusable,
            sum(requests_warmup_excluded)::BIGINT AS requests_warmup_excluded,
            sum(requests_cooldown_excluded)::BIGINT AS requests_cooldown_excluded,
            sum(mean_input_tokens * requests_ok) / nullif(sum(requests_ok), 0) AS mean_input_tokens,
@@ -66,13 +68,18 @@ SELECT
     l.offered_rate_per_s,
     l.concurrency,
     l.sent_rate_per_s,
-    coalesce(l.achieved_requests_per_s, 0.0) AS achieved_requests_per_s,
-    coalesce(l.achieved_requests_per_s_min, 0.0) AS achieved_requests_per_s_min,
-    coalesce(l.achieved_requests_per_s_max, 0.0) AS achieved_requests_per_s_max,
+    l.achieved_requests_per_s,
+    l.achieved_requests_per_s_min,
+    l.achieved_requests_per_s_max,
+    CASE WHEN l.achieved_requests_per_s IS NULL
+         THEN 'no rate: the tool reports none and its per-request records give no measured window '
+              || '(no send times, or none completed); the level is left out of delivered_at_slo'
+    END AS achieved_rate_missing_reason,
     coalesce(c.requests_sent, l.tool_requests_sent, l.tool_requests_ok + l.tool_requests_failed, l.tool_requests_ok, 0)
         AS requests_sent,
     coalesce(c.requests_ok, l.tool_requests_ok, 0) AS requests_ok,
     coalesce(c.requests_failed, l.tool_requests_failed, 0) AS requests_failed,
+    c.requests_unusable,
     c.requests_warmup_excluded,
     c.requests_cooldown_excluded,
     coalesce(w.error_rate, 0.0) AS error_rate,

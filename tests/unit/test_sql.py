@@ -51,6 +51,7 @@ def run_row(run_id, model=LLAMA, accelerator=H100, count=1):
         "repeats_max": 1,
         "requests": 0,
         "formats": "f",
+        "workload": None,
         "sidecar": "s",
         "report_dir": "d",
         "source_sha256": "x",
@@ -194,6 +195,18 @@ def test_points_after_the_first_failure_do_not_count(conn):
     load(conn, [run_row("a")], [point("a", 0, 10, 100), point("a", 1, 20, 5000), point("a", 2, 30, 100)])
     row = delivered(conn)["a"]
     assert row["delivered_requests_per_s_low"] == 10 and row["failing_load_index"] == 1
+
+
+def test_a_point_without_a_measured_rate_never_enters_the_band(conn):
+    # LLMPerf's per-request half alone: latencies but no timestamps, so no rate (NULL with a reason, never 0)
+    unmeasured = point("a", 2, 30, 100) | {"achieved_requests_per_s": None}
+    load(conn, [run_row("a")], [point("a", 0, 10, 100), point("a", 1, 20, 200), unmeasured])
+    reason = conn.execute(
+        "SELECT achieved_requests_per_s, achieved_rate_missing_reason FROM observed.load_points WHERE load_index = 2"
+    ).fetchone()
+    assert reason[0] is None and "no rate" in reason[1]
+    row = delivered(conn)["a"]
+    assert row["delivered_requests_per_s_low"] == row["delivered_requests_per_s_high"] == 20
 
 
 def test_a_missing_measure_fails_its_bound(conn):

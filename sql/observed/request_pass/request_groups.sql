@@ -15,15 +15,17 @@
 -- Percentiles: quantile_cont (type 7) of the ok requests at each percentile and at the bracket probabilities
 -- p -/+ h (assets.requests.order_stats.bracket: 0.4928705 ... 0.991579 below), for the interval
 -- (request_percentiles.sql); each measure's count of values. Each row is classified once (`code`: 0 failed a
--- check, 5 a copy of an earlier row, 1 measured and ok, 2 measured and failed, 3 warm-up, 4 cool-down) and the
+-- check, 5 a copy of an earlier row, 1 measured and ok, 2 measured and failed, 6 measured and ok by the tool but
+-- not a latency sample (`unusable_reason`: no output token, E2E <= 0, TTFT > E2E; counted as failed and in
+-- requests_unusable), 3 warm-up, 4 cool-down) and the
 -- values an aggregate must skip are NULL, so the aggregates need no FILTER: the scan's cost stays near that of
 -- the percentiles alone.
 WITH coded AS (
     SELECT source_id, offered_rate_per_s AS file_offered_rate_per_s, concurrency AS file_concurrency,
            run_id, level_kind, level_nominal, CASE WHEN level_nominal IS NULL THEN source_id END AS point_id,
-           ordinal, code, row_hash, CASE WHEN code BETWEEN 1 AND 4 THEN start_s END AS kept_start_s,
-           CASE WHEN code IN (1, 2) THEN start_s END AS measured_start_s,
-           CASE WHEN code IN (1, 2) THEN start_s + coalesce(e2e_ms, 0) / 1000 END AS measured_end_s,
+           ordinal, code, row_hash, CASE WHEN code IN (1, 2, 3, 4, 6) THEN start_s END AS kept_start_s,
+           CASE WHEN code IN (1, 2, 6) THEN start_s END AS measured_start_s,
+           CASE WHEN code IN (1, 2, 6) THEN start_s + coalesce(e2e_ms, 0) / 1000 END AS measured_end_s,
            CASE WHEN code = 1 THEN input_tokens END AS ok_input_tokens,
            CASE WHEN code = 1 THEN output_tokens END AS ok_output_tokens,
            CASE WHEN code = 1 THEN ttft_ms END AS ok_ttft_ms,
@@ -31,6 +33,7 @@ WITH coded AS (
            CASE WHEN code = 1 THEN e2e_ms END AS ok_e2e_ms
     FROM (SELECT *, CASE WHEN copied THEN 5
                          WHEN NOT valid THEN 0
+                         WHEN phase = 'measure' AND status = 'ok' AND unusable_reason IS NOT NULL THEN 6
                          WHEN phase = 'measure' AND status = 'ok' THEN 1
                          WHEN phase = 'measure' THEN 2
                          WHEN phase = 'warmup' THEN 3
@@ -40,9 +43,11 @@ WITH coded AS (
 SELECT * EXCLUDE (codes),
        coalesce(map_extract_value(codes, 0), 0) + coalesce(map_extract_value(codes, 5), 0) AS rows_quarantined,
        coalesce(map_extract_value(codes, 5), 0) AS rows_copied,
-       coalesce(map_extract_value(codes, 1), 0) + coalesce(map_extract_value(codes, 2), 0) AS requests_sent,
+       coalesce(map_extract_value(codes, 1), 0) + coalesce(map_extract_value(codes, 2), 0)
+           + coalesce(map_extract_value(codes, 6), 0) AS requests_sent,
        coalesce(map_extract_value(codes, 1), 0) AS requests_ok,
-       coalesce(map_extract_value(codes, 2), 0) AS requests_failed,
+       coalesce(map_extract_value(codes, 2), 0) + coalesce(map_extract_value(codes, 6), 0) AS requests_failed,
+       coalesce(map_extract_value(codes, 6), 0) AS requests_unusable,
        coalesce(map_extract_value(codes, 3), 0) AS requests_warmup_excluded,
        coalesce(map_extract_value(codes, 4), 0) AS requests_cooldown_excluded,
        input_tokens_sum / nullif(input_tokens_counted, 0) AS mean_input_tokens,

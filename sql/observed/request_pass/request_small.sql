@@ -9,5 +9,5 @@ FROM small_rows AS r
 JOIN (SELECT DISTINCT run_id, level_kind, level_nominal, point_id, load_index FROM small_levels) AS l
     ON l.run_id = r.run_id AND l.level_kind = r.level_kind AND l.level_nominal IS NOT DISTINCT FROM r.level_nominal
    AND (l.point_id IS NULL OR l.point_id = r.source_id)
-WHERE r.valid AND r.phase = 'measure' AND r.status = 'ok'
+WHERE r.valid AND r.phase = 'measure' AND r.status = 'ok' AND r.unusable_reason IS NULL
 GROUP BY ALL

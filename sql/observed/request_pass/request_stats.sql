@@ -16,7 +16,7 @@ own AS (
     FROM counted
 )
 SELECT keyed_run_id AS run_id, load_index, repeat_index, source,
-       requests_sent, requests_ok, requests_failed, requests_warmup_excluded, requests_cooldown_excluded,
+       requests_sent, requests_ok, requests_failed, requests_unusable, requests_warmup_excluded, requests_cooldown_excluded,
        rows_quarantined,
        last_end_s - first_start_s AS duration_s,
        input_tokens_sum, output_tokens_sum, mean_input_tokens, mean_output_tokens,
