@@ -39,7 +39,7 @@ def observed_runs(
         if flags:
             context.log.warning(f"run {run['run_label']}: unknown {', '.join(flags)} (kept raw, flagged)")
     with warehouse.connect() as conn:
-        reports = write_observed(conn, batch)
+        reports = write_observed(conn, batch, warehouse.layout.records_dir)
     context.log.info(
         f"observed: {reports['observed.runs'].rows} runs, {reports['observed.measurements'].rows} "
         f"measurements, {sum(s['requests'] for s in batch.request_sources)} requests from "

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import duckdb
 import pandera.polars as pa
 import polars as pl
 
 from assets.core.records import Reject
-from assets.core.sqltext import column_list, qualified
+from assets.core.sqltext import column_list, qualified, sql_path_literal
+from assets.inputs.files import sha256_bytes
 from assets.requests.view import sampled_parts, view_parts
 from assets.runs.batch import ObservedBatch
+from assets.warehouse.fingerprint import code_fingerprint
 from assets.warehouse.validate import frame_from_rows
 from assets.warehouse.views import create_view
 from assets.warehouse.write import WriteReport, write_table
@@ -51,10 +56,16 @@ def keep_children(
     return frame.join(kept, on=keys, how="semi"), rejects
 
 
-def write_observed(conn: duckdb.DuckDBPyConnection, batch: ObservedBatch) -> dict[str, WriteReport]:
+def write_observed(
+    conn: duckdb.DuckDBPyConnection, batch: ObservedBatch, records_dir: Path | None = None
+) -> dict[str, WriteReport]:
     """The observed tables of one batch and the view observed.requests, each table's report by its name:
     children of a quarantined run or repeat are quarantined with it (its request sources, and so its records
-    in the view; its stored records, request statistics and texts; the pooled percentiles of its load level)."""
+    in the view; its stored records, request statistics and texts; the pooled percentiles of its load level).
+    With `records_dir` (the warehouse's), the per-request files are copied there first (`own_records`) and the
+    view reads those copies, never the dump folders."""
+    if records_dir is not None:
+        own_records(conn, batch, records_dir)
 
     def frame(name: str, model: type[pa.DataFrameModel]) -> pl.DataFrame:
         found = batch.frame(name)
@@ -121,6 +132,36 @@ def write_observed(conn: duckdb.DuckDBPyConnection, batch: ObservedBatch) -> dic
     )
     reports.append(write_table(conn, "observed.request_texts", texts, RequestTexts))
     return {report.table: report for report in reports}
+
+
+def own_records(conn: duckdb.DuckDBPyConnection, batch: ObservedBatch, records_dir: Path) -> None:
+    """Each file observed.requests would read in place, copied into `records_dir` as the pass checked it (one
+    Parquet file named by the file's content and the code that checks it: written once, reused while both are
+    unchanged; written to a temporary name and renamed, so a kill leaves no half file under the real name), and
+    the batch pointed at the copies. What is published then never changes with the dump folders."""
+    if not batch.scans:
+        return
+    records_dir.mkdir(parents=True, exist_ok=True)
+    code = code_fingerprint()
+    sha_of = {s["source_key"]: s["source_sha256"] for s in batch.request_sources}
+    owned: list[tuple[str, str]] = []
+    stored_as: dict[str, str] = {}
+    for key, select in batch.scans:
+        name = sha256_bytes(f"{sha_of.get(key) or key}\n{code}".encode())[:32] + ".parquet"
+        target = records_dir / name
+        if not target.exists():
+            partial = target.with_name(f".{name}.{os.getpid()}.partial")
+            try:
+                conn.execute(f"COPY ({select}) TO {sql_path_literal(partial)} (FORMAT parquet, COMPRESSION zstd)")
+                os.replace(partial, target)
+            finally:
+                partial.unlink(missing_ok=True)
+        owned.append((key, f"SELECT * FROM read_parquet({sql_path_literal(target.resolve())})"))
+        stored_as[key] = f"stored in the warehouse: records/{name}"
+    batch.scans = owned
+    for source in batch.request_sources:
+        if source["source_key"] in stored_as:
+            source["reader"] = stored_as[source["source_key"]]
 
 
 def withhold_pooled(

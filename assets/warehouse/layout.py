@@ -41,5 +41,10 @@ class WarehouseLayout:
         return self.parquet_dir / "current"
 
     @property
+    def records_dir(self) -> Path:
+        """Per-request records the warehouse owns: one Parquet file per source file's content (and code)."""
+        return self.dir / "records"
+
+    @property
     def lock_path(self) -> Path:
         return self.dir / ".benchbill.lock"

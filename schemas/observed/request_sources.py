@@ -16,10 +16,11 @@ class RequestSources(pa.DataFrameModel):
     source: str = pa.Field(description="Dump file the records are read from.")
     source_sha256: str = pa.Field(nullable=True, description="sha256 of the file's content when it was ingested.")
     reader: str = pa.Field(
-        isin=["read in place", "stored in observed.stored_requests"],
         description=(
-            "read in place: observed.requests reads the file where it lies (keep the dump folder there); stored: "
-            "the records were parsed from JSON and are kept in observed.stored_requests."
+            "Where observed.requests reads the records: `stored in observed.stored_requests` (parsed from JSON), "
+            "`stored in the warehouse: records/<name>.parquet` (a per-request file, copied once as checked, keyed by "
+            "its content: editing, moving or deleting the dump does not change what is published), or `read in "
+            "place` (only where no warehouse folder owns the records: library use)."
         ),
     )
     location: str = pa.Field(description="Which part of the file: all rows, or the level's column value.")

@@ -2,6 +2,7 @@
 a rate that cannot be computed is NULL with its reason; requests that produced nothing are not latency samples."""
 
 import json
+import shutil
 from pathlib import Path
 
 import duckdb
@@ -12,6 +13,7 @@ from assets.formats.dumps.model import Measurement, Parsed
 from assets.inputs.files import Fetched
 from assets.runs.assemble import Point, Read, Run, split_configs
 from assets.runs.collect import IDLE_SIDECAR_NOTE, collect_all
+from assets.runs.store import write_observed
 from tests.support.data import SHARED, WORKED_RUN_YAML
 from tests.support.observed import build, points
 
@@ -126,3 +128,33 @@ def test_files_equal_in_all_but_the_repeat_stay_one_run_with_its_id():
     pts = [_point(f"run={i}.json", 10, {"dataset": "random", "input_len": 1000}) for i in range(3)]
     (run,) = split_configs(_run(pts))
     assert (run.label, run.run_id, len(run.points)) == ("r1", "run-x", 3)
+
+
+# anud18/qwen36-vllm-aiperf-benchmark @ d254ffc7, AIPerf 0.10.0: profile_export.jsonl, 10 per-request records
+AIPERF_C1 = PUBLIC / "aiperf-anud18-qwen36-vllm-aiperf-benchmark/results/nvfp4/qwen3vl_ngrok/chatbot_flat/c1"
+
+
+def test_the_warehouse_owns_the_records_it_publishes(tmp_path):
+    """Per-request files are copied into the warehouse once (by content); editing or deleting the dump afterwards
+    changes nothing observed.requests returns."""
+    run = tmp_path / "dumps" / "c1"
+    shutil.copytree(AIPERF_C1, run)
+    (run / "run.yaml").write_text(WORKED_RUN_YAML)
+    records = tmp_path / "warehouse" / "records"
+    conn = duckdb.connect(str(tmp_path / "build.duckdb"))
+    write_observed(conn, collect_all([str(run.parent)]), records)
+    before = conn.execute("SELECT * FROM observed.requests ORDER BY request_index").fetchall()
+    raw = [json.loads(line) for line in (AIPERF_C1 / "profile_export.jsonl").read_text().splitlines() if line]
+    assert len(before) == len(raw) == 10
+    (owned,) = records.glob("*.parquet")
+    (reader,) = {r[0] for r in conn.execute("SELECT reader FROM observed.request_sources").fetchall()}
+    assert reader == f"stored in the warehouse: records/{owned.name}"
+
+    (run / "profile_export.jsonl").write_text("")  # the dump edited, then gone
+    (run / "profile_export.jsonl").unlink()
+    assert conn.execute("SELECT * FROM observed.requests ORDER BY request_index").fetchall() == before
+
+    stamp = owned.stat().st_mtime_ns
+    shutil.copytree(AIPERF_C1, run, dirs_exist_ok=True)
+    write_observed(conn, collect_all([str(run.parent)]), records)  # the same content: the copy is reused
+    assert [p.name for p in records.iterdir()] == [owned.name] and owned.stat().st_mtime_ns == stamp
