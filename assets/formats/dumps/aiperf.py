@@ -31,7 +31,7 @@ import polars as pl
 
 from assets.core.sqltext import sql_path_literal
 from assets.formats.dumps.model import Dump, FormatProblem, Measurement, Parsed, RequestScan
-from assets.formats.dumps.values import count, empty_point, number, section, stats_metrics
+from assets.formats.dumps.values import count, empty_point, number, stats_metrics
 from assets.inputs.files import read_whole
 from assets.inputs.textinput import UTF8_BOM, encoding_problem
 
@@ -148,22 +148,35 @@ def load_level(config: dict) -> tuple[str | None, float | None, float | None]:
     return None, None, None
 
 
+def _object(value: Any) -> dict:
+    """`value` when it is an object, else {} (a setting written another way says nothing about the workload)."""
+    return value if isinstance(value, dict) else {}
+
+
+# GenAI-Perf's flat input_config keys that describe what was sent.
+_GENAI_PERF_WORKLOAD = re.compile(
+    r"^(synthetic_input_tokens|output_tokens)_(mean|stddev)$|^(num_prompts|request_count)$"
+)
+
+
 def workload(config: dict) -> dict[str, Any]:
     """What was sent, as `input_config` states it: model names, endpoint type and extra inputs, the datasets (or
-    the synthetic prompt spec before 0.10) and the measured phase's request count or duration."""
-    models = config.get("models")
+    the synthetic prompt spec before 0.10; GenAI-Perf's flat token settings) and the measured phase's request
+    count or duration."""
+    models = config.get("models", config.get("model"))  # AIPerf {items: [{name}]}, GenAI-Perf [name]
     items = models.get("items") if isinstance(models, dict) else models
     names = [m.get("name") if isinstance(m, dict) else m for m in items] if isinstance(items, list) else None
-    endpoint = section(config, "endpoint")
-    phase = measured_phase(config) or section(config, "loadgen")
+    endpoint = _object(config.get("endpoint"))
+    phase = measured_phase(config) or _object(config.get("loadgen"))
     stated = {
         "model": names,
-        "endpoint_type": endpoint.get("type"),
-        "streaming": endpoint.get("streaming"),
+        "endpoint_type": endpoint.get("type", config.get("endpoint_type")),
+        "streaming": endpoint.get("streaming", config.get("streaming")),
         "extra_inputs": endpoint.get("extra"),
-        "datasets": config.get("datasets") or section(config, "input"),
+        "datasets": config.get("datasets") or _object(config.get("input")),
         "requests": phase.get("requests", phase.get("request_count")),
         "duration_s": phase.get("duration", phase.get("benchmark_duration")),
+        **{k: v for k, v in config.items() if _GENAI_PERF_WORKLOAD.match(k)},
     }
     return {k: v for k, v in stated.items() if v not in (None, "", [], {})}
 
