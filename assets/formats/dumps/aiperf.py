@@ -45,10 +45,9 @@ GENAI_PERF_RAW = "genai-perf profile_export.json (perf_analyzer raw)"
 FORMATS = (AGGREGATE, AGGREGATE_CSV, AGGREGATE_CSV_BESIDE_JSON, RECORDS, GENAI_PERF, GENAI_PERF_RAW)
 SKIPPED = {
     GENAI_PERF_RAW: "raw perf_analyzer timestamps without token counts; the aggregate file is read",
-    AGGREGATE_CSV_BESIDE_JSON: "the same numbers as profile_export_aiperf.json beside it (which is read), rounded "
-    "to 2 decimals",
+    AGGREGATE_CSV_BESIDE_JSON: "the same numbers as the profile_export_aiperf.json beside it (which is read), "
+    "rounded to 2 decimals",
 }
-JSON_NAME = "profile_export_aiperf.json"
 READ_IN_PLACE = frozenset({RECORDS})
 MERGE_KEY = "aiperf run"
 
@@ -70,7 +69,8 @@ def _has_stats(payload: dict, name: str) -> bool:
 def recognise(dump: Dump) -> str | None:
     payload = dump.payload
     if payload is None and _is_aggregate_csv(dump):
-        return AGGREGATE_CSV_BESIDE_JSON if dump.beside(JSON_NAME) else AGGREGATE_CSV
+        # the JSON of the same export (default `profile_export_aiperf`, or the name given by --profile-export-prefix)
+        return AGGREGATE_CSV_BESIDE_JSON if dump.beside(PurePath(dump.name).stem + ".json") else AGGREGATE_CSV
     if dump.json_lines:
         if payload and all(
             isinstance(p, dict)
