@@ -1027,7 +1027,7 @@ CASES = [
         "report version 3",
         json_edit(set_path(["metadata", "version"], 3)),
         "quarantined",
-        r"report version 3; this parser reads version 2",
+        r"report version 3; this parser reads versions 1 and 2",
     ),
     (
         "guidellm json",

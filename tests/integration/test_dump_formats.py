@@ -14,6 +14,10 @@ from tests.support.data import DATA, FIXTURES, SLA_TREE, WORKED_RUN_YAML
 from tests.support.observed import build, dumps_folder, parse, points
 
 DUMPS = DATA / "dumps"
+PUBLIC = DUMPS / "public"
+ANUD18 = "aiperf-anud18-qwen36-vllm-aiperf-benchmark/results/nvfp4"
+ROHAN9446 = "aiperf-rohan9446-mlx-inference-bench/artifacts/Qwen_Qwen3-0.6B-openai-chat-concurrency1"
+JOHNSONAFOOL = "llmperf-johnsonafool-llmperf-test/result_outputs/gpt-4.1-nano_20260120_165625/raw_data/performance/10"
 RECOGNISED = [
     (DUMPS / "inference-perf/kubecon-na-2025/vllm/results/stage_3_lifecycle_metrics.json", inference_perf.STAGE),
     (DUMPS / "inference-perf/kubecon-na-2025/vllm/results/summary_lifecycle_metrics.json", inference_perf.SUMMARY),
@@ -36,6 +40,17 @@ RECOGNISED = [
     (FIXTURES / "sglang/old_keys.jsonl", sglang.RESULT_LINES),
     (FIXTURES / "generic/requests.csv", generic.MEASUREMENT_CSV),
     (FIXTURES / "generic/production_log.csv", generic.LOG_CSV),
+    # the public outputs (../shared/data/dumps/public): handed without their place on disk, a CSV is read
+    (PUBLIC / "guidellm-rsevilla87-guidellm-results-parser/example_output/benchmarks.json", guidellm.REPORT_JSON),
+    (PUBLIC / "guidellm-thesteve0-local-llm-benchmark/results/gemma4-31b-dense.json", guidellm.REPORT_JSON),
+    (PUBLIC / "guidellm-thesteve0-local-llm-benchmark/results/gemma4-31b-dense.csv", guidellm.REPORT_CSV),
+    (PUBLIC / f"{ANUD18}/5090/agent/c16/profile_export_aiperf.json", aiperf.AGGREGATE),
+    (PUBLIC / f"{ANUD18}/qwen3vl_ngrok/chatbot_flat/c1/profile_export_aiperf.csv", aiperf.AGGREGATE_CSV),
+    (PUBLIC / f"{ANUD18}/qwen3vl_ngrok/chatbot_flat/c1/profile_export.jsonl", aiperf.RECORDS),
+    (PUBLIC / f"{ROHAN9446}/profile_export_aiperf.json", aiperf.AGGREGATE),
+    (PUBLIC / f"{ROHAN9446}/profile_export_aiperf.csv", aiperf.AGGREGATE_CSV),
+    (PUBLIC / f"{JOHNSONAFOOL}/gpt-4-1-nano_550_150_summary.json", llmperf.SUMMARY),
+    (PUBLIC / f"{JOHNSONAFOOL}/gpt-4-1-nano_550_150_individual_responses.json", llmperf.INDIVIDUAL),
 ]
 
 

@@ -10,7 +10,8 @@ import polars as pl
 import pytest
 
 from assets.core.errors import IngestError
-from assets.formats.dumps import vllm
+from assets.formats.dumps import llmperf, vllm
+from assets.formats.dumps.model import Dump
 from assets.requests.order_stats import EXACT_UP_TO, PERCENTILE_PROBABILITIES, bracket_probabilities
 from assets.requests.traffic_shape import read_traffic_log
 from assets.runs.collect import collect_all
@@ -70,6 +71,34 @@ def test_guidellm_json_and_csv_agree_and_tpot_is_not_guidellms_time_per_output_t
     assert ours == tool[("inter_token_latency_ms", "p95")]  # (E2E - TTFT) / (output tokens - 1): our TPOT
     assert tool[("time_per_output_token_ms", "p95")] > ours  # GuideLLM's includes the TTFT: kept apart
     assert from_json[0].requests.height == 8 and from_json[0].values["itl_p95_ms"] is None
+
+
+def test_llmperf_summary_with_errors_counts_each_request_once_and_lists_keys_it_does_not_know():
+    """LLMPerf's num_completed_requests already leaves out the requests with an error code (token_benchmark_ray
+    metrics_summary); the per-minute rate is requests/min; a results key outside the key table is named, not read."""
+    summary = {
+        "version": "2023-08-31",
+        "model": "m",
+        "num_concurrent_requests": 4,
+        "results_ttft_s_mean": 0.5,
+        "results_ttft_s_quantiles_p95": 0.75,
+        "results_request_output_throughput_token_per_s_mean": 41.5,
+        "results_num_requests_started": 10,
+        "results_number_errors": 2,
+        "results_num_completed_requests": 8,
+        "results_num_completed_requests_per_min": 48.0,
+        "results_mean_output_throughput_token_per_s": 120.0,
+        "results_goodput_per_min": 3.0,
+    }
+    parsed = llmperf.parse(Dump("s_summary.json", b"", payload=summary), llmperf.SUMMARY)
+    (m,) = parsed.measurements
+    assert (m.values["requests_sent"], m.values["requests_ok"], m.values["requests_failed"]) == (10, 8, 2)
+    assert m.values["achieved_requests_per_s"] == pytest.approx(48.0 / 60) and m.values["duration_s"] == 10.0
+    assert m.values["ttft_p95_ms"] == 750.0
+    assert ("request_output_throughput", "mean", 41.5, "tokens/s") in m.tool_metrics
+    assert ("completed_requests_per_min", "value", 48.0, "requests/min") in m.tool_metrics
+    assert parsed.note == "results keys not in LLMPerf's key table, not read: results_goodput_per_min"
+    assert m.workload == {"model": "m"} and m.merge_up == 0 and parsed.tool_version == "2023-08-31"
 
 
 def test_aiperf_records_mark_warmup_errors_and_epoch_times():

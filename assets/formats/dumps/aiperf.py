@@ -1,10 +1,16 @@
 """NVIDIA AIPerf (`ai-dynamo/aiperf`) exports, and GenAI-Perf's `profile_export_genai_perf.json`.
 
 One AIPerf run is one load level: `profile_export_aiperf.json` (per metric
-{unit, avg, p1 ... p99, min, max, std}, plus `input_config`) and `profile_export.jsonl` (one line
+{unit, avg, p1 ... p99, min, max, std}; metrics added in 0.12 carry only p50/p90/p95/p99; plus `aiperf_version`,
+`schema_version` and `input_config`) and `profile_export.jsonl` (one line
 per request: `metadata.benchmark_phase` warmup/profiling, `request_start_ns`/`request_end_ns`
-epoch ns, `was_cancelled`; `metrics.<name>.value` in ms or tokens; `error` or nothing). The two
-files of one folder are merged into one measurement. GenAI-Perf writes the same aggregate shape
+epoch ns, `was_cancelled`; `metrics.<name>.value` in ms or tokens; `error` or nothing). The files of one
+folder are merged into one measurement. `profile_export_aiperf.csv` (CRLF; a `Metric,avg,min,max,sum,p1..p99,std`
+table, a blank line, a `Metric,Value` table; values rounded to 2 decimals; no version, no load level) is skipped
+beside the JSON (the same numbers) and read where it is the only aggregate. The load level is in `input_config`:
+before 0.10 `loadgen.concurrency`/`request_rate`; from 0.10 a list (or a mapping by name) of `phases`, the measured
+one `kind: profiling` (0.12) or, where phases have no `kind` (0.10, 0.11), the one named `profiling` / not
+`exclude_from_results`; its `type` says concurrency or rate. GenAI-Perf writes the same aggregate shape
 (`profile_export_genai_perf.json`); its raw `profile_export.json` (perf_analyzer timestamps with no
 token counts) is recognised and not used.
 
@@ -15,7 +21,11 @@ is not always a token): kept as a tool metric, not as our ITL.
 
 from __future__ import annotations
 
-from pathlib import Path
+import csv
+import io
+import re
+from pathlib import Path, PurePath
+from typing import Any
 
 import polars as pl
 
@@ -23,15 +33,21 @@ from assets.core.sqltext import sql_path_literal
 from assets.formats.dumps.model import Dump, FormatProblem, Measurement, Parsed, RequestScan
 from assets.formats.dumps.values import count, empty_point, number, stats_metrics
 from assets.inputs.files import read_whole
-from assets.inputs.textinput import UTF8_BOM
+from assets.inputs.textinput import UTF8_BOM, encoding_problem
 
 TOOL = "aiperf"
 AGGREGATE = "aiperf profile_export_aiperf.json"
+AGGREGATE_CSV = "aiperf profile_export_aiperf.csv"
+AGGREGATE_CSV_BESIDE_JSON = "aiperf profile_export_aiperf.csv beside its JSON"
 RECORDS = "aiperf profile_export.jsonl"
 GENAI_PERF = "genai-perf profile_export_genai_perf.json"
 GENAI_PERF_RAW = "genai-perf profile_export.json (perf_analyzer raw)"
-FORMATS = (AGGREGATE, RECORDS, GENAI_PERF, GENAI_PERF_RAW)
-SKIPPED = {GENAI_PERF_RAW: "raw perf_analyzer timestamps without token counts; the aggregate file is read"}
+FORMATS = (AGGREGATE, AGGREGATE_CSV, AGGREGATE_CSV_BESIDE_JSON, RECORDS, GENAI_PERF, GENAI_PERF_RAW)
+SKIPPED = {
+    GENAI_PERF_RAW: "raw perf_analyzer timestamps without token counts; the aggregate file is read",
+    AGGREGATE_CSV_BESIDE_JSON: "the same numbers as the profile_export_aiperf.json beside it (which is read), "
+    "rounded to 2 decimals",
+}
 READ_IN_PLACE = frozenset({RECORDS})
 MERGE_KEY = "aiperf run"
 
@@ -52,6 +68,9 @@ def _has_stats(payload: dict, name: str) -> bool:
 
 def recognise(dump: Dump) -> str | None:
     payload = dump.payload
+    if payload is None and _is_aggregate_csv(dump):
+        # the JSON of the same export (default `profile_export_aiperf`, or the name given by --profile-export-prefix)
+        return AGGREGATE_CSV_BESIDE_JSON if dump.beside(PurePath(dump.name).stem + ".json") else AGGREGATE_CSV
     if dump.json_lines:
         if payload and all(
             isinstance(p, dict)
@@ -76,11 +95,49 @@ def _avg(payload: dict, name: str) -> float | None:
     return number(value.get("avg"), f"{name}.avg") if isinstance(value, dict) else None
 
 
+def measured_phase(config: dict) -> dict | None:
+    """The profiling phase of `input_config.phases` (AIPerf >= 0.10), or None when there are no phases.
+
+    0.12 marks it `kind: profiling`; 0.10 and 0.11 write phases without `kind`: there it is the phase named
+    `profiling`, else the one phase not `exclude_from_results`. `phases` is a list of phases with a `name`, or a
+    mapping from name to phase. FormatProblem when several phases could be the measured one."""
+    raw = config.get("phases")
+    if not raw:
+        return None
+    if isinstance(raw, dict):
+        phases = [{"name": name, **p} for name, p in raw.items() if isinstance(p, dict)]
+    elif isinstance(raw, list):
+        phases = [p for p in raw if isinstance(p, dict)]
+    else:
+        raise FormatProblem(f"input_config.phases is a {type(raw).__name__}, expected a list or a mapping")
+    for rule in (
+        lambda p: p.get("kind") == "profiling",
+        lambda p: "kind" not in p and p.get("name") == "profiling",
+        lambda p: "kind" not in p and not p.get("exclude_from_results"),
+    ):
+        chosen = [p for p in phases if rule(p)]
+        if len(chosen) == 1:
+            return chosen[0]
+        if len(chosen) > 1:
+            names = [p.get("name") for p in chosen]
+            raise FormatProblem(f"input_config.phases has several measured phases {names}; cannot tell the load level")
+    raise FormatProblem("input_config.phases has no profiling phase (kind or name profiling, or not excluded)")
+
+
+_RATE_TYPES = frozenset({"request_rate", "rate", "constant", "poisson", "gamma"})
+
+
 def load_level(config: dict) -> tuple[str | None, float | None, float | None]:
-    """From `input_config`: AIPerf >= 0.10 lists `phases` (the profiling one carries `rate` or
-    `concurrency`); older AIPerf and GenAI-Perf have `loadgen`/top-level `concurrency`, `request_rate`."""
-    sources = [p for p in (config.get("phases") or []) if isinstance(p, dict) and p.get("kind") == "profiling"]
-    sources += [config.get("loadgen") or {}, config]
+    """From `input_config`: AIPerf >= 0.10's measured phase (`measured_phase`: its `type` says concurrency or rate);
+    older AIPerf and GenAI-Perf have `loadgen`/top-level `concurrency`, `request_rate`."""
+    phase = measured_phase(config)
+    if phase is not None:
+        kind = str(phase.get("type") or "")
+        if kind == "concurrency":
+            return "concurrency", None, number(phase.get("concurrency"), "profiling phase concurrency")
+        if kind in _RATE_TYPES:
+            return "rate", number(phase.get("rate", phase.get("request_rate")), "profiling phase rate"), None
+    sources = ([phase] if phase is not None else []) + [config.get("loadgen") or {}, config]
     for source in sources:
         rate = source.get("rate", source.get("request_rate"))
         if isinstance(rate, (int, float)) and rate > 0:
@@ -89,6 +146,39 @@ def load_level(config: dict) -> tuple[str | None, float | None, float | None]:
         if isinstance(concurrency, (int, float)) and concurrency > 0:
             return "concurrency", None, float(concurrency)
     return None, None, None
+
+
+def _object(value: Any) -> dict:
+    """`value` when it is an object, else {} (a setting written another way says nothing about the workload)."""
+    return value if isinstance(value, dict) else {}
+
+
+# GenAI-Perf's flat input_config keys that describe what was sent.
+_GENAI_PERF_WORKLOAD = re.compile(
+    r"^(synthetic_input_tokens|output_tokens)_(mean|stddev)$|^(num_prompts|request_count)$"
+)
+
+
+def workload(config: dict) -> dict[str, Any]:
+    """What was sent, as `input_config` states it: model names, endpoint type and extra inputs, the datasets (or
+    the synthetic prompt spec before 0.10; GenAI-Perf's flat token settings) and the measured phase's request
+    count or duration."""
+    models = config.get("models", config.get("model"))  # AIPerf {items: [{name}]}, GenAI-Perf [name]
+    items = models.get("items") if isinstance(models, dict) else models
+    names = [m.get("name") if isinstance(m, dict) else m for m in items] if isinstance(items, list) else None
+    endpoint = _object(config.get("endpoint"))
+    phase = measured_phase(config) or _object(config.get("loadgen"))
+    stated = {
+        "model": names,
+        "endpoint_type": endpoint.get("type", config.get("endpoint_type")),
+        "streaming": endpoint.get("streaming", config.get("streaming")),
+        "extra_inputs": endpoint.get("extra"),
+        "datasets": config.get("datasets") or _object(config.get("input")),
+        "requests": phase.get("requests", phase.get("request_count")),
+        "duration_s": phase.get("duration", phase.get("benchmark_duration")),
+        **{k: v for k, v in config.items() if _GENAI_PERF_WORKLOAD.match(k)},
+    }
+    return {k: v for k, v in stated.items() if v not in (None, "", [], {})}
 
 
 def parse(dump: Dump, kind: str) -> Parsed:
@@ -100,7 +190,14 @@ def parse(dump: Dump, kind: str) -> Parsed:
             parsed.measurements.append(
                 Measurement(location="records", requests=records_scan(dump), merge_key=MERGE_KEY)
             )
+        elif kind == AGGREGATE_CSV:
+            measurement = csv_measurement(dump)
+            if measurement.concurrency is not None:
+                parsed.note = FOLDER_LEVEL_NOTE
+            parsed.measurements.append(measurement)
         else:
+            version = dump.payload.get("aiperf_version")
+            parsed.tool_version = None if version is None else str(version)
             parsed.measurements.append(aggregate_measurement(dump.payload))
     except (FormatProblem, pl.exceptions.PolarsError) as problem:
         parsed.problems.append(("file", str(problem)))
@@ -108,7 +205,10 @@ def parse(dump: Dump, kind: str) -> Parsed:
 
 
 def aggregate_measurement(payload: dict) -> Measurement:
-    load_kind, rate, concurrency = load_level(payload.get("input_config") or {})
+    config = payload.get("input_config") or {}
+    if not isinstance(config, dict):
+        raise FormatProblem(f"input_config is a {type(config).__name__}, expected an object")
+    load_kind, rate, concurrency = load_level(config)
     ok = count(_avg(payload, "request_count"), "request_count.avg")
     failed = (
         count(_avg(payload, "error_request_count"), "error_request_count.avg")
@@ -116,6 +216,10 @@ def aggregate_measurement(payload: dict) -> Measurement:
         else sum(count(e.get("count"), "error_summary.count") for e in payload.get("error_summary") or [])
     )
     duration = _avg(payload, "benchmark_duration")
+    input_rate = _avg(payload, "input_token_throughput")
+    total_isl = _avg(payload, "total_isl")
+    if input_rate is None and duration and total_isl is not None:
+        input_rate = total_isl / duration  # 0.10 states the total, not the rate
     row = empty_point()
     row.update(
         achieved_requests_per_s=_avg(payload, "request_throughput"),
@@ -124,7 +228,7 @@ def aggregate_measurement(payload: dict) -> Measurement:
         requests_sent=ok + failed,
         duration_s=duration,
         output_tokens_per_s=_avg(payload, "output_token_throughput"),
-        input_tokens_per_s=_avg(payload, "input_token_throughput"),
+        input_tokens_per_s=input_rate,
         total_tokens_per_s=_avg(payload, "total_token_throughput"),
         mean_input_tokens=_avg(payload, "input_sequence_length"),
         mean_output_tokens=_avg(payload, "output_sequence_length"),
@@ -137,27 +241,120 @@ def aggregate_measurement(payload: dict) -> Measurement:
         for pct, keys in _PCT.items():
             value = number(next((stats[k] for k in keys if k in stats), None), f"{name}.{pct}")
             row[f"{measure}_{pct}_ms"] = value
-    for name in (
-        "time_to_first_token",
-        "inter_token_latency",
-        "inter_chunk_latency",
-        "request_latency",
-        "time_to_second_token",
-        "output_token_throughput_per_user",
-        "goodput",
-    ):
-        stats = payload.get(name)
-        if isinstance(stats, dict):
-            metrics += stats_metrics(
-                name,
-                {k: v for k, v in stats.items() if k not in ("unit", "count", "sum")},
-                str(stats.get("unit") or ""),
-            )
+    for name, stats in payload.items():
+        # every metric as the file has it (0.12's new ones carry only p50..p99: those are the rows there are)
+        if isinstance(stats, dict) and "unit" in stats and isinstance(stats["unit"], str):
+            metrics += stats_metrics(name, {k: v for k, v in stats.items() if k != "unit"}, stats["unit"])
     return Measurement(
         location="aggregate",
         load_kind=load_kind,
         offered_rate_per_s=rate,
         concurrency=concurrency,
+        values=row,
+        tool_metrics=metrics,
+        merge_key=MERGE_KEY,
+        workload=workload(config),
+    )
+
+
+# The CSV's statistics columns and the first column's labels we read (`Label (unit)` as AIPerf prints them).
+_CSV_PERCENTILES = ("p50", "p90", "p95", "p99")
+_CSV_OURS = {"ttft": "Time to First Token (ms)", "tpot": "Inter Token Latency (ms)", "e2e": "Request Latency (ms)"}
+_CSV_FOLDER_LEVEL = re.compile(r"^(?:c|.*[-_]concurrency[-_=]?)(\d+)$")
+FOLDER_LEVEL_NOTE = (
+    "profile_export_aiperf.csv states no load level: the concurrency is the number in its folder's name "
+    "(c<N>, ...-concurrency<N>)"
+)
+
+
+def _is_aggregate_csv(dump: Dump) -> bool:
+    first = dump.text_head.split("\n", 1)[0].strip()
+    return first.startswith("Metric,avg,min,max") and b"\nRequest Latency (ms)," in dump.data
+
+
+def _label_unit(label: str) -> tuple[str, str]:
+    """`Time to First Token (ms)` -> (`Time to First Token`, `ms`); a label without a unit keeps it empty."""
+    if label.endswith(")") and " (" in label:
+        name, _, unit = label[:-1].rpartition(" (")
+        return name, unit
+    return label, ""
+
+
+def csv_tables(text: str) -> tuple[dict[str, dict[str, str]], dict[str, str]]:
+    """The CSV's per-request statistics (label -> column -> cell) and its `Metric,Value` table (label -> cell)."""
+    stats: dict[str, dict[str, str]] = {}
+    values: dict[str, str] = {}
+    header: list[str] | None = None
+    for row in csv.reader(io.StringIO(text)):
+        if not row or not any(cell.strip() for cell in row):
+            header = None
+            continue
+        if header is None:
+            header = row
+            continue
+        if header[:2] == ["Metric", "Value"]:
+            values[row[0]] = row[1] if len(row) > 1 else ""
+        elif header[:2] == ["Metric", "avg"]:
+            stats[row[0]] = dict(zip(header[1:], row[1:]))
+        # later tables (GPU telemetry: Endpoint,GPU_Index,...) are not load-point values
+    return stats, values
+
+
+def csv_measurement(dump: Dump) -> Measurement:
+    """The CSV as the load point where no JSON is beside it (values to 2 decimals; the rate as request count /
+    benchmark duration, more precise than the rounded `Request Throughput`)."""
+    problem = encoding_problem(dump.data)
+    if problem:
+        raise FormatProblem(problem)
+    stats, values = csv_tables(dump.data.decode("utf-8-sig"))
+
+    def value(*labels: str) -> float | None:
+        """The first of `labels` the `Metric,Value` table has (AIPerf prints some with a unit, some without)."""
+        label = next((lb for lb in labels if lb in values), labels[0])
+        return number(values.get(label) or None, f"Metric,Value row {label!r}", allow_string=True)
+
+    ok = count(value("Request Count", "Request Count (requests)"), "Request Count")
+    failed = count(value("Error Request Count", "Error Request Count (requests)"), "Error Request Count")
+    duration = value("Benchmark Duration (sec)")
+    row = empty_point()
+
+    def per_duration(total: float | int | None) -> float | None:
+        return None if total is None or not duration else total / duration
+
+    row.update(
+        achieved_requests_per_s=per_duration(ok) if ok else value("Request Throughput (requests/sec)"),
+        requests_ok=ok,
+        requests_failed=failed,
+        requests_sent=ok + failed,
+        duration_s=duration,
+        input_tokens_per_s=per_duration(value("Total Input Sequence Length (tokens)")),
+        output_tokens_per_s=per_duration(value("Total Output Sequence Length (tokens)")),
+        mean_input_tokens=number(
+            (stats.get("Input Sequence Length (tokens)") or {}).get("avg") or None, "ISL avg", allow_string=True
+        ),
+        mean_output_tokens=number(
+            (stats.get("Output Sequence Length (tokens)") or {}).get("avg") or None, "OSL avg", allow_string=True
+        ),
+    )
+    if row["input_tokens_per_s"] is not None and row["output_tokens_per_s"] is not None:
+        row["total_tokens_per_s"] = row["input_tokens_per_s"] + row["output_tokens_per_s"]
+    for measure, label in _CSV_OURS.items():
+        for pct in _CSV_PERCENTILES:
+            cell = (stats.get(label) or {}).get(pct) or None
+            row[f"{measure}_{pct}_ms"] = number(cell, f"{label} {pct}", allow_string=True)
+    metrics: list[tuple[str, str, float, str]] = []
+    for label, cells in stats.items():
+        name, unit = _label_unit(label)
+        for statistic, cell in cells.items():
+            number_in_cell = number(cell.strip() or None, f"{label} {statistic}", allow_string=True)
+            if number_in_cell is not None:  # 0.12's newer metrics leave p1..p25, p75 and sum empty
+                metrics.append((name, statistic, number_in_cell, unit))
+    folder = PurePath(dump.path or dump.name).parent.name
+    match = _CSV_FOLDER_LEVEL.match(folder)
+    return Measurement(
+        location="aggregate csv",
+        load_kind="concurrency" if match else None,
+        concurrency=float(match.group(1)) if match else None,
         values=row,
         tool_metrics=metrics,
         merge_key=MERGE_KEY,

@@ -1,6 +1,12 @@
-"""GuideLLM (vllm-project/guidellm) reports: `benchmarks.json` (report `metadata.version` 2) and its CSV.
+"""GuideLLM (vllm-project/guidellm) reports: `benchmarks.json` and its CSV.
 
-JSON: one entry of `benchmarks[]` per load level; `config.strategy.type_` says the arrival pattern
+JSON generations (`GENERATIONS`): 0.2/0.3 write no `metadata` block (`benchmarks[]` only, each with `args.strategy`,
+a top-level `request_totals`, per-request `start_time`, `prompt`, `error`); 0.4 to 0.6 write `metadata.version` 1
+with `args` and per-benchmark `config.strategy`, `metrics.request_totals`, per-request `request_start_time`,
+`request_args`, `info.error`; 0.7+ write `metadata.version` 2 (`config` scenario instead of `args`), the benchmarks
+shaped as in version 1. Each place is looked up in that order (`_first_section`), the newest first.
+
+One entry of `benchmarks[]` per load level; `strategy.type_` says the arrival pattern
 (synchronous = one request at a time, concurrent = `streams`, throughput = as many as
 `max_concurrency`, constant/async/poisson = `rate`); `metrics.<name>.successful` are distributions
 with `percentiles` {p001 ... p999}; `requests.successful/errored/incomplete` hold per-request
@@ -21,24 +27,33 @@ from __future__ import annotations
 import csv
 import io
 import json
+from pathlib import PurePath
 from typing import Any
 
 from assets.formats.dumps.model import Dump, FormatProblem, Measurement, Parsed
-from assets.formats.dumps.values import count, empty_point, number, requests_frame, stats_metrics
+from assets.formats.dumps.values import count, empty_point, number, requests_frame, section, stats_metrics
 from assets.inputs.textinput import CUT_LINE_REASON, cut_last_line, encoding_problem
 
 TOOL = "guidellm"
-REPORT_JSON = "guidellm benchmarks.json (report v2)"
+REPORT_JSON = "guidellm benchmarks.json"
 REPORT_CSV = "guidellm benchmarks.csv"
-FORMATS = (REPORT_JSON, REPORT_CSV)
-SKIPPED: dict[str, str] = {}  # every format it recognises is read
+REPORT_CSV_BESIDE_JSON = "guidellm benchmarks.csv beside its benchmarks.json"
+FORMATS = (REPORT_JSON, REPORT_CSV, REPORT_CSV_BESIDE_JSON)
+SKIPPED = {
+    REPORT_CSV_BESIDE_JSON: "the same benchmarks as the JSON report of the same name beside it (which is read; it "
+    "also has the per-request records)"
+}
 READ_IN_PLACE = frozenset[str]()
+# Report generations: `metadata.version` -> the GuideLLM versions that write it (None: no metadata block).
+GENERATIONS = {None: "0.2-0.3", 1: "0.4-0.6", 2: "0.7+"}
+NO_METADATA_NOTE = "GuideLLM report without a metadata block (the 0.2/0.3 shape): the file does not state its version"
 
 DEFINITIONS = (
     "GuideLLM: TTFT = time_to_first_token_ms (ours); inter_token_latency_ms = (E2E - TTFT) / (output tokens - 1) "
     "= our TPOT; time_per_output_token_ms = (last token - start) / output tokens, includes TTFT (NOT our TPOT); "
     "no pooled-gap ITL; E2E = request_latency (s -> ms); percentiles by the tool over successful requests in the "
-    "measured window"
+    "measured window; token throughputs = successful requests' tokens / measured duration (the tool's "
+    "*_tokens_per_second means are of per-request or per-iteration rates: tool metrics only)"
 )
 
 _OURS_JSON = {
@@ -56,13 +71,17 @@ _CSV_LIST = {"p90": 7, "p95": 8, "p99": 9}  # positions in [min, p001, p01, p05,
 
 def recognise(dump: Dump) -> str | None:
     payload = dump.payload
-    if (
-        isinstance(payload, dict)
-        and isinstance(payload.get("benchmarks"), list)
-        and isinstance(payload.get("metadata"), dict)
-        and "guidellm_version" in payload["metadata"]
-    ):
-        return REPORT_JSON
+    if isinstance(payload, dict) and isinstance(payload.get("benchmarks"), list):
+        metadata = payload.get("metadata")
+        if isinstance(metadata, dict) and "guidellm_version" in metadata:
+            return REPORT_JSON
+        benchmarks = payload["benchmarks"]
+        if (
+            metadata is None
+            and benchmarks
+            and all(isinstance(b, dict) and b.get("type_") == "generative_benchmark" for b in benchmarks)
+        ):
+            return REPORT_JSON
     first = dump.text_head.split("\n", 1)[0]
     if (
         not dump.payload
@@ -70,8 +89,24 @@ def recognise(dump: Dump) -> str | None:
         and "Time to First Token" in dump.text_head[:20000]
         or (first.startswith("Run Info,") and "Benchmark" in first)
     ):
-        return REPORT_CSV
+        return REPORT_CSV_BESIDE_JSON if dump.beside(PurePath(dump.name).stem + ".json") else REPORT_CSV
     return None
+
+
+def _first_section(bench: dict, paths: tuple[tuple[str, ...], ...]) -> dict:
+    """The first of `paths` (keys from the benchmark down) that leads to an object, or {}."""
+    for path in paths:
+        value: Any = bench
+        for key in path:
+            value = value.get(key) if isinstance(value, dict) else None
+        if isinstance(value, dict):
+            return value
+    return {}
+
+
+# Where each generation keeps a benchmark's strategy and request counts (newest first).
+_STRATEGY_PATHS = (("config", "strategy"), ("scheduler", "strategy"), ("args", "strategy"))
+_TOTALS_PATHS = (("metrics", "request_totals"), ("request_totals",), ("run_stats", "requests_made"))
 
 
 def strategy_level(strategy: dict, where: str) -> tuple[str, float | None, float | None]:
@@ -93,18 +128,70 @@ def strategy_level(strategy: dict, where: str) -> tuple[str, float | None, float
 def parse(dump: Dump, kind: str) -> Parsed:
     parsed = Parsed(kind=kind, tool=TOOL, definitions=DEFINITIONS)
     if kind == REPORT_JSON:
-        version = dump.payload["metadata"].get("version")
-        if version != 2:
-            parsed.problems.append(("metadata.version", f"report version {version!r}; this parser reads version 2"))
+        metadata = dump.payload.get("metadata") or {}
+        version = metadata.get("version")
+        if version not in GENERATIONS:
+            parsed.problems.append(
+                (
+                    "metadata.version",
+                    f"report version {version!r}; this parser reads versions 1 and 2 and reports "
+                    "without a metadata block (GuideLLM 0.2-0.8)",
+                )
+            )
             return parsed
+        if not metadata:
+            parsed.note = NO_METADATA_NOTE
+        parsed.tool_version = None if metadata.get("guidellm_version") is None else str(metadata["guidellm_version"])
+        report_args = section(dump.payload, "args")
+        scenario = _first_section(dump.payload, (("config", "spec"),))
         for i, bench in enumerate(dump.payload["benchmarks"]):
             try:
-                parsed.measurements.append(json_benchmark(bench, f"benchmarks[{i}]"))
+                measurement = json_benchmark(bench, f"benchmarks[{i}]")
+                measurement.workload = json_workload(bench, report_args, scenario)
+                measurement.server_settings = json_server(bench, report_args, scenario)
+                parsed.measurements.append(measurement)
             except (FormatProblem, AttributeError, TypeError) as problem:
                 parsed.problems.append((f"benchmarks[{i}]", str(problem)))
     else:
         csv_measurements(dump, parsed)
     return parsed
+
+
+def _stated(values: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in values.items() if v not in (None, "", [], {})}
+
+
+def json_workload(bench: dict, report_args: dict, scenario: dict) -> dict[str, Any]:
+    """What was sent, as the report states it: the data spec, the model asked for, the request and time limits."""
+    config = section(bench, "config")
+    old_args = section(bench, "args")  # 0.2/0.3
+    loader = section(bench, "request_loader")  # 0.2/0.3
+    backend = _first_section(bench, (("config", "backend"), ("worker",)))
+    return _stated(
+        {
+            "data": scenario.get("data") or report_args.get("data") or loader.get("data"),
+            "model": backend.get("model") or backend.get("backend_model") or report_args.get("model"),
+            "max_requests": report_args.get("max_requests") or old_args.get("max_number"),
+            "max_seconds": report_args.get("max_seconds") or old_args.get("max_duration"),
+            "constraints": scenario.get("constraints") or config.get("constraints"),
+        }
+    )
+
+
+def json_server(bench: dict, report_args: dict, scenario: dict) -> dict[str, Any]:
+    """The server the report names: its target URL (a different server is a different config)."""
+    backend = _first_section(bench, (("config", "backend"), ("worker",)))
+    spec_backend = section(scenario, "backend")
+    kwargs = section(report_args, "backend_kwargs")
+    return _stated(
+        {
+            "target": backend.get("target")
+            or backend.get("backend_target")
+            or spec_backend.get("target")
+            or kwargs.get("target")
+            or report_args.get("target")
+        }
+    )
 
 
 def _dist(metrics: dict, name: str) -> dict:
@@ -115,23 +202,35 @@ def _dist(metrics: dict, name: str) -> dict:
 
 
 def json_benchmark(bench: dict, where: str) -> Measurement:
-    config = bench.get("config") or {}
-    load_kind, rate, concurrency = strategy_level(config.get("strategy") or {}, f"{where}.config.strategy")
+    strategy = _first_section(bench, _STRATEGY_PATHS)
+    if not strategy:
+        raise FormatProblem(f"{where} has no strategy (looked in config.strategy, scheduler.strategy, args.strategy)")
+    load_kind, rate, concurrency = strategy_level(strategy, f"{where} strategy")
     metrics = bench.get("metrics") or {}
-    totals = metrics.get("request_totals") or {}
-    ok = count(totals.get("successful"), f"{where}.metrics.request_totals.successful")
-    failed = count(totals.get("errored"), f"{where}.metrics.request_totals.errored")
-    incomplete = count(totals.get("incomplete"), f"{where}.metrics.request_totals.incomplete")
+    totals = _first_section(bench, _TOTALS_PATHS)
+    if not totals:
+        raise FormatProblem(f"{where} has no request counts (looked in metrics.request_totals, request_totals)")
+    ok = count(totals.get("successful"), f"{where} request_totals.successful")
+    failed = count(totals.get("errored"), f"{where} request_totals.errored")
+    incomplete = count(totals.get("incomplete"), f"{where} request_totals.incomplete")
+    duration = number(bench.get("duration"), f"{where}.duration")
+    # Token throughputs are the successful requests' tokens over the measured duration: GuideLLM's own
+    # `*_tokens_per_second` means are of per-request or per-iteration rates (what they average changed across
+    # versions; 0.6 on one request gives its decode speed), kept as tool metrics only.
+    tokens_in = number(_dist(metrics, "prompt_token_count").get("total_sum"), "prompt_token_count.total_sum")
+    tokens_out = number(_dist(metrics, "output_token_count").get("total_sum"), "output_token_count.total_sum")
+    input_rate = None if tokens_in is None or not duration else tokens_in / duration
+    output_rate = None if tokens_out is None or not duration else tokens_out / duration
     row = empty_point()
     row.update(
         achieved_requests_per_s=number(_dist(metrics, "requests_per_second").get("mean"), "requests_per_second.mean"),
         requests_ok=ok,
         requests_failed=failed + incomplete,
         requests_sent=ok + failed + incomplete,
-        duration_s=number(bench.get("duration"), f"{where}.duration"),
-        input_tokens_per_s=number(_dist(metrics, "prompt_tokens_per_second").get("mean"), "prompt_tokens_per_second"),
-        output_tokens_per_s=number(_dist(metrics, "output_tokens_per_second").get("mean"), "output_tokens_per_second"),
-        total_tokens_per_s=number(_dist(metrics, "tokens_per_second").get("mean"), "tokens_per_second"),
+        duration_s=duration,
+        input_tokens_per_s=input_rate,
+        output_tokens_per_s=output_rate,
+        total_tokens_per_s=None if input_rate is None or output_rate is None else input_rate + output_rate,
         mean_input_tokens=number(_dist(metrics, "prompt_token_count").get("mean"), "prompt_token_count"),
         mean_output_tokens=number(_dist(metrics, "output_token_count").get("mean"), "output_token_count"),
     )
@@ -146,6 +245,10 @@ def json_benchmark(bench: dict, where: str) -> Measurement:
         scale, unit = (1000.0, "ms") if name == "request_latency" else (1.0, "ms")
         tool_metrics += stats_metrics(name, {k: v for k, v in dist.items() if k != "percentiles"}, unit, scale)
         tool_metrics += stats_metrics(name, dist.get("percentiles") or {}, unit, scale)
+    for name in ("requests_per_second", "prompt_tokens_per_second", "output_tokens_per_second", "tokens_per_second"):
+        mean = number(_dist(metrics, name).get("mean"), f"{where}.metrics.{name}.successful.mean")
+        if mean is not None:
+            tool_metrics.append((name, "mean", mean, "requests/s" if name == "requests_per_second" else "tokens/s"))
     return Measurement(
         location=where,
         load_kind=load_kind,
@@ -187,9 +290,8 @@ def json_requests(bench: dict, ok: int, failed: int, incomplete: int):
             if not isinstance(item, dict):
                 raise FormatProblem(f"{where} is a {type(item).__name__}, expected an object")
             cols["status"].append(status)
-            cols["start"].append(
-                number(item.get("request_start_time"), f"{where}.request_start_time", allow_string=True)
-            )
+            start_key = "request_start_time" if "request_start_time" in item else "start_time"  # 0.2/0.3: start_time
+            cols["start"].append(number(item.get(start_key), f"{where}.{start_key}", allow_string=True))
             cols["input_tokens"].append(item.get("prompt_tokens"))
             cols["output_tokens"].append(item.get("output_tokens"))
             latency = number(item.get("request_latency"), f"{where}.request_latency", allow_string=True)
@@ -198,8 +300,9 @@ def json_requests(bench: dict, ok: int, failed: int, incomplete: int):
             cols["e2e_ms"].append(latency * 1000.0 if status == "ok" and latency is not None else None)
             info = item.get("info")
             info = info if isinstance(info, dict) else {}
-            cols["error"].append(None if status == "ok" else str(info.get("error") or status))
-            cols["prompt_text"].append(item.get("request_args"))
+            error = info.get("error") or item.get("error")  # 0.2/0.3: error on the request
+            cols["error"].append(None if status == "ok" else str(error or status))
+            cols["prompt_text"].append(item.get("request_args", item.get("prompt")))
             cols["response_text"].append(item.get("output"))
     starts = [s for s in cols["start"] if s is not None]
     first = min(starts) if starts else None
@@ -252,6 +355,10 @@ def csv_measurements(dump: Dump, parsed: Parsed) -> None:
         i = index.get((group, sub, stat))
         return None if i is None or i >= len(row) or row[i] == "" else row[i]
 
+    try:
+        parsed.tool_version = csv_tool_version(rows[3], index.get(("Runtime Info", "Metadata", "")))
+    except FormatProblem as problem:
+        parsed.problems.append(("row 4", str(problem)))
     for n, row in enumerate(rows[3:]):
         where = f"row {n + 4}"
         try:
@@ -264,17 +371,26 @@ def csv_measurements(dump: Dump, parsed: Parsed) -> None:
             def mean(group: str, sub: str, row: list[str] = row, where: str = where) -> float | None:
                 return number(cell(row, group, sub, "Mean"), f"{where} {group} {sub} Mean", allow_string=True)
 
+            duration = number(cell(row, "Timings", "Duration", "Sec"), f"{where} Duration", allow_string=True)
+            mean_in = mean("Token Metrics", "Successful Input Tokens")
+            mean_out = mean("Token Metrics", "Successful Output Tokens")
+
+            def per_s(mean_tokens: float | None, ok: int = ok, duration: float | None = duration) -> float | None:
+                """Tokens over the measured duration, as for the JSON (the CSV's Token Throughput is the tool's mean
+                of per-request or per-iteration rates)."""
+                return None if mean_tokens is None or not duration else mean_tokens * ok / duration
+
             values.update(
                 achieved_requests_per_s=mean("Server Throughput", "Successful Requests/Sec"),
                 requests_ok=ok,
                 requests_failed=failed + incomplete,
                 requests_sent=ok + failed + incomplete,
-                duration_s=number(cell(row, "Timings", "Duration", "Sec"), f"{where} Duration", allow_string=True),
-                input_tokens_per_s=mean("Token Throughput", "Successful Input Tokens/Sec"),
-                output_tokens_per_s=mean("Token Throughput", "Successful Output Tokens/Sec"),
-                total_tokens_per_s=mean("Token Throughput", "Successful Total Tokens/Sec"),
-                mean_input_tokens=mean("Token Metrics", "Successful Input Tokens"),
-                mean_output_tokens=mean("Token Metrics", "Successful Output Tokens"),
+                duration_s=duration,
+                input_tokens_per_s=per_s(mean_in),
+                output_tokens_per_s=per_s(mean_out),
+                total_tokens_per_s=None if mean_in is None or mean_out is None else per_s(mean_in + mean_out),
+                mean_input_tokens=mean_in,
+                mean_output_tokens=mean_out,
             )
             tool_metrics = []
             for measure, (group, scale) in _CSV_GROUPS.items():
@@ -307,3 +423,15 @@ def csv_measurements(dump: Dump, parsed: Parsed) -> None:
             )
         except (FormatProblem, ValueError, RecursionError) as problem:
             parsed.problems.append((where, str(problem) or type(problem).__name__))
+
+
+def csv_tool_version(row: list[str], column: int | None) -> str | None:
+    """`guidellm_version` from the `Runtime Info / Metadata` cell (JSON; 0.5+), None when the CSV has no such cell."""
+    if column is None or column >= len(row) or not row[column]:
+        return None
+    try:
+        metadata = json.loads(row[column])
+    except ValueError:
+        raise FormatProblem(f"Runtime Info Metadata is not JSON: {row[column][:40]!r}") from None
+    version = metadata.get("guidellm_version") if isinstance(metadata, dict) else None
+    return None if version is None else str(version)

@@ -6,7 +6,9 @@ A report folder holds `stage_N_lifecycle_metrics.json` (one load level each),
 `per_request_lifecycle_metrics.json` (a list of requests: `start_time`/`end_time` on the
 monotonic perf_counter clock, `info.response_metrics.output_token_times`, `error`). Stage files
 are in seconds. inference-perf's `time_per_output_token` is (E2E - TTFT) / (output tokens - 1) per
-request and its `inter_token_latency` pools every gap: both are ours.
+request and its `inter_token_latency` pools every gap: both are ours. The reports do not state the
+inference-perf version (none of the stage, summary, Prometheus or per-request files has it): `Parsed.tool_version`
+stays None and run.yaml's `tool_version` says it.
 """
 
 from __future__ import annotations

@@ -5,6 +5,7 @@ the file's measurements and problems (`Parsed`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -107,6 +108,11 @@ class Dump:
     @property
     def last_bytes(self) -> bytes:
         return self.tail if self.tail is not None else self.data[-8:]
+
+    def beside(self, file_name: str) -> bool:
+        """Whether a file named `file_name` lies in this file's folder on disk (False when the file was handed
+        without its place on disk, e.g. an archive member)."""
+        return self.path is not None and (Path(self.path).parent / file_name).is_file()
 
 
 @dataclass(frozen=True)
