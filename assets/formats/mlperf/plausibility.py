@@ -43,7 +43,7 @@ _NAME_END = re.compile(r"[,()\[\];]")  # a counted name ends at the next separat
 _WORD_SPLIT = re.compile(r"[\s\-_/']+")
 NAME_WORDS_LOOKED_AT = 3  # the accelerator's model word comes within the first words after the count
 
-PEER_OUTLIER_FACTOR = 5.0  # more than 5x above or below the peers' median per-accelerator value
+PEER_OUTLIER_FACTOR = 5.0  # more than 5x above or below its group's median per-accelerator value
 MIN_PEERS = 3  # fewer peers than this: no median to judge by
 CORROBORATION_FACTOR = 2.0  # another result within 2x of a far-off one corroborates it: not flagged
 PEER_DIVISIONS = ("closed", "network")  # open-division results run changed models: not peers
