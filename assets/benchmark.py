@@ -16,6 +16,8 @@ from assets.specs import table_spec
 from assets.warehouse.write import write_table
 from schemas.benchmark.accelerator_prices import AcceleratorPrices
 
+FLAGGED_SHOWN = 5  # implausible results named one by one in the run's log; the rest are counted
+
 
 class MlperfRoundConfig(dg.Config):
     """Where a round's results are (files, folders, URLs); empty: the run's inputs or the sources file."""
@@ -44,6 +46,20 @@ def mlperf_round(
     with warehouse.connect() as conn:
         written = write_round(conn, round_name, batch, locations)
     latest = written.versions[-1]
+    implausible = [r for r in batch.rows if not r["plausible"]]
+    unofficial = [r for r in batch.rows if not r["official"]]
+    if unofficial:
+        context.log.warning(
+            f"round {round_name}: {len(unofficial)} of {len(batch.rows)} results are not official (kept, never a "
+            f"reference nor in round-over-round): {unofficial[0]['unofficial_reason']}"
+        )
+    for row in implausible[:FLAGGED_SHOWN]:
+        context.log.warning(
+            f"round {round_name}: {row['result_key']} is implausible (kept, never a reference nor in "
+            f"round-over-round): {row['implausible_reason']}"
+        )
+    if len(implausible) > FLAGGED_SHOWN:
+        context.log.warning(f"round {round_name}: {len(implausible) - FLAGGED_SHOWN} more implausible results")
     context.log.info(
         f"round {round_name}: {written.results.rows} results, {written.results.quarantined} "
         f"quarantined, {written.conditions.rows} with run conditions, {written.disagreements.rows} "
@@ -54,6 +70,8 @@ def mlperf_round(
         "locations": dg.MetadataValue.json(locations),
         "sources_sha256": latest["sources_sha256"],
         "change": written.change,
+        "implausible_results": len(implausible),
+        "unofficial_results": len(unofficial),
     }
     yield dg.MaterializeResult(
         asset_key=["benchmark", "mlperf_results"], metadata={**written.results.metadata(), **common}

@@ -13,7 +13,7 @@ from typing import Any
 from assets.core.canonical import round_sort_key
 from assets.core.errors import IngestError
 from assets.core.records import Reject, SourceFile
-from assets.formats.mlperf import registry, tree
+from assets.formats.mlperf import plausibility, registry, tree
 from assets.formats.mlperf.model import MlperfFile
 from assets.formats.mlperf.records import Origin, RowProblem, records_to_rows, round_of
 from assets.formats.mlperf.registry import Detected
@@ -259,7 +259,8 @@ def read_locations(
     log: Callable[[str], None] | None = None,
 ) -> Batch:
     """Every result in the given files, folders and URLs (only `round_name`'s when given), one row
-    per result, with rejects, the file inventory, run conditions and cross-source disagreements.
+    per result (flagged where implausible or unofficial), with rejects, the file inventory, run conditions
+    and cross-source disagreements.
 
     A file or URL named explicitly must be an MLPerf result file; inside a folder, files that are
     not are listed as skipped with the reason.
@@ -277,6 +278,7 @@ def read_locations(
         else:
             reader.add_file(_read(path), explicit=True)
     kept, rejects, disagreements = merge(reader.raw_rows)
+    plausibility.flag_peer_outliers(kept)  # over the merged rows: one row per result, each judged once
     reader.batch.rows = kept
     reader.batch.rejects += rejects
     reader.batch.disagreements = disagreements

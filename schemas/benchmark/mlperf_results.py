@@ -4,6 +4,9 @@ import pandera.polars as pa
 
 from schemas.vocab import SCENARIOS, UNITS
 
+# The suites a result may belong to, one spelling per set (records.normalise_suite writes them).
+SUITES = ["datacenter", "edge", "datacenter,edge"]
+
 
 class MlperfResults(pa.DataFrameModel):
     """One published MLPerf Inference result (round x division x submitter x system x model x
@@ -21,7 +24,13 @@ class MlperfResults(pa.DataFrameModel):
         isin=["closed", "open", "network"],
         description=("closed (fixed model and rules, comparable), open (changes allowed) or network."),
     )
-    suite: str = pa.Field(description="Benchmark suite as published: datacenter or edge.")
+    suite: str = pa.Field(
+        isin=SUITES,
+        description=(
+            "Benchmark suite: datacenter, edge, or datacenter,edge for a system submitted to both (published "
+            "as datacenter,edge, edge,datacenter or capitalised; one spelling here)."
+        ),
+    )
     submitter: str = pa.Field(description="Organisation that submitted the result.")
     availability: str = pa.Field(
         nullable=True, description=("available, preview or rdi (research, development, internal) as published.")
@@ -82,7 +91,9 @@ class MlperfResults(pa.DataFrameModel):
     tokens_per_s_per_accel: float = pa.Field(
         nullable=True, gt=0, description=("Tokens per second per accelerator, when result_unit is tokens/s.")
     )
-    accelerator_raw: str = pa.Field(nullable=True, description="Accelerator name as published.")
+    accelerator_raw: str = pa.Field(
+        nullable=True, description="Accelerator name as published (None, N/A, - or empty on CPU-only systems)."
+    )
     accelerator_id: str = pa.Field(
         nullable=True,
         description=(
@@ -90,7 +101,12 @@ class MlperfResults(pa.DataFrameModel):
         ),
     )
     accelerator_known: bool = pa.Field(description="True when accelerator_raw matched a canonical accelerator.")
-    is_cpu_only: bool = pa.Field(description="True for systems without accelerators.")
+    is_cpu_only: bool = pa.Field(
+        description=(
+            "True for systems without accelerators: no accelerator per node, and the accelerator named "
+            "empty, None, N/A or - (any case)."
+        )
+    )
     accelerators_per_node: int = pa.Field(
         nullable=True, ge=0, le=100000, description=("Accelerators per node as published (a#).")
     )
@@ -106,7 +122,11 @@ class MlperfResults(pa.DataFrameModel):
     precision_raw: str = pa.Field(nullable=True, description="Weight data types as published.")
     precision: str = pa.Field(
         nullable=True,
-        description=("Normalised weight precision (fp4, fp8, int8, bf16, fp16, fp32, ...; the narrowest of a list)."),
+        description=(
+            "Normalised weight precisions: one token (fp8) or, when the weights mix precisions, every distinct "
+            "one as a comma list widest first (fp16,fp8,int8: the narrowest is the last). Empty when "
+            "precision_raw is empty, UNSET, or holds a token the vocabulary does not know (precision_raw keeps it)."
+        ),
     )
     accuracy_raw: str = pa.Field(nullable=True, description="Accuracy as published (e.g. ROUGE1: 44.45 ...).")
     accuracy_json: str = pa.Field(nullable=True, description="Accuracy parsed into a JSON object of metric: value.")
@@ -126,6 +146,26 @@ class MlperfResults(pa.DataFrameModel):
         description=(
             "Where in the source the result is: record N, sheet and row, or the file within a submission tree."
         )
+    )
+    plausible: bool = pa.Field(
+        description=(
+            "False when the result's per-accelerator figure cannot be trusted (implausible_reason says why): the "
+            "system name states another count of the accelerator than the result declares, or the "
+            "per-accelerator value is more than 5x from the median of at least 3 peers of the same round, "
+            "division, accelerator, benchmark and scenario with none within 2x of it (assets/formats/mlperf/"
+            "plausibility.py). Kept here; never a reference nor in round-over-round."
+        )
+    )
+    implausible_reason: str = pa.Field(nullable=True, description="Why the result is not plausible; empty when it is.")
+    official: bool = pa.Field(
+        description=(
+            "False for results that are not a published round's: read from an unofficial/test submissions "
+            "source (MLCommons' automation tests, e.g. mlperf_inference_unofficial_submissions_v5.0) or linking to "
+            "another round's repository. Kept here; never a reference nor in round-over-round."
+        )
+    )
+    unofficial_reason: str = pa.Field(
+        nullable=True, description="Why the result is not official (the source or link that tells); empty when it is."
     )
     evidence: str = pa.Field(
         isin=["benchmark"],

@@ -1,12 +1,16 @@
 -- benchmark.mlperf_reference: per accelerator and model, the MLPerf result a config is compared with.
--- The highest per-accelerator Server result (closed division, tokens/s, not inferred) in the newest
--- round that has one; Offline (an upper bound only) and Interactive of the same system beside it.
+-- The highest per-accelerator Server result (closed division, tokens/s, not inferred, plausible and
+-- official) in the newest round that has one; Offline (an upper bound only) and Interactive of the same
+-- system beside it. Implausible and unofficial results (benchmark.mlperf_results.plausible / official)
+-- are never a reference, nor the Offline or Interactive beside one.
 WITH server AS (
     SELECT *
     FROM benchmark.mlperf_results
     WHERE scenario = 'Server'
       AND division = 'closed'
       AND NOT inferred
+      AND plausible
+      AND official
       AND result_unit = 'tokens/s'
       AND accelerator_id IS NOT NULL
       AND model_id IS NOT NULL
@@ -29,7 +33,7 @@ ranked AS (
 same_system AS (
     SELECT round, division, suite, submitter, platform, used_model, scenario, result_key, tokens_per_s_per_accel
     FROM benchmark.mlperf_results
-    WHERE scenario IN ('Offline', 'Interactive') AND result_unit = 'tokens/s'
+    WHERE scenario IN ('Offline', 'Interactive') AND result_unit = 'tokens/s' AND plausible AND official
 )
 SELECT
     r.accelerator_id,

@@ -1,15 +1,19 @@
 -- benchmark.mlperf_round_over_round: the same accelerator, benchmark and scenario across rounds.
 --
--- Closed division, known accelerators, results not inferred. Per round the best result (highest
--- per-accelerator throughput, or lowest latency) with the software and precision that gave it, and
--- the change against the previous round that has one and against the first: software gains are
--- part of what a number means. Rows of different units never compare (v4.0 llama2 Server).
+-- Closed division, known accelerators, results not inferred, plausible and official (an implausible
+-- per-accelerator value or an automation-test round would show a false gain or regression). Per round
+-- the best result (highest per-accelerator throughput, or lowest latency) with the software and
+-- precision that gave it, and the change against the previous round that has one and against the
+-- first: software gains are part of what a number means. Rows of different units never compare
+-- (v4.0 llama2 Server).
 WITH candidates AS (
     SELECT *,
            CASE WHEN metric_kind = 'throughput' THEN result_per_accelerator ELSE result_value END AS comparable_value
     FROM benchmark.mlperf_results
     WHERE division = 'closed'
       AND NOT inferred
+      AND plausible
+      AND official
       AND accelerator_id IS NOT NULL
       AND (metric_kind = 'latency' OR result_per_accelerator IS NOT NULL)
 ),

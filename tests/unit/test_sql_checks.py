@@ -26,6 +26,17 @@ CASES = {
             AS t(round, division, suite, submitter, platform, used_model, scenario)""",
         ["v5.1"],
     ),
+    "benchmark/mlperf_results__flags_state_their_reason": (
+        """
+        CREATE TABLE benchmark.mlperf_results AS SELECT * FROM (VALUES
+            ('ok', true, NULL, true, NULL),
+            ('flagged with reasons', false, 'system name states 4x', false, 'test submissions'),
+            ('implausible without a reason', false, NULL, true, NULL),
+            ('plausible with a reason', true, 'stale reason', true, NULL),
+            ('unofficial without a reason', true, NULL, false, NULL))
+            AS t(result_key, plausible, implausible_reason, official, unofficial_reason)""",
+        ["implausible without a reason", "plausible with a reason", "unofficial without a reason"],
+    ),
     "benchmark/mlperf_results__llm_throughput_in_tokens": (
         """
         CREATE TABLE benchmark.mlperf_results AS SELECT * FROM (VALUES

@@ -16,11 +16,16 @@ from typing import Any
 
 from assets.core import canonical
 from assets.core.records import Reject
+from assets.formats.mlperf import plausibility
 from assets.inputs.files import Fetched
 
 _REQUIRED = ("Submitter", "Category", "Suite", "Platform", "Model", "Scenario", "Performance_Result")
 MAX_SYSTEM_COUNT = 10_000_000  # nodes or accelerators of one system; more is a broken value, not a system
 POWER_UNITS = {"watts": "W", "millijoules": "mJ", "joules": "J", "joules/stream": "J"}
+# The suites in the order their set is spelled: "edge,datacenter" and "Datacenter, Edge" are "datacenter,edge".
+SUITE_ORDER = ("datacenter", "edge")
+# Accelerator names that mean "no accelerator" (compared lower-cased): CPU-only when a# is 0 or blank.
+CPU_ONLY_ACCELERATOR_NAMES = frozenset({"", "none", "n/a", "na", "-", "nan", "null", "no accelerator"})
 
 
 class RowProblem(ValueError):
@@ -140,6 +145,15 @@ def result_key(
     return "/".join([round_name, division, suite, submitter, platform, model, scenario])
 
 
+def normalise_suite(raw: str) -> str:
+    """The suite set in one spelling: `edge,datacenter`, `Datacenter` -> `datacenter,edge`, `datacenter`."""
+    parts = {part.lower() for part in re.split(r"[\s,;/+&]+", raw) if part}
+    unknown = sorted(parts - set(SUITE_ORDER))
+    if unknown or not parts:
+        raise RowProblem(f"Suite {raw!r} is not a set of {list(SUITE_ORDER)} (unknown: {unknown or 'empty'})")
+    return ",".join(suite for suite in SUITE_ORDER if suite in parts)
+
+
 def round_of(record: dict[str, Any]) -> str:
     """The round a record belongs to, from `version` or `ID`; RowProblem when neither tells."""
     field = record.get("version") or record.get("ID")
@@ -201,9 +215,10 @@ def record_to_row(
     metric_kind = canonical.unit_kind(unit)
     total = system["total_accelerators"]
     per_accel = value / total if metric_kind == "throughput" and total else None
-    submitter, suite, platform = (_required_text(record, k) for k in ("Submitter", "Suite", "Platform"))
+    submitter, suite_raw, platform = (_required_text(record, k) for k in ("Submitter", "Suite", "Platform"))
+    suite = normalise_suite(suite_raw)
     key_model = identity["used_model"] if identity["division"] == "open" else identity["mlperf_model"]
-    return {
+    row = {
         "result_key": result_key(
             identity["round"], identity["division"], suite, submitter, platform, key_model, identity["scenario"]
         ),
@@ -229,6 +244,7 @@ def record_to_row(
         **_power(record),
         **_provenance(origin, index, location),
     }
+    return row | plausibility.row_flags(row)
 
 
 def _identity(record: Any) -> dict[str, Any]:
@@ -277,9 +293,8 @@ def _system(record: dict[str, Any], require_nodes: bool) -> dict[str, Any]:
         raise RowProblem(f"Nodes must be a count of at least 1 (got {record.get('Nodes')!r})")
     # CPU-only only when the source describes accelerators at all (v0.7 checker rows do not).
     describes_accelerators = "Accelerator" in record or "a#" in record
-    is_cpu_only = (
-        describes_accelerators and (accelerator_raw is None or accelerator_raw in {"N/A", "-"}) and not per_node
-    )
+    names_none = accelerator_raw is None or accelerator_raw.lower() in CPU_ONLY_ACCELERATOR_NAMES
+    is_cpu_only = describes_accelerators and names_none and not per_node
     stated_total = loose_int(record.get("Total Accelerators"), "Total Accelerators")
     total: int | None
     if is_cpu_only:
