@@ -13,7 +13,7 @@ from typing import Any
 
 from assets.core.records import Reject, SourceFile
 from assets.formats.dumps import generic
-from assets.formats.dumps.model import Measurement, Parsed, RequestScan
+from assets.formats.dumps.model import SAMPLE_SIZE_KEYS, Measurement, Parsed, RequestScan
 from assets.formats.dumps.values import empty_point
 from assets.inputs.files import Fetched, LargeFile, sha256_bytes, size_of
 from assets.requests.request_pass import Source
@@ -166,6 +166,11 @@ def _identity(settings: dict[str, Any]) -> str:
     return json.dumps(settings, sort_keys=True, default=str)
 
 
+def workload_identity(workload: dict[str, Any]) -> dict[str, Any]:
+    """The part of a workload that makes it a different one (sample sizes are not: SAMPLE_SIZE_KEYS)."""
+    return {k: v for k, v in workload.items() if k not in SAMPLE_SIZE_KEYS}
+
+
 def split_configs(run: Run) -> list[Run]:
     """The run's measurements apart by what distinguishes them besides the load: different server settings are
     different configs, different workloads (dataset, length targets, prompt count, tool settings) are different
@@ -174,7 +179,7 @@ def split_configs(run: Run) -> list[Run]:
     groups: dict[tuple[str, str], list[Point]] = defaultdict(list)
     for point in run.points:
         m = point.measurement
-        groups[(_identity(m.server_settings), _identity(m.workload))].append(point)
+        groups[(_identity(m.server_settings), _identity(workload_identity(m.workload)))].append(point)
     if len(groups) == 1:
         (server, workload), points = next(iter(groups.items()))
         return [_with_settings(run, run.label, points, json.loads(server), json.loads(workload))]

@@ -114,10 +114,23 @@ def test_merged_files_of_one_folder(tmp_path, conn):
     (aiperf_point,) = points(conn, "aiperf")
     assert aiperf_point["offered_rate_per_s"] == 8.0 and aiperf_point["percentile_source"] == "per_request"
     assert (aiperf_point["requests_warmup_excluded"], aiperf_point["requests_failed"]) == (3, 1)
-    # two summaries at the same concurrency below one run.yaml are two repeats of one load level
-    (llm,) = points(conn, "llmperf")
-    assert (llm["concurrency"], llm["repeats"], llm["requests_ok"], llm["load_kind"]) == (5.0, 2, 300, "concurrency")
-    assert llm["percentile_source"] == "per_request" and llm["tpot_p95_ms"] < llm["e2e_p95_ms"] / 100
+    # two summaries at the same concurrency below one run.yaml, of two providers: two configs, never repeats
+    labels = [
+        r[0] for r in conn.execute("SELECT run_label FROM observed.runs WHERE tool = 'llmperf' ORDER BY 1").fetchall()
+    ]
+    assert [label.split(" model=")[0] for label in labels] == [
+        "llmperf [framework=fireworks",
+        "llmperf [framework=together",
+    ]
+    for label in labels:
+        (llm,) = points(conn, label)
+        assert (llm["concurrency"], llm["repeats"], llm["requests_ok"], llm["load_kind"]) == (
+            5.0,
+            1,
+            150,
+            "concurrency",
+        )
+        assert llm["percentile_source"] == "per_request" and llm["tpot_p95_ms"] < llm["e2e_p95_ms"] / 100
     ip = points(conn, "ip")
     assert {(p["offered_rate_per_s"], p["requests_ok"]) for p in ip} == {
         (2.0, 11),

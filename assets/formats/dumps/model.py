@@ -152,6 +152,13 @@ class RequestScan:
         return self.tolerant_select if tolerant and self.tolerant_select else self.select
 
 
+# Workload keys that say how much was measured, not what: a sweep that scales its prompt count or duration with
+# the load is still one sweep, and two files at one load level differing only here are repeats.
+SAMPLE_SIZE_KEYS = frozenset(
+    {"num_prompts", "requests", "request_count", "num_requests", "max_requests", "max_seconds", "duration_s"}
+)
+
+
 @dataclass
 class Measurement:
     """One load level measured once, as one file (or one entry of a file) reports it."""
@@ -168,7 +175,7 @@ class Measurement:
     # What was measured besides the load, as the file (or its name, or its sweep folder) states it: dataset,
     # input/output length targets or distribution, prompt count, tool settings. Measurements that differ here
     # are different workloads, never repeats of one load level (keys and values as the tool spells them).
-    workload: dict[str, Any] = field(default_factory=dict)
+    workload: dict[str, Any] = field(default_factory=dict)  # SAMPLE_SIZE_KEYS: recorded, never an identity
     # Server settings the file or its sweep folder states (vllm bench sweep `SERVE--` parameters, a server
     # name and version in the file): measurements that differ here are different configs (separate runs).
     server_settings: dict[str, Any] = field(default_factory=dict)
