@@ -204,13 +204,19 @@ def test_the_sidecar_links_the_shared_folder_relatively(folder):
 
 def test_the_deepseek_sidecar_reads_every_performance_log():
     batch = collect_all([str(EXAMPLES / "mlperf-sheldon-xiong-xxd-mlpinf")])
-    (run,) = batch.runs
-    assert (run["tool"], run["accelerator_id"], run["model_id"], run["accelerator_count"]) == (
-        "mlperf-loadgen",
-        "nvidia-h200-sxm-141gb",
-        "deepseek-r1",
-        8,
-    )
+    # Server and Offline are different workloads (separate runs); the two Server logs at 1 qps differ only in
+    # their run length (600 s and 10 s minimum), a sample size: repeats of one load level
+    server, offline = sorted(batch.runs, key=lambda r: "Offline" in r["run_label"])
+    assert "scenario=Server" in server["run_label"] and "scenario=Offline" in offline["run_label"]
+    assert (server["load_points"], server["repeats_max"], offline["load_points"]) == (1, 2, 1)
+    for run in batch.runs:
+        assert (run["tool"], run["accelerator_id"], run["model_id"], run["accelerator_count"]) == (
+            "mlperf-loadgen",
+            "nvidia-h200-sxm-141gb",
+            "deepseek-r1",
+            8,
+        )
+        assert run["tool_version"] == "5.1.0"
     read = sorted(
         f.source.split("results/", 1)[1] for f in batch.files if f.status == "read" and "mlperf_log" in f.source
     )

@@ -155,7 +155,20 @@ class RequestScan:
 # Workload keys that say how much was measured, not what: a sweep that scales its prompt count or duration with
 # the load is still one sweep, and two files at one load level differing only here are repeats.
 SAMPLE_SIZE_KEYS = frozenset(
-    {"num_prompts", "requests", "request_count", "num_requests", "max_requests", "max_seconds", "duration_s"}
+    {
+        "num_prompts",
+        "requests",
+        "request_count",
+        "num_requests",
+        "max_requests",
+        "max_seconds",
+        "duration_s",
+        # MLPerf LoadGen's run length settings
+        "min_duration_ms",
+        "max_duration_ms",
+        "min_query_count",
+        "max_query_count",
+    }
 )
 
 
