@@ -51,12 +51,55 @@ def _accelerator_aliases() -> dict[str, AcceleratorMatch]:
     return table
 
 
+# Words around a chip's name that do not change the chip, removed when the name as written is not in
+# the alias table: a VM's passthrough GPU ("Virtualized NVIDIA H100-SXM-80GB"), a parenthetical
+# architecture or count ("NVIDIA GeForce RTX 4090 (Ada Lovelace)", "... (x8)"), MLPerf's trailing
+# "CTS" ("NVIDIA A100-SXM-80GB CTS", "NVIDIA H200-SXM-141GB-CTS").
+_ACCELERATOR_NOISE = (r"\([^)]*\)", r"^virtuali[sz]ed ", r" cts$")
+_VENDOR_WORDS = r"^(nvidia|amd|intel|google) "
+
+
+def _accelerator_reduced_key(name: str) -> str:
+    """The alias key without the words of _ACCELERATOR_NOISE."""
+    text = alias_key(name)
+    for pattern in _ACCELERATOR_NOISE:
+        text = re.sub(r"\s+", " ", re.sub(pattern, " ", text)).strip()
+    return text
+
+
+@functools.cache
+def _accelerator_aliases_without_vendor() -> dict[str, AcceleratorMatch | None]:
+    """The alias table keyed without a leading vendor word ("H100-SXM-80GB" as MLPerf writes it without
+    "NVIDIA"), for names that still state the memory (a bare "H200" may be SXM or NVL); None for a key
+    two accelerators share (never guessed)."""
+    table: dict[str, AcceleratorMatch | None] = {}
+    for key, match in _accelerator_aliases().items():
+        bare = re.sub(_VENDOR_WORDS, "", key)
+        if not re.search(r"\b\d+ ?gb?\b", bare):
+            continue
+        if bare in table and table[bare] != match:
+            table[bare] = None
+        else:
+            table.setdefault(bare, match)
+    return table
+
+
 def match_accelerator(name: str | None) -> AcceleratorMatch | None:
     """The canonical accelerator for a name written by MLPerf, nvidia-smi, rocm-smi, a cloud
-    catalog or a Kubernetes node label; None when the name is unknown or empty."""
+    catalog or a Kubernetes node label; None when the name is unknown or empty.
+
+    Tried in order: the alias table as written; without _ACCELERATOR_NOISE; then without a leading
+    vendor word on both sides (when that leaves one accelerator)."""
     if name is None:
         return None
-    return _accelerator_aliases().get(alias_key(str(name)))
+    aliases = _accelerator_aliases()
+    found = aliases.get(alias_key(str(name)))
+    if found is not None:
+        return found
+    reduced = _accelerator_reduced_key(str(name))
+    if not reduced:
+        return None
+    return aliases.get(reduced) or _accelerator_aliases_without_vendor().get(re.sub(_VENDOR_WORDS, "", reduced))
 
 
 def accelerator_id(name: str | None) -> str | None:

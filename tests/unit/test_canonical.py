@@ -40,6 +40,31 @@ def test_other_accelerators(name, expected):
 
 
 @pytest.mark.parametrize(
+    "name,expected",
+    [
+        ("NVIDIA GH200 480GB", "nvidia-gh200-96gb"),  # nvidia-smi: 480 GB is the Grace side, ~96 GB HBM3
+        ("NVIDIA GeForce RTX 4090 (Ada Lovelace)", "nvidia-rtx-4090"),  # a parenthetical architecture
+        ("Virtualized NVIDIA H100-SXM-80GB", "nvidia-h100-sxm-80gb"),  # a VM's passthrough GPU
+        ("Virtualized NVIDIA L40S", "nvidia-l40s"),
+        ("NVIDIA A100-SXM-80GB CTS", "nvidia-a100-sxm-80gb"),  # MLPerf's trailing CTS
+        ("NVIDIA H200-SXM-141GB-CTS", "nvidia-h200-sxm-141gb"),
+        ("H100-SXM-80GB", "nvidia-h100-sxm-80gb"),  # without the vendor word
+        ("A100-SXM-80GB", "nvidia-a100-sxm-80gb"),
+        ("AMD Instinct MI300X 192GB HBM3 (x32)", "amd-mi300x-192gb"),
+    ],
+)
+def test_names_as_mlperf_and_nvidia_smi_write_them_reduce_to_the_chip(name, expected):
+    """Words that do not change the chip (Virtualized, a parenthetical, CTS, the vendor) are dropped only
+    when the name as written is not in the table."""
+    assert canonical.accelerator_id(name) == expected
+
+
+@pytest.mark.parametrize("name", ["NVIDIA GH200-GraceHopper-Superchip", "Virtualized", "(Ada Lovelace)", "H200"])
+def test_reducing_a_name_never_guesses_between_two_chips(name):
+    assert canonical.accelerator_id(name) is None
+
+
+@pytest.mark.parametrize(
     "name",
     ["H100", "NVIDIA Hopper", "", None, "AMD Instinct MI300X 192GB HBM3 (x32), AMD Instinct MI325X 256GB HBM3e (x16)"],
 )
