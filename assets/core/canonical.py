@@ -411,7 +411,7 @@ def _checkpoint_parts(name: str) -> tuple[str | None, str]:
     last = parts[-1]
     if last.lower().endswith(".gguf"):
         last = last[: -len(".gguf")]
-    local = text.startswith(("/", ".", "~"))
+    local = text.startswith(("/", ".", "~")) or "\\" in text or re.match(r"[A-Za-z]:", text) is not None
     gguf_file = last != parts[-1]
     organisation = None
     if not local and len(parts) >= 2:

@@ -225,6 +225,8 @@ def test_every_canonical_precision_has_one_width_in_the_table():
         ),
         ("/models/Meta-Llama-3.1-8B-Instruct-Q2_K.gguf", "llama-3.1-8b-instruct", "q2_k", None),
         ("/data/nm/models/DeepSeek-R1", "deepseek-r1", None, None),  # a local path: its last folder
+        ("C:\\models\\Meta-Llama-3.1-8B-Instruct-AWQ", "llama-3.1-8b-instruct", "int4", 16),
+        ("models/meta-llama/Llama-3.1-8B-Instruct", "llama-3.1-8b-instruct", None, None),
         ("nvidia/DeepSeek-R1-FP4", "deepseek-r1", "fp4", None),
         ("openai/gpt-oss-120b", "gpt-oss-120b", None, None),
         ("meta-llama/Llama-2-70b-chat-hf", "llama-2-70b-chat", None, None),
