@@ -36,8 +36,12 @@ def observed_runs(
             flags.append(f"accelerator {run['accelerator_raw']!r}")
         if not run["model_known"]:
             flags.append(f"model {run['model_raw']!r}")
+        if not run["precision_known"]:
+            flags.append(f"precision {run['precision_raw']!r}")
         if flags:
             context.log.warning(f"run {run['run_label']}: unknown {', '.join(flags)} (kept raw, flagged)")
+        if run["precision_note"] and run["precision_known"]:
+            context.log.warning(f"run {run['run_label']}: {run['precision_note']}")
     with warehouse.connect() as conn:
         reports = write_observed(conn, batch, warehouse.layout.records_dir)
     context.log.info(

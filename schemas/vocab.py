@@ -7,6 +7,8 @@ STATUSES = ["ok", "error", "incomplete", "cancelled"]
 # observed.runs: the arrival pattern run.yaml states, and how load levels are set.
 ARRIVALS = ["constant", "poisson", "gamma", "concurrency", "trace"]
 LOAD_KINDS = ["rate", "concurrency"]
+# observed.runs: where a run's precision comes from (run.yaml wins; the model name when run.yaml states none).
+PRECISION_SOURCES = ["run.yaml", "model name"]
 # benchmark.accelerator_prices
 PRICE_CLASSES = ["on_demand", "reserved", "spot", "capacity_block", "tco_model", "on_prem_amortised"]
 # benchmark.mlperf_results: LoadGen scenarios and the units results are published in (after correction).

@@ -1,7 +1,7 @@
 """The one place that turns names as tools write them into canonical ids.
 
-Aliases, units and workloads live in CSV files under `assets/reference/`; this module only reads
-them. Unknown names are returned as `None` (kept raw and flagged by the caller), never guessed.
+Aliases, precisions, units and workloads live in CSV files under `assets/reference/`; this module only
+reads them. Unknown names are returned as `None` (kept raw and flagged by the caller), never guessed.
 """
 
 from __future__ import annotations
@@ -51,12 +51,55 @@ def _accelerator_aliases() -> dict[str, AcceleratorMatch]:
     return table
 
 
+# Words around a chip's name that do not change the chip, removed when the name as written is not in
+# the alias table: a VM's passthrough GPU ("Virtualized NVIDIA H100-SXM-80GB"), a parenthetical
+# architecture or count ("NVIDIA GeForce RTX 4090 (Ada Lovelace)", "... (x8)"), MLPerf's trailing
+# "CTS" ("NVIDIA A100-SXM-80GB CTS", "NVIDIA H200-SXM-141GB-CTS").
+_ACCELERATOR_NOISE = (r"\([^)]*\)", r"^virtuali[sz]ed ", r" cts$")
+_VENDOR_WORDS = r"^(nvidia|amd|intel|google) "
+
+
+def _accelerator_reduced_key(name: str) -> str:
+    """The alias key without the words of _ACCELERATOR_NOISE."""
+    text = alias_key(name)
+    for pattern in _ACCELERATOR_NOISE:
+        text = re.sub(r"\s+", " ", re.sub(pattern, " ", text)).strip()
+    return text
+
+
+@functools.cache
+def _accelerator_aliases_without_vendor() -> dict[str, AcceleratorMatch | None]:
+    """The alias table keyed without a leading vendor word ("H100-SXM-80GB" as MLPerf writes it without
+    "NVIDIA"), for names that still state the memory (a bare "H200" may be SXM or NVL); None for a key
+    two accelerators share (never guessed)."""
+    table: dict[str, AcceleratorMatch | None] = {}
+    for key, match in _accelerator_aliases().items():
+        bare = re.sub(_VENDOR_WORDS, "", key)
+        if not re.search(r"\b\d+ ?gb?\b", bare):
+            continue
+        if bare in table and table[bare] != match:
+            table[bare] = None
+        else:
+            table.setdefault(bare, match)
+    return table
+
+
 def match_accelerator(name: str | None) -> AcceleratorMatch | None:
     """The canonical accelerator for a name written by MLPerf, nvidia-smi, rocm-smi, a cloud
-    catalog or a Kubernetes node label; None when the name is unknown or empty."""
+    catalog or a Kubernetes node label; None when the name is unknown or empty.
+
+    Tried in order: the alias table as written; without _ACCELERATOR_NOISE; then without a leading
+    vendor word on both sides (when that leaves one accelerator)."""
     if name is None:
         return None
-    return _accelerator_aliases().get(alias_key(str(name)))
+    aliases = _accelerator_aliases()
+    found = aliases.get(alias_key(str(name)))
+    if found is not None:
+        return found
+    reduced = _accelerator_reduced_key(str(name))
+    if not reduced:
+        return None
+    return aliases.get(reduced) or _accelerator_aliases_without_vendor().get(re.sub(_VENDOR_WORDS, "", reduced))
 
 
 def accelerator_id(name: str | None) -> str | None:
@@ -218,29 +261,114 @@ def normalise_scenario(raw: str) -> str | None:
 
 # --- precision ----------------------------------------------------------------------------
 
-_PRECISION_TOKENS = {
-    "fp32": "fp32",
-    "float32": "fp32",
-    "fp16": "fp16",
-    "float16": "fp16",
-    "half": "fp16",
-    "bf16": "bf16",
-    "bfloat16": "bf16",
-    "fp8": "fp8",
-    "float8": "fp8",
-    "e4m3": "fp8",
-    "fp8e4m3": "fp8",
-    "fp4": "fp4",
-    "mxfp4": "fp4",
-    "nvfp4": "fp4",
-    "float4": "fp4",
-    "int8": "int8",
-    "uint8": "uint8",
-    "int4": "int4",
-    "uint4": "uint4",
-    "w4a16": "int4",
-}
-_PRECISION_BITS = {"fp32": 32, "fp16": 16, "bf16": 16, "fp8": 8, "int8": 8, "uint8": 8, "fp4": 4, "int4": 4, "uint4": 4}
+# Values that state no precision (MLPerf's UNSET, a dash): read as "not given".
+_NO_PRECISION = {"UNSET", "N/A", "NA", "NONE", "-"}
+
+
+def precision_key(spelling: str) -> str:
+    """Matching key for a precision spelling: case and `-`, `_`, spaces do not matter."""
+    return re.sub(r"[\s_\-]+", "", spelling.strip().lower())
+
+
+@dataclass(frozen=True)
+class PrecisionEntry:
+    """One canonical precision from precisions.csv: its name and bits (activation bits when the spelling says)."""
+
+    precision: str
+    weight_bits: int
+    activation_bits: int | None
+
+
+@functools.cache
+def _precisions() -> dict[str, PrecisionEntry]:
+    table: dict[str, PrecisionEntry] = {}
+    bits: dict[str, int] = {}
+    where = REFERENCE_DIR / "precisions.csv"
+    for line, row in enumerate(_read_csv("precisions.csv"), start=2):
+        try:
+            weight = int(row["weight_bits"])
+            activation = int(row["activation_bits"]) if row["activation_bits"] else None
+        except ValueError:
+            raise ValueError(f"{where} line {line}: weight_bits/activation_bits must be whole numbers") from None
+        if bits.setdefault(row["precision"], weight) != weight:
+            raise ValueError(
+                f"{where} line {line}: {row['precision']} has {weight} weight bits here, {bits[row['precision']]} above"
+            )
+        key = precision_key(row["spelling"])
+        entry = PrecisionEntry(row["precision"], weight, activation)
+        if table.get(key, entry) != entry:
+            raise ValueError(f"{where} line {line}: spelling {row['spelling']!r} is already mapped differently")
+        table[key] = entry
+    missing = sorted(name for name in bits if table.get(precision_key(name), None) is None)
+    if missing:
+        raise ValueError(f"{where}: no row spells the canonical precisions {missing} as themselves")
+    return table
+
+
+def precision_entry(spelling: str) -> PrecisionEntry | None:
+    """The table's entry for one spelling (no list), or None."""
+    return _precisions().get(precision_key(spelling))
+
+
+@dataclass(frozen=True)
+class Precision:
+    """A precision as written, read through precisions.csv.
+
+    `precision`: the canonical name, or a comma list widest first (`fp16,fp8,int8`) for a value naming
+    several (MLPerf's per-component precisions); None when nothing is stated or a part is unknown.
+    `weight_bits`: the narrowest weight bits named; `activation_bits` only when one spelling states them.
+    `known`: False when a part is not in the table (then `unknown` lists those parts, kept raw).
+    `stated`: False for an empty value or one of _NO_PRECISION."""
+
+    precision: str | None
+    weight_bits: int | None
+    activation_bits: int | None
+    known: bool
+    stated: bool
+    unknown: tuple[str, ...] = ()
+
+
+def _precision_parts(text: str) -> list[str]:
+    if text.startswith("{"):
+        try:
+            parsed = ast.literal_eval(text)
+        except (ValueError, SyntaxError):
+            return [text]
+        if not isinstance(parsed, dict):
+            return [text]
+        return [str(v) for v in parsed.values()]
+    return [part.split(":")[-1] for part in re.split(r"[,;/+]", text)]
+
+
+def read_precision(raw: object) -> Precision:
+    """A precision value (run.yaml, MLPerf's weight_data_types, a checkpoint's suffix) read through the
+    table: case variants, torch/vLLM/llama.cpp/bitsandbytes spellings, comma lists and the stringified
+    dict of v5.1 SDXL (`{'unet': 'fp8', ...}`). Never raises: an unknown part leaves `known` False."""
+    text = "" if raw is None else str(raw).strip()
+    if not text or text.upper() in _NO_PRECISION:
+        return Precision(None, None, None, known=True, stated=False)
+    entries, unknown = [], []
+    for part in _precision_parts(text):
+        if not part.strip():
+            continue
+        entry = precision_entry(part)
+        if entry is None:
+            unknown.append(part.strip())
+        else:
+            entries.append(entry)
+    if unknown:
+        return Precision(None, None, None, known=False, stated=True, unknown=tuple(unknown))
+    if not entries:
+        return Precision(None, None, None, known=True, stated=False)
+    names = sorted({e.precision: e.weight_bits for e in entries}.items(), key=lambda item: (-item[1], item[0]))
+    activations = {e.activation_bits for e in entries}
+    return Precision(
+        ",".join(name for name, _bits in names),
+        min(e.weight_bits for e in entries),
+        activations.pop() if len(set(entries)) == 1 else None,
+        known=True,
+        stated=True,
+    )
 
 
 class PrecisionError(ValueError):
@@ -248,36 +376,111 @@ class PrecisionError(ValueError):
 
 
 def normalise_precision(raw: str | None) -> str | None:
-    """Normalised precision: one token (`fp8`) or a comma list widest first (`fp16,fp8,int8`).
+    """The canonical precision of a value (see read_precision); None when it states none. PrecisionError
+    when a part is not in precisions.csv (callers that keep the raw value catch it)."""
+    found = read_precision(raw)
+    if not found.known:
+        raise PrecisionError(f"unknown precision {', '.join(map(repr, found.unknown))} in {str(raw).strip()!r}")
+    return found.precision
 
-    Accepts case variants, `float8`, `mxfp4`, comma lists and the stringified dict of v5.1 SDXL
-    (`{'unet': 'fp8', ...}`). `UNSET` and empty give None; an unknown token raises PrecisionError.
-    """
-    if raw is None:
-        return None
-    text = str(raw).strip()
-    if not text or text.upper() in {"UNSET", "N/A", "NA", "NONE", "-"}:
-        return None
-    values: list[str]
-    if text.startswith("{"):
-        try:
-            parsed = ast.literal_eval(text)
-        except (ValueError, SyntaxError) as exc:
-            raise PrecisionError(f"unreadable precision dict {text!r}") from exc
-        values = [str(v) for v in parsed.values()]
-    else:
-        values = [part.split(":")[-1] for part in re.split(r"[,;/+]", text)]
-    tokens = set()
-    for value in values:
-        key = value.strip().lower().replace("-", "").replace("_", "")
-        if not key:
+
+# --- quantised checkpoints -----------------------------------------------------------------
+
+# Words of a checkpoint's name that say how it is packaged, not which model or precision it is:
+# `-GGUF` (llama.cpp files), `quantized.w8a8`, `-unsloth-bnb-4bit`, unsloth's `UD-` dynamic quants,
+# group sizes (`-W4A16-G128`), `-asym`.
+_CHECKPOINT_WORDS = re.compile(r"gguf|quantized|unsloth|ud|dynamic|asym|sym|g\d+", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class ModelMatch:
+    """A model name read as a checkpoint: its canonical model (None when unknown), the precision its
+    name implies (None when it implies none) and the name without its quantisation suffix."""
+
+    model_id: str | None
+    implied_precision: Precision | None
+    base_name: str
+
+
+def _checkpoint_parts(name: str) -> tuple[str | None, str]:
+    """(organisation or folder, checkpoint name) of a Hugging Face id, a local path or a GGUF file."""
+    text = name.strip().rstrip("/")
+    parts = [p for p in re.split(r"[/\\]", text) if p]
+    if not parts:
+        return None, ""
+    last = parts[-1]
+    if last.lower().endswith(".gguf"):
+        last = last[: -len(".gguf")]
+    local = text.startswith(("/", ".", "~")) or "\\" in text or re.match(r"[A-Za-z]:", text) is not None
+    gguf_file = last != parts[-1]
+    organisation = None
+    if not local and len(parts) >= 2:
+        # org/repo-GGUF/file.gguf: the organisation is the repository's
+        organisation = parts[-3] if gguf_file and len(parts) >= 3 else parts[-2]
+    return organisation, last
+
+
+def _peel_quantisation(checkpoint: str) -> tuple[str, Precision | None]:
+    """The checkpoint name without its trailing quantisation words, and the precision they state."""
+    segments = checkpoint.split("-")
+    head, dot, tail = segments[-1].rpartition(".")
+    if dot and head and precision_entry(tail) is not None:  # `-quantized.w8a8`
+        segments[-1:] = [head, tail]
+    implied: Precision | None = None
+    while len(segments) > 1:
+        for size in (3, 2, 1):
+            if len(segments) <= size:
+                continue
+            spelled = "-".join(segments[-size:])
+            if precision_entry(spelled) is not None:
+                implied = implied or read_precision(spelled)
+                del segments[-size:]
+                break
+        else:
+            if not _CHECKPOINT_WORDS.fullmatch(segments[-1]):
+                break
+            del segments[-1]
+    return "-".join(segments), implied
+
+
+@functools.cache
+def _model_aliases_without_organisation() -> dict[str, str | None]:
+    """The Hugging Face aliases keyed by their name after the organisation; None when two models share it."""
+    table: dict[str, str | None] = {}
+    for row in _read_csv("model_aliases.csv"):
+        if "/" not in row["alias"]:
             continue
-        if key not in _PRECISION_TOKENS:
-            raise PrecisionError(f"unknown precision {value.strip()!r} in {text!r}")
-        tokens.add(_PRECISION_TOKENS[key])
-    if not tokens:
-        return None
-    return ",".join(sorted(tokens, key=lambda t: (-_PRECISION_BITS[t], t)))
+        key = alias_key(row["alias"].rsplit("/", 1)[1])
+        if table.get(key, row["model_id"]) != row["model_id"]:
+            table[key] = None
+        else:
+            table[key] = row["model_id"]
+    return table
+
+
+def model_and_precision(name: str | None) -> ModelMatch:
+    """The canonical model of a checkpoint name and the precision its name implies:
+    `neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8` -> (llama-3.1-8b-instruct, fp8),
+    `unsloth/...-bnb-4bit` -> nf4, `Qwen/...-GPTQ-Int4` -> int4, `.../model-Q4_K_M.gguf` -> q4_k_m.
+
+    The model is the alias table's for the name as written; else for the name without its quantisation
+    suffix (with its organisation, then without it: quantised copies live under the quantiser's
+    organisation); a local path is read by its last folder. Unknown stays None, never guessed."""
+    text = (name or "").strip()
+    if not text:
+        return ModelMatch(None, None, "")
+    organisation, checkpoint = _checkpoint_parts(text)
+    base, implied = _peel_quantisation(checkpoint)
+    found = model_id(text)
+    if found is None:
+        candidates = [f"{organisation}/{base}" if organisation else base]
+        if base != checkpoint or organisation is None:
+            candidates += [base]
+        for candidate in candidates:
+            found = model_id(candidate) or _model_aliases_without_organisation().get(alias_key(candidate))
+            if found:
+                break
+    return ModelMatch(found, implied, f"{organisation}/{base}" if organisation else base)
 
 
 # --- runtimes -----------------------------------------------------------------------------

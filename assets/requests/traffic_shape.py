@@ -1,7 +1,10 @@
 """Our traffic's shape: the arrival pattern and token mix of a production request log.
 
-A profile names its log with `workload.traffic_log` (a file in the generic per-request format,
-see `assets.formats.dumps.generic`; only arrival times and token counts are needed). From it:
+A profile names its log with `workload.traffic_log`, a file in one of the forms of TRAFFIC_FORMS,
+recognised by its content (`traffic_form`): the generic per-request format (`assets.formats.dumps.generic`),
+the Azure LLM inference trace CSV (`TIMESTAMP,ContextTokens,GeneratedTokens`) or JSON lines with a
+millisecond `timestamp`, `input_length` and `output_length` (Mooncake-style traces); only arrival times
+and token counts are needed. From it:
 the rate over time (requests per window), the mean and peak rate and their ratio, the coefficient of
 variation of the inter-arrival gaps (0 = evenly spaced, 1 = Poisson, above 1 = bursty), the gamma
 shape fitted to the gaps by maximum likelihood (vLLM's `--burstiness`: 1 = Poisson, below 1 =
@@ -20,9 +23,10 @@ import polars as pl
 
 from assets.core.errors import IngestError
 from assets.core.records import SourceFile
+from assets.core.sqltext import sql_path_literal
 from assets.formats.dumps import generic
 from assets.formats.dumps.decode import decode
-from assets.formats.dumps.model import FormatProblem
+from assets.formats.dumps.model import Dump, FormatProblem, RequestScan
 from assets.inputs.files import read_dump_file, size_of
 from assets.warehouse.query import query_frame
 from assets.warehouse.validate import frame_from_rows
@@ -96,23 +100,154 @@ def shape_of(frame: pl.DataFrame) -> tuple[dict[str, Any], pl.DataFrame]:
     return shape, rates
 
 
+# --- the forms of a traffic log ------------------------------------------------------------------
+
+GENERIC_LOG = "generic per-request format"
+AZURE_TRACE = "Azure LLM inference trace CSV"
+TRACE_JSON_LINES = "request trace JSON lines"
+# Each form: how it is recognised and what its columns mean (named in every error about it).
+TRAFFIC_FORMS = {
+    GENERIC_LOG: "a CSV/Parquet with start_time_unix_s or start_offset_s, input_tokens, output_tokens",
+    AZURE_TRACE: (
+        "a CSV with the header TIMESTAMP,ContextTokens,GeneratedTokens: TIMESTAMP the arrival as "
+        "YYYY-MM-DD HH:MM:SS.fffffff (no time zone; up to 7 fractional digits, 100 ns), ContextTokens the "
+        "input tokens, GeneratedTokens the output tokens"
+    ),
+    TRACE_JSON_LINES: (
+        "JSON lines whose objects have timestamp (arrival, ms from any origin), input_length and "
+        "output_length (input and output tokens); other keys ignored"
+    ),
+}
+AZURE_COLUMNS = ("TIMESTAMP", "ContextTokens", "GeneratedTokens")
+TRACE_KEYS = ("timestamp", "input_length", "output_length")
+AZURE_TIME = r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,7})?"
+
+
+def _header(dump: Dump) -> list[str]:
+    first = dump.text_head.split("\n", 1)[0].strip()
+    return [c.strip().strip('"') for c in first.split(",")]
+
+
+def traffic_form(dump: Dump) -> str | None:
+    """The form of a traffic log, from its first line (its header, or its first JSON object); None when none."""
+    if dump.json_lines and isinstance(dump.payload, list) and dump.payload:
+        return TRACE_JSON_LINES if set(TRACE_KEYS) <= set(dump.payload[0]) else None
+    if dump.payload is None and set(AZURE_COLUMNS) <= set(_header(dump)):
+        return AZURE_TRACE
+    return GENERIC_LOG if generic.recognise(dump) is not None else None
+
+
+def _request_columns(ordinal: str, start_s: str, input_tokens: str, output_tokens: str) -> str:
+    """The SCAN_COLUMNS of a traffic-only form: arrivals and tokens; no latencies, no load levels."""
+    return (
+        f"SELECT {ordinal} AS ordinal, 'measure' AS phase, 'ok' AS status, {start_s} AS start_s, "
+        f"{input_tokens} AS input_tokens, {output_tokens} AS output_tokens, NULL AS ttft_ms, NULL AS e2e_ms, "
+        "NULL::VARCHAR AS error, NULL AS offered_rate_per_s, NULL AS concurrency"
+    )
+
+
+def _azure_scan(path: str) -> tuple[RequestScan, str]:
+    """The Azure trace read in place, every value as text: its arrivals in s from the first (from 100 ns
+    ticks, exact), and the query for the first TIMESTAMP that is not a time. The files are published
+    without a final newline; their last line is read (a finished publication, not a log being written)."""
+    rows = (
+        'SELECT ordinality AS ordinal, "TIMESTAMP" AS arrival, "ContextTokens" AS context, '
+        f'"GeneratedTokens" AS generated FROM read_csv({sql_path_literal(path)}, header = true, '
+        "all_varchar = true) WITH ORDINALITY"
+    )
+    ticks = (
+        f"CASE WHEN regexp_full_match(arrival, '{AZURE_TIME}') THEN "
+        "CAST(epoch(try_strptime(substr(arrival, 1, 19), '%Y-%m-%d %H:%M:%S')) AS BIGINT) * 10000000 "
+        "+ CAST(rpad(coalesce(regexp_extract(arrival, '\\.(\\d+)$', 1), ''), 7, '0') AS BIGINT) END"
+    )
+    ticked = f"SELECT *, {ticks} AS ticks FROM ({rows})"
+    # A TIMESTAMP that is not a time stays text, so that the checks name it if the pre-check did not.
+    start = "coalesce(CAST((ticks - min(ticks) OVER ()) / 1e7 AS VARCHAR), coalesce(arrival, ''))"
+    select = _request_columns("ordinal", start, "context", "generated") + f" FROM ({ticked})"
+    bad_time = f"SELECT ordinal + 1, arrival FROM ({ticked}) WHERE ticks IS NULL ORDER BY ordinal LIMIT 1"
+    scan = RequestScan(path=path, select=select, start_column="TIMESTAMP", row_word="line", row_offset=1)
+    return scan, bad_time
+
+
+def _trace_lines_scan(path: str) -> tuple[RequestScan, str]:
+    """JSON lines read in place line by line (so that rows are named by their line; blank lines skipped),
+    and the query for the first line that is not a JSON object with the three keys."""
+    lines = (
+        f"SELECT ordinality AS ordinal, line FROM read_csv({sql_path_literal(path)}, columns = {{'line': 'VARCHAR'}}, "
+        "delim = chr(1), quote = '', escape = '', header = false, auto_detect = false, "
+        "max_line_size = 16777216) WITH ORDINALITY"
+    )
+    doc = "CASE WHEN json_valid(line) THEN line ELSE 'null' END"
+    keyed = " AND ".join(f"json_exists(doc, '$.{key}')" for key in TRACE_KEYS)
+    objects = (
+        f"SELECT ordinal, line, CASE WHEN json_type(doc) = 'OBJECT' AND {keyed} THEN doc END AS doc "
+        f"FROM (SELECT ordinal, line, {doc} AS doc FROM ({lines}) WHERE trim(coalesce(line, '')) <> '')"
+    )
+    values = (
+        "SELECT ordinal, json_extract_string(doc, '$.timestamp') AS arrival, "
+        "json_extract_string(doc, '$.input_length') AS input_length, "
+        f"json_extract_string(doc, '$.output_length') AS output_length FROM ({objects}) WHERE doc IS NOT NULL"
+    )
+    ms = "TRY_CAST(arrival AS DOUBLE)"
+    start = f"coalesce(CAST(({ms} - min({ms}) OVER ()) / 1000.0 AS VARCHAR), coalesce(arrival, ''))"
+    select = _request_columns("ordinal", start, "input_length", "output_length") + f" FROM ({values})"
+    bad_line = f"SELECT ordinal, left(line, 80) FROM ({objects}) WHERE doc IS NULL ORDER BY ordinal LIMIT 1"
+    scan = RequestScan(path=path, select=select, start_column="timestamp", row_word="line", row_offset=0)
+    return scan, bad_line
+
+
+def _first_bad(path: str, query: str, what: str) -> None:
+    """FormatProblem naming the first line `query` finds, and `what` that line should be."""
+    conn = duckdb.connect()
+    try:
+        found = conn.execute(query).fetchone()
+    except duckdb.Error as exc:
+        raise FormatProblem(f"cannot read: {str(exc).splitlines()[0]}") from None
+    finally:
+        conn.close()
+    if found is not None:
+        raise FormatProblem(f"line {found[0]} is {found[1]!r}: expected {what}")
+
+
+def read_traffic_requests(dump: Dump, form: str) -> pl.DataFrame:
+    """The arrivals (start_offset_s from the first) and token counts of a traffic log of `form`, every value
+    checked as the dumps' per-request values are (`generic.read_requests`); FormatProblem names the row."""
+    if form == GENERIC_LOG:
+        return generic.read_requests(dump)
+    path = dump.path or dump.name
+    if form == AZURE_TRACE:
+        scan, bad = _azure_scan(path)
+        _first_bad(path, bad, "a TIMESTAMP as YYYY-MM-DD HH:MM:SS.fffffff")
+    else:
+        scan, bad = _trace_lines_scan(path)
+        _first_bad(path, bad, f"a JSON object with {', '.join(TRACE_KEYS)}")
+    return generic.read_requests(dump, scan)
+
+
 def read_traffic_log(path: str) -> tuple[dict[str, Any], pl.DataFrame, SourceFile]:
     """The shape of one traffic log, read by DuckDB where it lies (a large log is hashed as it streams past,
     never held in memory, as the dumps' per-request files are)."""
     fetched = read_dump_file(Path(path))
+    dump = decode(fetched, str(path))
+    form = traffic_form(dump)
+    if form is None:
+        raise IngestError(
+            f"{path}: not a traffic log in a form benchbill reads; expected one of: "
+            + "; ".join(f"{name}: {what}" for name, what in TRAFFIC_FORMS.items())
+        )
     try:
-        frame = generic.read_requests(decode(fetched, str(path)))
-        shape, rates = shape_of(frame)
+        shape, rates = shape_of(read_traffic_requests(dump, form))
     except (FormatProblem, pl.exceptions.PolarsError) as problem:
         raise IngestError(
-            f"{path}: not a usable traffic log ({problem}); expected the generic per-request "
-            "format with start_time_unix_s or start_offset_s, input_tokens, output_tokens"
+            f"{path}: not a usable traffic log ({problem}); read as the {form}: {TRAFFIC_FORMS[form]}"
         ) from None
     shape["source_sha256"] = fetched.sha256
     return (
         shape,
         rates,
-        SourceFile(fetched.name, fetched.sha256, size_of(fetched), "traffic log", "read", rows=shape["requests"]),
+        SourceFile(
+            fetched.name, fetched.sha256, size_of(fetched), f"traffic log ({form})", "read", rows=shape["requests"]
+        ),
     )
 
 

@@ -28,13 +28,60 @@ def read_sidecar(fetched: Fetched | LargeFile) -> dict[str, Any]:
     return content
 
 
+def run_precision(
+    raw: object, stated: canonical.Precision, model_raw: str, implied: canonical.Precision | None
+) -> dict[str, Any]:
+    """The run's precision columns. run.yaml's value wins; without one, the precision the model name
+    implies (`...-FP8`, `...-AWQ`, `...-Q4_K_M.gguf`). A value not in precisions.csv is kept raw and
+    flagged (precision NULL, precision_known false), never a reason to drop the run; a run.yaml value that
+    contradicts the model name, or an unknown one the name could have told, is said in precision_note."""
+    raw_text = None if raw in (None, "") else str(raw).strip()
+    if not stated.stated and implied is not None:
+        return {
+            "precision_raw": raw_text,
+            "precision": implied.precision,
+            "precision_known": True,
+            "precision_source": "model name",
+            "weight_bits": implied.weight_bits,
+            "activation_bits": implied.activation_bits,
+            "precision_note": None,
+        }
+    note = None
+    activation_bits = stated.activation_bits
+    if not stated.known:
+        note = f"precision {raw_text!r} is not in the precision table (kept raw)"
+        if implied is not None:
+            note += f"; the model name {model_raw!r} implies {implied.precision}"
+    elif implied is not None and implied.precision != stated.precision:
+        note = (
+            f"run.yaml precision {stated.precision} contradicts the model name {model_raw!r}, which implies "
+            f"{implied.precision}; run.yaml's is used"
+        )
+    elif implied is not None and activation_bits is None:
+        activation_bits = implied.activation_bits  # the name is more specific (`-FP8-dynamic`: W8A8)
+    return {
+        "precision_raw": raw_text,
+        "precision": stated.precision,
+        "precision_known": stated.known,
+        "precision_source": "run.yaml",
+        "weight_bits": stated.weight_bits,
+        "activation_bits": activation_bits,
+        "precision_note": note,
+    }
+
+
 def run_config(merged: dict[str, Any], sidecars: list[str]) -> dict[str, Any]:
     """Validated run settings from merged run.yaml keys; SidecarProblem says what is wrong."""
     where = " + ".join(sidecars)
     unknown = sorted(set(merged) - set(REQUIRED_KEYS) - set(OPTIONAL_KEYS))
     if unknown:
         raise SidecarProblem(f"{where}: unknown keys {unknown}; allowed {list(REQUIRED_KEYS + OPTIONAL_KEYS)}")
+    model_raw = str(merged["model"]).strip() if merged.get("model") not in (None, "") else ""
+    checkpoint = canonical.model_and_precision(model_raw)
+    stated = canonical.read_precision(merged.get("precision"))
     missing = [k for k in REQUIRED_KEYS if merged.get(k) in (None, "")]
+    if "precision" in missing and checkpoint.implied_precision is not None:
+        missing.remove("precision")  # the model name states it (run_precision)
     if missing:
         raise SidecarProblem(f"{where}: missing required keys {missing}")
     arrival = str(merged["arrival"]).strip().lower()
@@ -43,15 +90,13 @@ def run_config(merged: dict[str, Any], sidecars: list[str]) -> dict[str, Any]:
     count = merged["accelerator_count"]
     if isinstance(count, bool) or not isinstance(count, int) or count < 1:
         raise SidecarProblem(f"{where}: accelerator_count must be a whole number >= 1 (got {count!r})")
-    precision_raw = str(merged["precision"]).strip()
-    try:
-        precision = canonical.normalise_precision(precision_raw)
-    except canonical.PrecisionError as exc:
-        raise SidecarProblem(f"{where}: {exc}") from None
+    if not stated.stated and checkpoint.implied_precision is None:
+        raise SidecarProblem(
+            f"{where}: precision {merged['precision']!r} states no precision and the model name {model_raw!r} "
+            "implies none"
+        )
     accelerator_raw = str(merged["accelerator"]).strip()
-    model_raw = str(merged["model"]).strip()
     accelerator = canonical.match_accelerator(accelerator_raw)
-    model = canonical.model_id(model_raw)
     settings = merged.get("settings")
     return {
         "accelerator_raw": accelerator_raw,
@@ -59,10 +104,9 @@ def run_config(merged: dict[str, Any], sidecars: list[str]) -> dict[str, Any]:
         "accelerator_known": accelerator is not None,
         "accelerator_count": count,
         "model_raw": model_raw,
-        "model_id": model,
-        "model_known": model is not None,
-        "precision_raw": precision_raw,
-        "precision": precision,
+        "model_id": checkpoint.model_id,
+        "model_known": checkpoint.model_id is not None,
+        **run_precision(merged.get("precision"), stated, model_raw, checkpoint.implied_precision),
         "runtime": str(merged["runtime"]).strip(),
         "runtime_version": str(merged["runtime_version"]).strip(),
         "runtime_settings": None if settings is None else json.dumps(settings, sort_keys=True, default=str),

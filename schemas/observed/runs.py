@@ -2,7 +2,7 @@
 
 import pandera.polars as pa
 
-from schemas.vocab import ARRIVALS, LOAD_KINDS
+from schemas.vocab import ARRIVALS, LOAD_KINDS, PRECISION_SOURCES
 
 
 class Runs(pa.DataFrameModel):
@@ -27,8 +27,39 @@ class Runs(pa.DataFrameModel):
     model_raw: str = pa.Field(description="Model as written in run.yaml.")
     model_id: str = pa.Field(nullable=True, description="Canonical model id; empty when unknown.")
     model_known: bool = pa.Field(description="True when model_raw matched a canonical model id.")
-    precision_raw: str = pa.Field(description="Precision as written in run.yaml.")
-    precision: str = pa.Field(nullable=True, description="Normalised weight precision.")
+    precision_raw: str = pa.Field(
+        nullable=True, description="Precision as written in run.yaml; empty when run.yaml states none."
+    )
+    precision: str = pa.Field(
+        nullable=True,
+        description=(
+            "Canonical weight precision (assets/reference/precisions.csv: fp8, nvfp4, nf4, int4, q4_k_m, ...; "
+            "a comma list widest first when several are named); empty when unknown."
+        ),
+    )
+    precision_known: bool = pa.Field(
+        description="True when the precision used matched the precision table; false: kept raw in precision_raw."
+    )
+    precision_source: str = pa.Field(
+        isin=PRECISION_SOURCES,
+        description="Where the precision comes from: run.yaml, or the model name (run.yaml states none).",
+    )
+    weight_bits: int = pa.Field(
+        nullable=True, ge=1, le=64, description="Bits per weight of the precision (the narrowest of a list)."
+    )
+    activation_bits: int = pa.Field(
+        nullable=True,
+        ge=1,
+        le=64,
+        description="Bits per activation, when the precision or the model name says (W8A8: 8, W4A16: 16).",
+    )
+    precision_note: str = pa.Field(
+        nullable=True,
+        description=(
+            "Why the precision deserves a look: an unknown value, or run.yaml contradicting the model name "
+            "(run.yaml's is used)."
+        ),
+    )
     runtime: str = pa.Field(description="Serving runtime (e.g. vLLM).")
     runtime_version: str = pa.Field(nullable=True, description="Version of the serving runtime.")
     runtime_settings: str = pa.Field(

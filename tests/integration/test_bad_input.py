@@ -1349,7 +1349,7 @@ CASES = [
     ("run.yaml", "arrival unknown", run_yaml(arrival="whenever"), "quarantined", r"arrival 'whenever' is not one of"),
     ("run.yaml", "count 0", run_yaml(accelerator_count=0), "quarantined", r"accelerator_count must be a whole number"),
     ("run.yaml", "count as a string", run_yaml(accelerator_count="8"), "quarantined", r"accelerator_count must be"),
-    ("run.yaml", "precision unknown", run_yaml(precision="quantum8"), "quarantined", r"quantum8"),
+    ("run.yaml", "precision unknown", run_yaml(precision="quantum8"), "flagged", r"precision_known"),
     ("run.yaml", "unknown accelerator", run_yaml(accelerator="Quantum Flux 9000"), "flagged", r"accelerator_known"),
     ("run.yaml", "unknown model", run_yaml(model="acme/gpt-9"), "flagged", r"model_known"),
     # --- prices CSV ----------------------------------------------------------------------------------

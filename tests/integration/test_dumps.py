@@ -2,6 +2,7 @@
 of units; bad sidecars and damaged stage files quarantined or named."""
 
 import json
+import re
 
 import pytest
 
@@ -85,7 +86,6 @@ def test_run_yaml_missing_keys_quarantines_the_run(tmp_path):
     [
         ("arrival: bursty", "arrival 'bursty' is not one of"),
         ("accelerator_count: two", "accelerator_count must be a whole number"),
-        ("precision: fp7", "unknown precision"),
         ("colour: blue", "unknown keys ['colour']"),
     ],
 )
@@ -113,6 +113,74 @@ def test_unknown_accelerator_is_kept_raw_and_flagged(tmp_path):
     )
     run = collect_all([str(root)]).runs[0]
     assert run["accelerator_raw"] == "Hopper thing" and run["accelerator_id"] is None and not run["accelerator_known"]
+
+
+def sidecar_with(**keys):
+    """The worked run.yaml with keys replaced (None: the key left out)."""
+    lines = [line for line in WORKED_RUN_YAML.splitlines() if line.split(":")[0] not in keys]
+    return "\n".join(lines + [f"{k}: {v}" for k, v in keys.items() if v is not None]) + "\n"
+
+
+@pytest.mark.parametrize(
+    "precision,canonical_name,weight_bits,activation_bits",
+    [("nf4", "nf4", 4, 16), ("q2_k", "q2_k", 2, None), ("W8A8", "int8", 8, 8), ("float8_e4m3fn", "fp8", 8, None)],
+)
+def test_precisions_runtimes_write_are_read_with_their_bits(
+    tmp_path, precision, canonical_name, weight_bits, activation_bits
+):
+    root = make_dumps(tmp_path / "dumps", variants=["vllm"], run_yaml=sidecar_with(precision=precision))
+    batch = collect_all([str(root)])
+    (run,) = batch.runs
+    assert (run["precision_raw"], run["precision"], run["precision_known"]) == (precision, canonical_name, True)
+    assert (run["weight_bits"], run["activation_bits"]) == (weight_bits, activation_bits)
+    assert run["load_points"] == 7 and not batch.rejects
+
+
+def test_an_unknown_precision_is_kept_raw_and_flagged_and_the_run_kept(tmp_path):
+    root = make_dumps(tmp_path / "dumps", variants=["vllm"], run_yaml=sidecar_with(precision="fp7"))
+    batch = collect_all([str(root)])
+    (run,) = batch.runs
+    assert (run["precision_raw"], run["precision"], run["precision_known"]) == ("fp7", None, False)
+    assert "precision 'fp7' is not in the precision table" in run["precision_note"]
+    assert run["load_points"] == 7 and len(batch.measurements) == 7 and not batch.rejects
+
+
+def test_without_a_precision_the_quantised_model_name_gives_it(tmp_path):
+    sidecar = sidecar_with(precision=None, model="neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8-dynamic")
+    root = make_dumps(tmp_path / "dumps", variants=["vllm"], run_yaml=sidecar)
+    (run,) = collect_all([str(root)]).runs
+    assert (run["model_id"], run["model_raw"]) == (
+        "llama-3.1-8b-instruct",
+        "neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8-dynamic",
+    )
+    assert (run["precision_raw"], run["precision"], run["precision_source"]) == (None, "fp8", "model name")
+    assert (run["weight_bits"], run["activation_bits"], run["precision_note"]) == (8, 8, None)
+
+
+def test_run_yaml_wins_over_the_model_name_and_the_contradiction_is_noted(tmp_path):
+    sidecar = sidecar_with(precision="bf16", model="neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8")
+    root = make_dumps(tmp_path / "dumps", variants=["vllm"], run_yaml=sidecar)
+    (run,) = collect_all([str(root)]).runs
+    assert (run["precision"], run["precision_source"], run["weight_bits"]) == ("bf16", "run.yaml", 16)
+    assert run["precision_note"] == (
+        "run.yaml precision bf16 contradicts the model name 'neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8', "
+        "which implies fp8; run.yaml's is used"
+    )
+
+
+def test_agreeing_precisions_take_the_more_specific_activation_bits_and_say_nothing(tmp_path):
+    sidecar = sidecar_with(precision="fp8", model="RedHatAI/Meta-Llama-3.1-8B-Instruct-FP8-dynamic")
+    root = make_dumps(tmp_path / "dumps", variants=["vllm"], run_yaml=sidecar)
+    (run,) = collect_all([str(root)]).runs
+    assert (run["precision"], run["activation_bits"], run["precision_note"]) == ("fp8", 8, None)
+
+
+@pytest.mark.parametrize("precision", [None, "UNSET"])
+def test_without_a_precision_anywhere_the_run_is_quarantined_saying_so(tmp_path, precision):
+    root = make_dumps(tmp_path / "dumps", variants=["vllm"], run_yaml=sidecar_with(precision=precision))
+    batch = collect_all([str(root)])
+    assert not batch.runs and batch.rejects[0].source.endswith("vllm/run.yaml")
+    assert re.search(r"missing required keys \['precision'\]|states no precision", batch.rejects[0].reason)
 
 
 def test_truncated_stage_file_fails_naming_the_file(tmp_path, copied_report):

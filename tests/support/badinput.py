@@ -186,10 +186,10 @@ def read_dump_folders(folders: dict[str, Path]) -> dict[str, Outcome]:
             FROM observed.requests""",
     ):
         results[case(source)].numbers[("request", PurePath(source).name, *name)] = (ttft, e2e)
-    for report_dir, label, acc, model in _rows(
-        conn, "SELECT report_dir, run_label, accelerator_known, model_known FROM observed.runs"
+    for report_dir, label, acc, model, precision in _rows(
+        conn, "SELECT report_dir, run_label, accelerator_known, model_known, precision_known FROM observed.runs"
     ):
-        results[case(report_dir + "/")].flags[label] = (acc, model)
+        results[case(report_dir + "/")].flags[label] = (acc, model, precision)
     for source, location, reason in _rows(conn, "SELECT source, location, reason FROM audit.quarantine"):
         results[case(source)].reasons.append(f"{source} | {location} | {reason}")
     for source, status, note in _rows(conn, "SELECT source, status, coalesce(note, '') FROM audit.source_files"):

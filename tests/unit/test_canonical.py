@@ -40,6 +40,31 @@ def test_other_accelerators(name, expected):
 
 
 @pytest.mark.parametrize(
+    "name,expected",
+    [
+        ("NVIDIA GH200 480GB", "nvidia-gh200-96gb"),  # nvidia-smi: 480 GB is the Grace side, ~96 GB HBM3
+        ("NVIDIA GeForce RTX 4090 (Ada Lovelace)", "nvidia-rtx-4090"),  # a parenthetical architecture
+        ("Virtualized NVIDIA H100-SXM-80GB", "nvidia-h100-sxm-80gb"),  # a VM's passthrough GPU
+        ("Virtualized NVIDIA L40S", "nvidia-l40s"),
+        ("NVIDIA A100-SXM-80GB CTS", "nvidia-a100-sxm-80gb"),  # MLPerf's trailing CTS
+        ("NVIDIA H200-SXM-141GB-CTS", "nvidia-h200-sxm-141gb"),
+        ("H100-SXM-80GB", "nvidia-h100-sxm-80gb"),  # without the vendor word
+        ("A100-SXM-80GB", "nvidia-a100-sxm-80gb"),
+        ("AMD Instinct MI300X 192GB HBM3 (x32)", "amd-mi300x-192gb"),
+    ],
+)
+def test_names_as_mlperf_and_nvidia_smi_write_them_reduce_to_the_chip(name, expected):
+    """Words that do not change the chip (Virtualized, a parenthetical, CTS, the vendor) are dropped only
+    when the name as written is not in the table."""
+    assert canonical.accelerator_id(name) == expected
+
+
+@pytest.mark.parametrize("name", ["NVIDIA GH200-GraceHopper-Superchip", "Virtualized", "(Ada Lovelace)", "H200"])
+def test_reducing_a_name_never_guesses_between_two_chips(name):
+    assert canonical.accelerator_id(name) is None
+
+
+@pytest.mark.parametrize(
     "name",
     ["H100", "NVIDIA Hopper", "", None, "AMD Instinct MI300X 192GB HBM3 (x32), AMD Instinct MI325X 256GB HBM3e (x16)"],
 )
@@ -75,7 +100,8 @@ def test_mlperf_model_with_accuracy_suffix():
         ("float8", "fp8"),
         ("INT8", "int8"),
         ("int8", "int8"),
-        ("mxfp4", "fp4"),
+        ("mxfp4", "mxfp4"),  # microscaling fp4 is not NVIDIA's nvfp4 nor a bare fp4
+        ("fp4", "fp4"),
         ("fp8,fp16,int8", "fp16,fp8,int8"),
         ("{'clip1': 'fp32', 'clip2': 'fp32', 'unet': 'fp8', 'vae': 'fp32'}", "fp32,fp8"),
         ("clip1:fp32,clip2:fp32,unet:fp8,vae:fp32", "fp32,fp8"),
@@ -92,6 +118,137 @@ def test_precision_normalisation(raw, expected):
 def test_unknown_precision_is_an_error_not_a_guess():
     with pytest.raises(canonical.PrecisionError, match="fp7"):
         canonical.normalise_precision("fp7")
+
+
+@pytest.mark.parametrize(
+    "raw,precision,weight_bits,activation_bits",
+    [
+        # bitsandbytes (vLLM --quantization bitsandbytes)
+        ("nf4", "nf4", 4, 16),
+        ("bnb-nf4", "nf4", 4, 16),
+        ("bnb_fp4", "fp4", 4, 16),
+        ("bnb-8bit", "int8", 8, 16),
+        # AWQ, GPTQ, compressed-tensors and TensorRT-LLM schemes
+        ("awq", "int4", 4, 16),
+        ("AWQ_Marlin", "int4", 4, 16),
+        ("gptq", "int4", 4, 16),
+        ("GPTQ-Int8", "int8", 8, 16),
+        ("W4A16", "int4", 4, 16),
+        ("w8a8", "int8", 8, 8),
+        ("W4A8", "int4", 4, 8),
+        ("w8a16", "int8", 8, 16),
+        ("W4A8_AWQ", "int4", 4, 8),
+        ("int4", "int4", 4, None),
+        ("INT8", "int8", 8, None),
+        ("int4_weight_only", "int4", 4, 16),
+        # fp8 and its spellings
+        ("fp8_e4m3", "fp8", 8, None),
+        ("float8_e4m3fn", "fp8", 8, None),
+        ("torch.float8_e4m3fn", "fp8", 8, None),
+        ("FP8-dynamic", "fp8", 8, 8),
+        ("fp8_e5m2", "fp8_e5m2", 8, None),
+        ("E5M2", "fp8_e5m2", 8, None),
+        # microscaling and narrow floats
+        ("mxfp4", "mxfp4", 4, None),
+        ("NVFP4", "nvfp4", 4, None),
+        ("modelopt_fp4", "nvfp4", 4, None),
+        ("mxfp6", "mxfp6", 6, None),
+        ("fp6_e3m2", "fp6", 6, None),
+        ("mxfp8", "mxfp8", 8, None),
+        # GGUF types (llama.cpp), any case
+        ("q2_k", "q2_k", 2, None),
+        ("Q4_K_M", "q4_k_m", 4, None),
+        ("q5_k_s", "q5_k_s", 5, None),
+        ("Q8_0", "q8_0", 8, None),
+        ("IQ4_XS", "iq4_xs", 4, None),
+        ("iq2_xxs", "iq2_xxs", 2, None),
+        ("IQ1_M", "iq1_m", 1, None),
+        ("F16", "fp16", 16, None),
+        # dtypes as runtimes write them
+        ("bfloat16", "bf16", 16, None),
+        ("torch.bfloat16", "bf16", 16, None),
+        ("half", "fp16", 16, None),
+        ("float32", "fp32", 32, None),
+        ("tf32", "tf32", 32, None),
+        # several components: the narrowest weight bits, no single activation width
+        ("fp8,fp16,int8", "fp16,fp8,int8", 8, None),
+    ],
+)
+def test_precision_vocabulary_gives_the_canonical_name_and_bits(raw, precision, weight_bits, activation_bits):
+    found = canonical.read_precision(raw)
+    assert (found.precision, found.weight_bits, found.activation_bits) == (precision, weight_bits, activation_bits)
+    assert found.known and found.stated
+
+
+@pytest.mark.parametrize("raw", ["fp7", "auto", "bitsandbytes", "compressed-tensors", "fp8,quantum8"])
+def test_an_unknown_precision_is_kept_raw_and_flagged_never_raised(raw):
+    """`bitsandbytes`, `compressed-tensors`: a method whose width the name does not say is not guessed."""
+    found = canonical.read_precision(raw)
+    assert found.precision is None and not found.known and found.stated and found.unknown
+
+
+@pytest.mark.parametrize("raw", [None, "", "UNSET", "N/A"])
+def test_a_value_that_states_no_precision_is_not_stated(raw):
+    found = canonical.read_precision(raw)
+    assert found.precision is None and not found.stated and found.known
+
+
+def test_every_canonical_precision_has_one_width_in_the_table():
+    widths: dict[str, set[int]] = {}
+    for spelling in ["fp8", "float8_e4m3fn", "w8a8_fp8", "q4_k_m", "q4_0_4_4", "nvfp4", "w4a16_mxfp4"]:
+        found = canonical.read_precision(spelling)
+        widths.setdefault(found.precision, set()).add(found.weight_bits)
+    assert all(len(w) == 1 for w in widths.values()), widths
+
+
+@pytest.mark.parametrize(
+    "name,model,precision,activation_bits",
+    [
+        ("neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8", "llama-3.1-8b-instruct", "fp8", None),
+        ("neuralmagic/Meta-Llama-3.1-8B-FP8", "llama-3.1-8b", "fp8", None),  # the base model, not the instruct
+        ("RedHatAI/Meta-Llama-3.1-8B-Instruct-FP8-dynamic", "llama-3.1-8b-instruct", "fp8", 8),
+        ("neuralmagic/Meta-Llama-3.1-70B-Instruct-FP8", "llama-3.1-70b-instruct", "fp8", None),
+        ("hugging-quants/Meta-Llama-3.1-8B-Instruct-AWQ-INT4", "llama-3.1-8b-instruct", "int4", 16),
+        ("TheBloke/Llama-2-70B-Chat-AWQ", "llama-2-70b-chat", "int4", 16),
+        ("hugging-quants/Meta-Llama-3.1-8B-Instruct-GPTQ-INT4", "llama-3.1-8b-instruct", "int4", 16),
+        ("neuralmagic/Meta-Llama-3.1-8B-Instruct-quantized.w8a8", "llama-3.1-8b-instruct", "int8", 8),
+        ("neuralmagic/Meta-Llama-3.1-8B-Instruct-quantized.w4a16", "llama-3.1-8b-instruct", "int4", 16),
+        ("RedHatAI/Meta-Llama-3.1-8B-Instruct-W4A16-G128", "llama-3.1-8b-instruct", "int4", 16),
+        ("unsloth/Meta-Llama-3.1-8B-Instruct-bnb-4bit", "llama-3.1-8b-instruct", "nf4", 16),
+        ("unsloth/Llama-3.1-8B-Instruct-unsloth-bnb-4bit", "llama-3.1-8b-instruct", "nf4", 16),
+        ("bartowski/Meta-Llama-3.1-8B-Instruct-GGUF", "llama-3.1-8b-instruct", None, None),  # which type: not said
+        (
+            "bartowski/Meta-Llama-3.1-8B-Instruct-GGUF/Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf",
+            "llama-3.1-8b-instruct",
+            "q4_k_m",
+            None,
+        ),
+        ("/models/Meta-Llama-3.1-8B-Instruct-Q2_K.gguf", "llama-3.1-8b-instruct", "q2_k", None),
+        ("/data/nm/models/DeepSeek-R1", "deepseek-r1", None, None),  # a local path: its last folder
+        ("C:\\models\\Meta-Llama-3.1-8B-Instruct-AWQ", "llama-3.1-8b-instruct", "int4", 16),
+        ("models/meta-llama/Llama-3.1-8B-Instruct", "llama-3.1-8b-instruct", None, None),
+        ("nvidia/DeepSeek-R1-FP4", "deepseek-r1", "fp4", None),
+        ("openai/gpt-oss-120b", "gpt-oss-120b", None, None),
+        ("meta-llama/Llama-2-70b-chat-hf", "llama-2-70b-chat", None, None),
+        ("mistralai/Mixtral-8x7B-Instruct-v0.1", "mixtral-8x7b-instruct-v0.1", None, None),
+        # a quantised checkpoint of a model the table does not know: the precision is still read
+        ("Qwen/Qwen2.5-7B-Instruct-GPTQ-Int4", None, "int4", 16),
+        ("unsloth/gemma-4-31B-it-qat-GGUF/gemma-4-31B-it-qat-UD-Q4_K_XL.gguf", None, "q4_k_xl", None),
+    ],
+)
+def test_a_quantised_checkpoint_is_its_base_model_at_the_precision_its_name_implies(
+    name, model, precision, activation_bits
+):
+    found = canonical.model_and_precision(name)
+    implied = found.implied_precision
+    assert found.model_id == model
+    assert ((implied.precision, implied.activation_bits) if implied else (None, None)) == (precision, activation_bits)
+
+
+@pytest.mark.parametrize("name", ["unsloth/Llama-3.1-8B-Instruct", "acme/Meta-Llama-3.1-8B-Instruct", "Llama-3-8B"])
+def test_a_copy_under_another_organisation_without_a_quantisation_suffix_is_not_guessed(name):
+    """Only a name that declares itself a quantised copy is matched without its organisation."""
+    assert canonical.model_and_precision(name).model_id is None
 
 
 @pytest.mark.parametrize(

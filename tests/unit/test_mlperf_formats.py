@@ -75,7 +75,7 @@ def test_31_column_header_all_quoted_with_total_accelerators_and_division_in_com
     (row,) = rows
     assert row["round"] == "v6.0" and row["total_accelerators"] == 16 and row["nodes"] == 2
     assert row["result_per_accelerator"] == pytest.approx(1234.5 / 16)
-    assert row["precision"] == "fp4" and row["result_unit"] == "tokens/s"
+    assert row["precision"] == "mxfp4" and row["result_unit"] == "tokens/s"
 
 
 def test_stated_total_accelerators_must_equal_nodes_times_per_node():

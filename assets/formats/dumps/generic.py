@@ -151,12 +151,13 @@ def level_location(offered_rate_per_s: float | None, concurrency: float | None, 
     return ", ".join(f"{c}={values[c]}" for c in level_columns) or "all rows"
 
 
-def read_requests(dump: Dump) -> pl.DataFrame:
+def read_requests(dump: Dump, requests: RequestScan | None = None) -> pl.DataFrame:
     """The file's requests as a frame (start_offset_s from the first request): for the traffic logs
     of profiles, which only need arrivals and token counts. FormatProblem names the first row whose
     values cannot be used (`checked_scan_sql`): a traffic log is used whole or not at all (a last line
-    that may be cut short is left out, as line readers do; copies of a row are arrivals too)."""
-    requests = scan(dump)
+    that may be cut short is left out, as line readers do; copies of a row are arrivals too).
+    `requests`: the scan of another traffic log form (assets.requests.traffic_shape), checked alike."""
+    requests = requests or scan(dump)
     if requests.data is not None:
         raise FormatProblem("a traffic log must be a file on disk")
     conn = duckdb.connect()

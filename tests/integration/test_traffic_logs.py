@@ -1,0 +1,104 @@
+"""The real Azure LLM inference trace (../shared/data/traffic/azure-llm-inference-2023, read in place) as a
+profile's traffic log: recognised by its header, every arrival kept to 100 ns, and its shape equal to an
+independent recomputation from the raw CSV (csv + statistics)."""
+
+import csv
+import datetime
+import math
+import statistics
+
+import duckdb
+import pytest
+
+from assets.config.profiles import read_profiles, write_profiles
+from assets.requests.traffic_shape import AZURE_TRACE, read_traffic_log, window_seconds, write_traffic
+from tests.support.data import DATA
+
+AZURE = DATA / "traffic" / "azure-llm-inference-2023"
+
+
+def independent_shape(path):
+    """The shape recomputed from the raw file: arrivals as integer 100 ns ticks (Python's %f reads only 6 of
+    the 7 fractional digits), rates over full windows from the first arrival, tokens by statistics."""
+    with open(path, newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    ticks = []
+    for row in rows:
+        whole, _dot, fraction = row["TIMESTAMP"].partition(".")
+        seconds = datetime.datetime.strptime(whole, "%Y-%m-%d %H:%M:%S").replace(tzinfo=datetime.UTC).timestamp()
+        ticks.append(int(seconds) * 10_000_000 + int(fraction.ljust(7, "0")))
+    ticks.sort()
+    offsets = [(t - ticks[0]) / 1e7 for t in ticks]
+    span = offsets[-1]
+    window = min(60, max(1, math.floor(span / 20)))
+    counts = [0] * int(span // window)
+    for t in offsets:
+        if int(t // window) < len(counts):
+            counts[int(t // window)] += 1
+    gaps = [b - a for a, b in zip(offsets, offsets[1:])]
+    positive = [g for g in gaps if g > 0]
+    s = math.log(statistics.mean(positive)) - statistics.mean(math.log(g) for g in positive)
+    inputs = [int(r["ContextTokens"]) for r in rows]
+    outputs = [int(r["GeneratedTokens"]) for r in rows]
+    p95 = lambda values: statistics.quantiles(values, n=100, method="inclusive")[94]  # noqa: E731
+    return {
+        "requests": len(rows),
+        "span_s": span,
+        "mean_rate_per_s": (len(rows) - 1) / span,
+        "window_s": window,
+        "peak_rate_per_s": max(counts) / window,
+        "interarrival_cv": statistics.stdev(gaps) / statistics.mean(gaps),
+        "gamma_shape": (3 - s + math.sqrt((s - 3) ** 2 + 24 * s)) / (12 * s),
+        "input_tokens_mean": statistics.mean(inputs),
+        "input_tokens_p50": statistics.median(inputs),
+        "input_tokens_p95": p95(inputs),
+        "output_tokens_mean": statistics.mean(outputs),
+        "output_tokens_p50": statistics.median(outputs),
+        "output_tokens_p95": p95(outputs),
+    }, counts
+
+
+@pytest.mark.parametrize("name", ["AzureLLMInferenceTrace_code.csv", "AzureLLMInferenceTrace_conv.csv"])
+def test_azure_trace_shape_equals_an_independent_recomputation(name):
+    path = AZURE / name
+    expected, counts = independent_shape(path)
+    shape, rates, source = read_traffic_log(str(path))
+    for key, value in expected.items():
+        assert shape[key] == pytest.approx(value, rel=1e-9, abs=1e-9), key
+    assert rates.get_column("requests").to_list() == counts
+    assert source.detected_format == f"traffic log ({AZURE_TRACE})" and source.rows == expected["requests"]
+    assert window_seconds(shape["span_s"]) == 60
+
+
+def test_azure_trace_figures():
+    """What the two one-hour samples say (the dataset's README states 8,818 and 19,365 requests: one fewer
+    than the rows, as a line count of files without a final newline gives; the last line is a request)."""
+    code, _, _ = read_traffic_log(str(AZURE / "AzureLLMInferenceTrace_code.csv"))
+    conv, _, _ = read_traffic_log(str(AZURE / "AzureLLMInferenceTrace_conv.csv"))
+    assert (code["requests"], conv["requests"]) == (8819, 19366)
+    assert code["span_s"] == pytest.approx(3435.948056, abs=1e-7)  # 18:17:03.9799600 to 19:14:19.9280160
+    # code completion: long prompts, short answers, very bursty; conversation: near-Poisson arrivals
+    assert code["interarrival_cv"] > 10 and 1 < conv["interarrival_cv"] < 1.2
+    assert code["output_tokens_p50"] == 13 and conv["output_tokens_p50"] == 129
+
+
+def test_a_profile_names_the_azure_trace_as_its_traffic_log(tmp_path):
+    """From the profiles YAML to requirement.traffic_shape and audit.source_files, the trace read in place."""
+    profiles = tmp_path / "profiles.yaml"
+    profiles.write_text(
+        "profiles:\n  - name: code-assist\n    model: llama3.1-8b\n    slo: {ttft_p95_ms: 1000}\n"
+        "    delivered_fraction_prior: [0.5, 0.8]\n"
+        f"    workload: {{traffic_log: {AZURE / 'AzureLLMInferenceTrace_code.csv'}}}\n"
+    )
+    conn = duckdb.connect(str(tmp_path / "build.duckdb"))
+    try:
+        write_profiles(conn, *read_profiles(profiles))
+        shape_report, rate_report = write_traffic(conn, lambda _message: None)
+        (row,) = conn.execute("SELECT profile, requests, window_s FROM requirement.traffic_shape").fetchall()
+        (formats,) = conn.execute(
+            "SELECT detected_format FROM audit.source_files WHERE source LIKE '%AzureLLMInferenceTrace_code.csv'"
+        ).fetchall()
+    finally:
+        conn.close()
+    assert row == ("code-assist", 8819, 60.0) and shape_report.rows == 1 and rate_report.rows == 57
+    assert formats == (f"traffic log ({AZURE_TRACE})",)
