@@ -65,6 +65,10 @@ REVIEWED = {
     ("assets/requests/request_pass.py", "_rows_sql(parts)"): "the pass's parts (RequestPass._scan_part: checked "
     "scans, ids and levels quoted) with the schema's checks",
     ("assets/requests/request_pass.py", "_rows_sql([part])"): "one of those parts",
+    ("assets/runs/store.py", "select"): "own_records: a checked scan SELECT of the request pass (RequestPass."
+    "view_scans: paths quoted), copied to a path quoted by sql_path_literal",
+    ("assets/requests/traffic_shape.py", "query"): "_first_bad: the bad-line SELECT of _azure_scan or "
+    "_trace_lines_scan (the path quoted by sql_path_literal, the rest constant)",
     ("assets/requests/request_pass.py", "', '.join(('r.' + n for n in names))"): "constant column names",
     ("assets/requests/request_pass.py", "requests_select(rows, 'request_keys')"): "RequestPass.stored: the rows of "
     "the sources stored in the warehouse, their ids ints",
