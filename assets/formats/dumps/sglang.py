@@ -92,7 +92,8 @@ def _is_result_2024(obj: Any) -> bool:
     return (
         isinstance(obj, dict)
         and "request_throughput" not in obj
-        and {"dataset_name", "random_input_len"} <= obj.keys()
+        and bool(SGLANG_KEYS & obj.keys())
+        and "dataset_name" in obj
         and any(k in obj for k in DURATION_KEYS_2024)
         and any(k.startswith("median_ttft") for k in obj)
     )

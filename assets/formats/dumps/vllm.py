@@ -38,6 +38,8 @@ are ours; its percentiles are numpy's linear interpolation over successful reque
 
 from __future__ import annotations
 
+import json
+import math
 import re
 from pathlib import PurePath
 from typing import Any
@@ -80,15 +82,16 @@ DEFINITIONS_SECONDS = DEFINITIONS.replace("; ms", "; written in seconds without 
 _STAT = re.compile(r"^(mean|median|std|p\d+(?:\.\d+)?)_(ttft|tpot|itl|e2el)(_ms)?$")
 _OURS = {"ttft": "ttft", "tpot": "tpot", "itl": "itl", "e2el": "e2e"}
 _PCT = {"median": "p50", "p50": "p50", "p90": "p90", "p95": "p95", "p99": "p99"}
-# Keys only SGLang's bench_serving writes: its results look like vLLM's otherwise (sglang.py recognises them by these).
+# Keys only SGLang's bench_serving writes (every generation has its E2E statistics and retokenised counts; a
+# vLLM sweep result can carry `random_input_len` or `dataset_name` as a BENCH override, so those do not count).
 SGLANG_KEYS = {
-    "dataset_name",
-    "sharegpt_output_len",
-    "random_input_len",
     "total_output_retokenized",
+    "total_output_tokens_retokenized",
     "output_throughput_retokenized",
     "mean_e2e_latency_ms",
     "median_e2e_latency_ms",
+    "mean_e2e_latency",
+    "median_e2e_latency",
 }
 
 
@@ -239,9 +242,20 @@ def _overrides(text: str, obj: dict) -> dict[str, Any]:
         return {k: obj[k] for k in in_file}
     starts = list(_SWEEP_PAIR.finditer(text))
     return {
-        m.group(1): text[m.end() : starts[i + 1].start() if i + 1 < len(starts) else len(text)]
+        m.group(1): _folder_value(text[m.end() : starts[i + 1].start() if i + 1 < len(starts) else len(text)])
         for i, m in enumerate(starts)
     }
+
+
+def _folder_value(text: str) -> Any:
+    """A folder's `<k>=<v>` value as the JSON the tool was given (`128` -> 128, `True` -> true), else the text."""
+    if text in ("True", "False"):  # Python's spelling of a JSON boolean in the folder name
+        return text == "True"
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return text
+    return value if isinstance(value, (int, float)) and math.isfinite(value) else text
 
 
 def stated_settings(obj: dict, rate: float | None) -> tuple[dict[str, Any], dict[str, Any]]:
