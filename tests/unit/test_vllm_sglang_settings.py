@@ -86,10 +86,14 @@ def test_vllm_request_with_no_output_and_no_error_text_is_an_error_when_the_tool
     assert (row["status"], row["output_tokens"], row["ttft_ms"], row["error"]) == ("ok", 0, 0.0, None)
 
 
-def test_vllm_metadata_keys_are_workload_or_server_by_what_they_name():
+def test_vllm_metadata_keys_are_workload_or_server_by_what_they_name(tmp_path):
     (m,) = parse(DETAILED).measurements  # --metadata gpu=H100 tp=1
     assert m.server_settings == {"model_id": "meta-llama/Llama-3.1-8B-Instruct", "gpu": "H100", "tp": "1"}
     assert m.workload["num_prompts"] == 12 and m.workload["burstiness"] == 1.0
+    _, path = _detailed(tmp_path, input_len="1000", prefix_len="64", max_model_len="4096", framework="vllm")
+    (m,) = parse(path).measurements
+    assert (m.workload["input_len"], m.workload["prefix_len"]) == ("1000", "64")
+    assert (m.server_settings["max_model_len"], m.server_settings["framework"]) == ("4096", "vllm")
 
 
 @pytest.mark.parametrize(

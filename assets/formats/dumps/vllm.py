@@ -109,12 +109,16 @@ RESULT_KEYS = frozenset(
     }
 )  # fmt: skip
 # Statistic keys of any metric (`p99_client_queue_time_ms`, `probe_p99_e2el_ms`, `spec_decode_*`): the tool's own.
-_TOOL_KEY = re.compile(r"^((mean|median|std|max|min|p\d+(\.\d+)?)_\w+|probe_\w+|spec_decode_\w+)$")
+_TOOL_KEY = re.compile(r"^((mean|median|std|p\d+(\.\d+)?)_\w+|probe_\w+|spec_decode_\w+)$")
 # Tool settings of the result that say what was measured (the workload), as the tool spells them.
 WORKLOAD_KEYS = ("num_prompts", "burstiness", "backend", "endpoint_type", "label", "ramp_up_strategy",
                  "ramp_up_start_rps", "ramp_up_end_rps")  # fmt: skip
-# A `--metadata` key naming the workload (the rest describe the server or the deployment).
+# A `--metadata` key naming the workload (the rest describe the server or the deployment); a server word wins
+# (`max_model_len` is the server's, `input_len` the workload's).
 _WORKLOAD_WORD = re.compile(r"len|length|dataset|prompt|isl|osl|input|output|concurren|rate|burst|ratio|prefix", re.I)
+_SERVER_WORD = re.compile(
+    r"model|max_num|gpu|replica|deploy|framework|server|engine|parallel|quant|dtype|kv_|cache", re.I
+)
 # Lengths and datasets a file NAME states (see the module docstring): vLLM does not write them.
 _NAMED_LENGTHS = re.compile(r"(?:^|-)itkns-(?P<input>\d+)-otkns-(?P<output>\d+)(?:-|\.json$)")
 _NAMED_SERVER = re.compile(
@@ -268,7 +272,8 @@ def stated_settings(obj: dict, rate: float | None) -> tuple[dict[str, Any], dict
     for key, value in obj.items():
         if key in RESULT_KEYS or _TOOL_KEY.match(key) or not isinstance(value, (str, int, float, bool)):
             continue
-        (workload if _WORKLOAD_WORD.search(key) else server)[key] = value
+        names_workload = _WORKLOAD_WORD.search(key) and not _SERVER_WORD.search(key)
+        (workload if names_workload else server)[key] = value
     return workload, server
 
 
