@@ -385,10 +385,11 @@ def detailed_requests(obj: dict, completed: int | None = None):
     ttfts = checked_column("ttfts", obj["ttfts"], pl.Float64())
     errors = [str(e) if e else None for e in (obj.get("errors") or [None] * n)]
     output_lens = obj.get("output_lens")
-    if isinstance(output_lens, list):
-        outputs = checked_column("output_tokens", output_lens, pl.Int64())
-        silent = [errors[i] is None and outputs[i] == 0 and ttfts[i] == 0.0 for i in range(n)]
-        if completed is not None and any(silent) and n - completed == sum(silent) + sum(e is not None for e in errors):
+    if isinstance(output_lens, list) and completed is not None:
+        no_text = pl.Series([e is None for e in errors], dtype=pl.Boolean)
+        silent = no_text & (checked_column("output_tokens", output_lens, pl.Int64()) == 0) & (ttfts == 0.0)
+        with_text = n - int(no_text.sum())
+        if silent.any() and n - completed == int(silent.sum()) + with_text:
             errors = [SILENT_FAILURE if s else e for s, e in zip(silent, errors, strict=True)]
     failed = pl.Series([e is not None for e in errors], dtype=pl.Boolean)
     if obj.get("latencies") is not None:
