@@ -43,7 +43,11 @@ def test_vllm_appended_lines_old_goodput_key_and_inf_rate():
     ]
     first = parsed.measurements[0]
     assert ("request_goodput", "value", 1.5, "requests/s") in first.tool_metrics
-    assert first.values["requests_failed"] is None and first.requests is None
+    assert first.requests is None  # no per-request arrays (only `latencies`)
+    # No `failed` key (old spelling): num_prompts 10 - completed 9, inferred and said so.
+    assert (first.values["requests_failed"], first.values["requests_sent"]) == (1, 10)
+    assert ("requests_failed", "inferred: num_prompts - completed", 1.0, "requests") in first.tool_metrics
+    assert "num_prompts - completed" in parsed.note
     assert first.values["ttft_p95_ms"] == pytest.approx(64.0) and first.values["e2e_p99_ms"] == pytest.approx(660.0)
 
 

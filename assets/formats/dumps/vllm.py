@@ -10,13 +10,38 @@ InferenceX copy that writes seconds without `_ms` (`median_ttft`, `p99_tpot`, ..
 runs of one value are repeats of one load level) plus `summary.json` / `SLA--*.json` (lists of
 those same results) and `summary.csv`, which are recognised and not read twice.
 
+A `vllm bench sweep serve` tree holds `SERVE--<k>=<v>-...-BENCH--<k>=<v>-.../run=<i>.json` (the tool
+also writes those overrides, and `run_number`, into each run's JSON); `warmup.json` beside them is a
+warm-up run (`run_number` -1), recognised and not read.
+
+What was measured besides the load (`Measurement.workload`): `num_prompts`, `burstiness`, `backend`,
+`endpoint_type`, `label`, ramp-up settings, `max_concurrency` where the offered rate is the load axis, the
+`BENCH--` overrides of a sweep folder and `--metadata` keys naming the workload (`input_len`, ...). vLLM
+does not write the dataset or the length targets, so where the file NAME states them they are taken from
+it: `<server>-<input>-<output>[-<variant>].json` and `<server>-sharegpt[-<variant>].json` (simon-mo/
+R1-Benchmark: `vllm-1000-2000.json` -> input_len 1000, output_len 2000) and `...-itkns-<input>-otkns-
+<output>-...` (aurotripathy/vllm-bench). Server settings (`Measurement.server_settings`): `model_id`, the
+`SERVE--` overrides, the other `--metadata` keys (nerdalert's `framework`, `gpu`, `deployment`, ...), and
+the server such a file name states (`vllm-`, `sgl-`, `trt-` prefix; `-ep` suffix = expert parallel).
+No generation of the result states the version of vLLM (`tool_version` stays None).
+
+Failures: `failed` where the file has it; otherwise `num_prompts - completed` (every prompt is sent), said
+in the file's note. With per-request arrays a request with no error text but `output_lens` 0 and `ttfts`
+0.0 is what vLLM writes for an unsuccessful request whose error has no text (it also writes 0 for a
+success that produced no token): when (requests - `completed`) says the tool counted exactly those (and
+the requests with error text) as not completed they are errors, otherwise they stay successes with 0 output tokens (the request pass
+excludes them from the latency percentiles). Nothing is dropped here.
+
 vLLM's TTFT, TPOT ((E2E - TTFT)/(output tokens - 1) per request), ITL (every gap pooled) and E2EL
 are ours; its percentiles are numpy's linear interpolation over successful requests.
 """
 
 from __future__ import annotations
 
+import json
+import math
 import re
+from pathlib import PurePath
 from typing import Any
 
 import polars as pl
@@ -38,10 +63,12 @@ RESULT_LINES = "vllm bench serve results (appended JSON lines)"
 RESULT_SECONDS = "vllm-derived summary in seconds (InferenceX)"
 SWEEP_SUMMARY = "vllm bench sweep summary (list of the run=N results beside it)"
 SWEEP_CSV = "vllm bench sweep summary.csv"
-FORMATS = (RESULT, RESULT_LINES, RESULT_SECONDS, SWEEP_SUMMARY, SWEEP_CSV)
+SWEEP_WARMUP = "vllm bench sweep warm-up run (warmup.json, run_number -1)"
+FORMATS = (RESULT, RESULT_LINES, RESULT_SECONDS, SWEEP_SUMMARY, SWEEP_CSV, SWEEP_WARMUP)
 SKIPPED = {
     SWEEP_SUMMARY: "the same results as the run=N.json files beside it; read from those",
     SWEEP_CSV: "the same results as the run=N.json files of the sweep; read from those",
+    SWEEP_WARMUP: "a warm-up run of the sweep (run_number -1): not a measurement",
 }
 READ_IN_PLACE = frozenset[str]()
 
@@ -55,16 +82,49 @@ DEFINITIONS_SECONDS = DEFINITIONS.replace("; ms", "; written in seconds without 
 _STAT = re.compile(r"^(mean|median|std|p\d+(?:\.\d+)?)_(ttft|tpot|itl|e2el)(_ms)?$")
 _OURS = {"ttft": "ttft", "tpot": "tpot", "itl": "itl", "e2el": "e2e"}
 _PCT = {"median": "p50", "p50": "p50", "p90": "p90", "p95": "p95", "p99": "p99"}
-# Keys only SGLang's bench_serving writes: its results look like vLLM's otherwise (sglang.py recognises them by these).
+# Keys only SGLang's bench_serving writes (every generation has its E2E statistics and retokenised counts; a
+# vLLM sweep result can carry `random_input_len` or `dataset_name` as a BENCH override, so those do not count).
 SGLANG_KEYS = {
-    "dataset_name",
-    "sharegpt_output_len",
-    "random_input_len",
     "total_output_retokenized",
+    "total_output_tokens_retokenized",
     "output_throughput_retokenized",
     "mean_e2e_latency_ms",
     "median_e2e_latency_ms",
+    "mean_e2e_latency",
+    "median_e2e_latency",
 }
+
+
+# The keys `vllm bench serve` (and benchmark_serving.py before it) writes itself, in every generation;
+# any other top-level key is a `--metadata` pair or a sweep override (`vllm bench sweep` adds them).
+RESULT_KEYS = frozenset(
+    {
+        "date", "endpoint_type", "backend", "label", "model_id", "tokenizer_id", "num_prompts", "best_of",
+        "use_beam_search", "request_rate", "burstiness", "max_concurrency", "duration", "completed", "failed",
+        "total_input_tokens", "total_output_tokens", "request_throughput", "request_goodput", "request_goodput:",
+        "output_throughput", "total_token_throughput", "input_throughput", "max_output_tokens_per_s",
+        "max_concurrent_requests", "rtfx", "input_lens", "output_lens", "ttfts", "itls", "latencies",
+        "queue_times", "start_times", "generated_texts", "errors", "ramp_up_strategy", "ramp_up_start_rps",
+        "ramp_up_end_rps", "rps_change_events", "run_number",
+    }
+)  # fmt: skip
+# Statistic keys of any metric (`p99_client_queue_time_ms`, `probe_p99_e2el_ms`, `spec_decode_*`): the tool's own.
+_TOOL_KEY = re.compile(r"^((mean|median|std|p\d+(\.\d+)?)_\w+|probe_\w+|spec_decode_\w+)$")
+# Tool settings of the result that say what was measured (the workload), as the tool spells them.
+WORKLOAD_KEYS = ("num_prompts", "burstiness", "backend", "endpoint_type", "label", "ramp_up_strategy",
+                 "ramp_up_start_rps", "ramp_up_end_rps")  # fmt: skip
+# A `--metadata` key naming the workload (the rest describe the server or the deployment); a server word wins
+# (`max_model_len` is the server's, `input_len` the workload's).
+_WORKLOAD_WORD = re.compile(r"len|length|dataset|prompt|isl|osl|input|output|concurren|rate|burst|ratio|prefix", re.I)
+_SERVER_WORD = re.compile(
+    r"model|max_num|gpu|replica|deploy|framework|server|engine|parallel|quant|dtype|kv_|cache", re.I
+)
+# Lengths and datasets a file NAME states (see the module docstring): vLLM does not write them.
+_NAMED_LENGTHS = re.compile(r"(?:^|-)itkns-(?P<input>\d+)-otkns-(?P<output>\d+)(?:-|\.json$)")
+_NAMED_SERVER = re.compile(
+    r"^(?P<server>vllm|sgl|sglang|trt)-(?:(?P<input>\d+)-(?P<output>\d+)|(?P<dataset>sharegpt))(?:-(?P<variant>[a-z0-9]*))?\.json$"
+)
+_VARIANTS = {"ep": ("expert_parallel", True)}  # file-name suffix -> server setting (simon-mo/R1-Benchmark)
 
 
 def _is_result(obj: Any) -> bool:
@@ -80,6 +140,10 @@ def _in_seconds(obj: dict) -> bool:
     return bool(matched) and not any(m.group(3) for m in matched)
 
 
+def _is_warmup(dump: Dump) -> bool:
+    return PurePath(dump.name).name == "warmup.json" and dump.payload.get("run_number") == -1
+
+
 def recognise(dump: Dump) -> str | None:
     payload = dump.payload
     if dump.json_lines:
@@ -87,6 +151,8 @@ def recognise(dump: Dump) -> str | None:
     if isinstance(payload, list):
         return SWEEP_SUMMARY if payload and all(_is_result(p) for p in payload) else None
     if _is_result(payload):
+        if _is_warmup(dump):
+            return SWEEP_WARMUP
         return RESULT_SECONDS if _in_seconds(payload) else RESULT
     if (
         dump.name.endswith("summary.csv")
@@ -101,16 +167,114 @@ def parse(dump: Dump, kind: str) -> Parsed:
     parsed = Parsed(kind=kind, tool=TOOL, definitions=DEFINITIONS_SECONDS if kind == RESULT_SECONDS else DEFINITIONS)
     objects = dump.payload if kind == RESULT_LINES else [dump.payload]
     copies = repeated(objects)
+    inferred: list[str] = []
     for i, obj in enumerate(objects):
         location = f"line {i + 1}" if kind == RESULT_LINES else "result"
         if i in copies:
             parsed.problems.append((location, f"the same result as line {copies[i] + 1} (every key equal): read once"))
             continue
         try:
-            parsed.measurements.append(result_measurement(obj, location, seconds=_in_seconds(obj)))
+            measurement = result_measurement(obj, location, seconds=_in_seconds(obj))
         except FormatProblem as problem:
             parsed.problems.append((location, str(problem)))
+            continue
+        measurement.workload.update(named_workload(dump.name))
+        measurement.server_settings.update(named_server(dump.name))
+        serve, bench = sweep_overrides(dump.name, obj)
+        for key in serve:  # the folder says where an override belongs, whatever its name suggests
+            measurement.workload.pop(key, None)
+        for key in bench:
+            measurement.server_settings.pop(key, None)
+        measurement.server_settings.update(serve)
+        measurement.workload.update(bench)
+        parsed.measurements.append(measurement)
+        if "failed" not in obj and measurement.values["requests_failed"] is not None:
+            inferred.append(f"{location}: {measurement.values['requests_failed']}")
+    if inferred:
+        parsed.note = (
+            "no `failed` key: failed requests inferred as num_prompts - completed (" + "; ".join(inferred) + ")"
+        )
     return parsed
+
+
+def named_workload(path: str) -> dict[str, Any]:
+    """Input/output length targets or the dataset a file NAME states (vLLM writes neither)."""
+    name = PurePath(path).name
+    match = _NAMED_LENGTHS.search(name) or _NAMED_SERVER.match(name)
+    if match is None:
+        return {}
+    if match.groupdict().get("dataset"):
+        return {"dataset_name": match.group("dataset")}
+    return {"input_len": int(match.group("input")), "output_len": int(match.group("output"))}
+
+
+def named_server(path: str) -> dict[str, Any]:
+    """The server a file NAME states: `vllm-`/`sgl-`/`trt-` prefix, `-ep` suffix (expert parallel)."""
+    match = _NAMED_SERVER.match(PurePath(path).name)
+    if match is None:
+        return {}
+    settings: dict[str, Any] = {"server": match.group("server")}
+    variant = match.group("variant")
+    if variant:
+        key, value = _VARIANTS.get(variant, ("variant", variant))
+        settings[key] = value
+    return settings
+
+
+_SWEEP_PAIR = re.compile(r"(?:^|-)([A-Za-z_][A-Za-z0-9_.]*)=")
+
+
+def sweep_overrides(path: str, obj: dict) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(server settings, workload) of a `vllm bench sweep` result from its `SERVE--...-BENCH--...` folder:
+    the keys the folder names, with the values the tool wrote into the result (typed), else the folder's text."""
+    folder = next((p for p in reversed(PurePath(path).parts[:-1]) if p.startswith(("SERVE--", "BENCH--"))), None)
+    if folder is None:
+        return {}, {}
+    serve_text, _, bench_text = folder.partition("-BENCH-")
+    if folder.startswith("BENCH--"):
+        serve_text, bench_text = "", folder[len("BENCH-") :]
+    return _overrides(serve_text.removeprefix("SERVE--"), obj), _overrides(bench_text.removeprefix("-"), obj)
+
+
+def _overrides(text: str, obj: dict) -> dict[str, Any]:
+    if not text:
+        return {}
+    if "=" not in text:  # a named combination (`_benchmark_name`)
+        return {"_benchmark_name": text}
+    in_file = [k for k in obj if k not in RESULT_KEYS and re.search(rf"(?:^|-){re.escape(k)}=", text)]
+    if in_file:
+        return {k: obj[k] for k in in_file}
+    starts = list(_SWEEP_PAIR.finditer(text))
+    return {
+        m.group(1): _folder_value(text[m.end() : starts[i + 1].start() if i + 1 < len(starts) else len(text)])
+        for i, m in enumerate(starts)
+    }
+
+
+def _folder_value(text: str) -> Any:
+    """A folder's `<k>=<v>` value as the JSON the tool was given (`128` -> 128, `True` -> true), else the text."""
+    if text in ("True", "False"):  # Python's spelling of a JSON boolean in the folder name
+        return text == "True"
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return text
+    return value if isinstance(value, (int, float)) and math.isfinite(value) else text
+
+
+def stated_settings(obj: dict, rate: float | None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(workload, server settings) the result itself states: its tool settings, `model_id`, and each
+    `--metadata` key by what it names (sweep overrides are placed by their folder, `sweep_overrides`)."""
+    workload = {k: obj[k] for k in WORKLOAD_KEYS if obj.get(k) is not None}
+    if rate is not None and obj.get("max_concurrency") is not None:  # a cap on the offered rate, not the load axis
+        workload["max_concurrency"] = obj["max_concurrency"]
+    server = {"model_id": obj["model_id"]} if obj.get("model_id") is not None else {}
+    for key, value in obj.items():
+        if key in RESULT_KEYS or _TOOL_KEY.match(key) or not isinstance(value, (str, int, float, bool)):
+            continue
+        names_workload = _WORKLOAD_WORD.search(key) and not _SERVER_WORD.search(key)
+        (workload if names_workload else server)[key] = value
+    return workload, server
 
 
 def load_level(obj: dict, where: str) -> tuple[str, float | None, float | None]:
@@ -129,7 +293,17 @@ def result_measurement(obj: dict, location: str, *, seconds: bool) -> Measuremen
     scale = 1000.0 if seconds else 1.0
     kind, rate, concurrency = load_level(obj, location)
     completed = count(obj.get("completed"), "completed")
-    failed = count(obj["failed"], "failed") if obj.get("failed") is not None else None
+    prompts = (
+        count(obj["num_prompts"], "num_prompts", allow_string=True) if obj.get("num_prompts") is not None else None
+    )
+    if obj.get("failed") is not None:
+        failed: int | None = count(obj["failed"], "failed")
+    elif prompts is not None:  # every prompt is sent: what did not complete failed (said in the file's note)
+        if prompts < completed:
+            raise FormatProblem(f"completed ({completed}) exceeds num_prompts ({prompts})")
+        failed = prompts - completed
+    else:
+        failed = None
     duration = number(obj.get("duration"), "duration")
     row = empty_point()
     total_in = number(obj.get("total_input_tokens"), "total_input_tokens")
@@ -154,10 +328,13 @@ def result_measurement(obj: dict, location: str, *, seconds: bool) -> Measuremen
         goodput = number(obj.get(key), key, allow_string=True)
         if goodput is not None:
             metrics.append(("request_goodput", "value", goodput, "requests/s"))
-    requests = detailed_requests(obj) if "ttfts" in obj else None
+    if failed is not None and obj.get("failed") is None:
+        metrics.append(("requests_failed", "inferred: num_prompts - completed", float(failed), "requests"))
+    requests = detailed_requests(obj, completed) if "ttfts" in obj else None
     if requests is not None and failed is None:
         row["requests_failed"] = int((requests["status"] == "error").sum())
         row["requests_sent"] = completed + row["requests_failed"]
+    workload, server = stated_settings(obj, rate)
     return Measurement(
         location=location,
         load_kind=kind,
@@ -166,6 +343,8 @@ def result_measurement(obj: dict, location: str, *, seconds: bool) -> Measuremen
         values=row,
         tool_metrics=metrics,
         requests=requests,
+        workload=workload,
+        server_settings=server,
     )
 
 
@@ -189,10 +368,12 @@ def flat_stats(
     return metrics
 
 
-def detailed_requests(obj: dict):
+def detailed_requests(obj: dict, completed: int | None = None):
     """The per-request arrays of a detailed result (vLLM `--save-detailed`, SGLang `--output-details`)
     as a request frame; SGLang writes no `latencies`, so E2E = TTFT + the sum of the gaps. Every array
-    is checked (`checked_column`) before any arithmetic: a broken value names its request."""
+    is checked (`checked_column`) before any arithmetic: a broken value names its request. A request with
+    no error text but 0 output tokens and TTFT 0 is an error when the tool's `completed` counts exactly
+    those as not completed (their error has no text), else a success with 0 output tokens, as written."""
     lengths = {
         k: len(obj[k])
         for k in ("ttfts", "input_lens", "output_lens", "latencies", "errors", "start_times", "itls", "generated_texts")
@@ -202,8 +383,15 @@ def detailed_requests(obj: dict):
         raise FormatProblem(f"per-request arrays of different lengths {lengths}")
     n = len(obj["ttfts"])
     ttfts = checked_column("ttfts", obj["ttfts"], pl.Float64())
-    errors = obj.get("errors") or [""] * n
-    failed = pl.Series([bool(e) for e in errors], dtype=pl.Boolean)
+    errors = [str(e) if e else None for e in (obj.get("errors") or [None] * n)]
+    output_lens = obj.get("output_lens")
+    if isinstance(output_lens, list) and completed is not None:
+        no_text = pl.Series([e is None for e in errors], dtype=pl.Boolean)
+        silent = no_text & (checked_column("output_tokens", output_lens, pl.Int64()) == 0) & (ttfts == 0.0)
+        with_text = n - int(no_text.sum())
+        if silent.any() and n - completed == int(silent.sum()) + with_text:
+            errors = [SILENT_FAILURE if s else e for s, e in zip(silent, errors, strict=True)]
+    failed = pl.Series([e is not None for e in errors], dtype=pl.Boolean)
     if obj.get("latencies") is not None:
         latencies = checked_column("latencies", obj["latencies"], pl.Float64())
     else:
@@ -223,13 +411,16 @@ def detailed_requests(obj: dict):
         {
             "request_index": list(range(n)),
             "phase": "measure",  # vLLM and SGLang leave their warm-up requests out of the arrays
-            "status": ["error" if f else "ok" for f in failed],
+            "status": ["error" if e is not None else "ok" for e in errors],
             "start_offset_s": None if starts is None else starts - starts.min(),
             "input_tokens": obj.get("input_lens"),
-            "output_tokens": obj.get("output_lens"),
+            "output_tokens": output_lens,
             "ttft_ms": ok_only.get_column("ttft_ms"),
             "e2e_ms": ok_only.get_column("e2e_ms"),
-            "error": [str(e) if e else None for e in errors],
+            "error": errors,
             **({"response_text": texts} if isinstance(texts, list) else {}),
         }
     )
+
+
+SILENT_FAILURE = "not completed by the tool's count (output_lens 0, ttfts 0, no error text)"
