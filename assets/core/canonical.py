@@ -262,7 +262,7 @@ def normalise_scenario(raw: str) -> str | None:
 # --- precision ----------------------------------------------------------------------------
 
 # Values that state no precision (MLPerf's UNSET, a dash): read as "not given".
-_NO_PRECISION = {"UNSET", "N/A", "NA", "NONE", "-"}
+_NO_PRECISION = {"UNSET", "N/A", "NA", "NONE", "-", "UNKNOWN", "NOT STATED"}
 
 
 def precision_key(spelling: str) -> str:

@@ -166,6 +166,48 @@ def _identity(settings: dict[str, Any]) -> str:
     return json.dumps(settings, sort_keys=True, default=str)
 
 
+# Measurements whose files state the same workload but whose mean input or output tokens per request differ by
+# more than this factor did not measure the same thing (vLLM 0.26 writes no dataset name: a random-4k run and a
+# ShareGPT run at one rate look alike but for their token counts): kept apart, the observed mix in the label.
+TOKEN_MIX_APART = 1.5
+
+
+def _mean_tokens(point: Point) -> tuple[float, float] | None:
+    values = point.measurement.values
+    mean_in, mean_out = values.get("mean_input_tokens"), values.get("mean_output_tokens")
+    return None if mean_in is None or mean_out is None else (float(mean_in), float(mean_out))
+
+
+def _close(a: float, b: float) -> bool:
+    return max(a, b) <= TOKEN_MIX_APART * min(a, b) if min(a, b) > 0 else a == b
+
+
+def token_mixes(points: list[Point]) -> list[tuple[dict[str, Any], list[Point]]]:
+    """`points` (one stated workload) grouped by their mean input and output tokens per request: one group, with
+    no extra key, when they agree within TOKEN_MIX_APART; otherwise one per mix, named by its first point's
+    rounded means (`observed_mean_input_tokens`, ...). A point whose file gives no means joins the first group
+    (nothing says it differs)."""
+    clusters: list[tuple[tuple[float, float], list[Point]]] = []
+    unknown: list[Point] = []
+    for point in points:
+        mix = _mean_tokens(point)
+        if mix is None:
+            unknown.append(point)
+            continue
+        home = next((c for c in clusters if _close(c[0][0], mix[0]) and _close(c[0][1], mix[1])), None)
+        if home is None:
+            clusters.append((mix, [point]))
+        else:
+            home[1].append(point)
+    if len(clusters) <= 1:
+        return [({}, points)]
+    clusters[0][1].extend(unknown)
+    return [
+        ({"observed_mean_input_tokens": round(mix[0]), "observed_mean_output_tokens": round(mix[1])}, members)
+        for mix, members in clusters
+    ]
+
+
 def workload_identity(workload: dict[str, Any]) -> dict[str, Any]:
     """The part of a workload that makes it a different one (sample sizes are not: SAMPLE_SIZE_KEYS)."""
     return {k: v for k, v in workload.items() if k not in SAMPLE_SIZE_KEYS}
@@ -176,10 +218,14 @@ def split_configs(run: Run) -> list[Run]:
     different configs, different workloads (dataset, length targets, prompt count, tool settings) are different
     measurements; each becomes its own run, its label naming only the settings that differ between them. Files
     equal in both are one sweep, whose measurements at one load level are repeats."""
-    groups: dict[tuple[str, str], list[Point]] = defaultdict(list)
+    stated: dict[tuple[str, str], list[Point]] = defaultdict(list)
     for point in run.points:
         m = point.measurement
-        groups[(_identity(m.server_settings), _identity(workload_identity(m.workload)))].append(point)
+        stated[(_identity(m.server_settings), _identity(workload_identity(m.workload)))].append(point)
+    groups: dict[tuple[str, str], list[Point]] = {}
+    for (server, workload), stated_points in stated.items():
+        for mix, points in token_mixes(stated_points):
+            groups[(server, _identity({**json.loads(workload), **mix}))] = points
     if len(groups) == 1:
         (server, workload), points = next(iter(groups.items()))
         return [_with_settings(run, run.label, points, json.loads(server), json.loads(workload))]

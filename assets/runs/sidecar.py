@@ -48,6 +48,18 @@ def run_precision(
         }
     note = None
     activation_bits = stated.activation_bits
+    if not stated.stated:  # `N/A`, `unknown`: a hosted API does not say; kept raw and flagged like an unknown word
+        return {
+            "precision_raw": raw_text,
+            "precision": None,
+            "precision_known": False,
+            "precision_source": "run.yaml",
+            "weight_bits": None,
+            "activation_bits": None,
+            "precision_note": (
+                f"run.yaml states no precision ({raw_text!r}) and the model name {model_raw!r} implies none"
+            ),
+        }
     if not stated.known:
         note = f"precision {raw_text!r} is not in the precision table (kept raw)"
         if implied is not None:
@@ -90,11 +102,6 @@ def run_config(merged: dict[str, Any], sidecars: list[str]) -> dict[str, Any]:
     count = merged["accelerator_count"]
     if isinstance(count, bool) or not isinstance(count, int) or count < 1:
         raise SidecarProblem(f"{where}: accelerator_count must be a whole number >= 1 (got {count!r})")
-    if not stated.stated and checkpoint.implied_precision is None:
-        raise SidecarProblem(
-            f"{where}: precision {merged['precision']!r} states no precision and the model name {model_raw!r} "
-            "implies none"
-        )
     accelerator_raw = str(merged["accelerator"]).strip()
     accelerator = canonical.match_accelerator(accelerator_raw)
     settings = merged.get("settings")

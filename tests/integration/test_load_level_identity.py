@@ -158,3 +158,25 @@ def test_the_warehouse_owns_the_records_it_publishes(tmp_path):
     shutil.copytree(AIPERF_C1, run, dirs_exist_ok=True)
     write_observed(conn, collect_all([str(run.parent)]), records)  # the same content: the copy is reused
     assert [p.name for p in records.iterdir()] == [owned.name] and owned.stat().st_mtime_ns == stamp
+
+
+# djangodevreng/dgx-spark-benchmarks @ 56365367, `vllm bench serve` 0.26.0: neither file names its dataset
+NEMOTRON = (
+    PUBLIC / "vllm-djangodevreng-dgx-spark-benchmarks/results/nemotron-3/nemotron-3-nano-omni-30b-a3b-reasoning/fp8"
+)
+
+
+def test_files_alike_but_for_their_token_mix_are_not_repeats():
+    """07-office-baseline (random 4k) and 08-sharegpt run at the same rate and burstiness and state no dataset:
+    only their tokens per request tell them apart, so they are two runs, never one level's two repeats."""
+    batch = collect_all([str(Path("examples/public/vllm-djangodevreng-dgx-spark-benchmarks").resolve())])
+    raw = {name: json.loads((NEMOTRON / name).read_bytes()) for name in ("07-office-baseline.json", "08-sharegpt.json")}
+    assert {(r["request_rate"], r["burstiness"]) for r in raw.values()} == {(0.3, 0.7)}
+    by_source = {m["source"].rsplit("/", 1)[1]: m for m in batch.measurements}
+    runs = {by_source[name]["run_id"] for name in raw}
+    assert len(runs) == 2 and all(by_source[name]["repeat_index"] == 0 for name in raw)
+    for name, result in raw.items():
+        run = next(r for r in batch.runs if r["run_id"] == by_source[name]["run_id"])
+        mix = json.loads(run["workload"])
+        assert mix["observed_mean_input_tokens"] == round(result["total_input_tokens"] / result["completed"])
+        assert mix["observed_mean_output_tokens"] == round(result["total_output_tokens"] / result["completed"])

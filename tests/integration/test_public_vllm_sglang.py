@@ -313,15 +313,22 @@ def test_example_sidecars_load_every_file_without_quarantine(folder, tmp_path):
     conn.close()
 
 
-def test_collect_over_examples__one_run_per_sidecar_config():
-    """Depends on assets/runs/collect (the lead changes it for issue 17): one run per sidecar config."""
+def test_collect_over_examples__one_run_per_sidecar_config_and_workload():
+    """One run per sidecar config and stated workload: simon-mo's 4 server configs x 5 workloads (4 random
+    ISL/OSL pairs from the file names, ShareGPT), aurotripathy's 5 configs x 3 concurrency caps, coco-alen's 3
+    servers x 6 ISL/OSL pairs; never a workload pooled as a repeat of another."""
     labels = {folder: sorted(r["run_label"] for r in collect(EXAMPLES / folder).runs) for folder in FOLDERS}
-    assert labels["vllm-simon-mo-r1-benchmark"] == ["h200-vllm", "nebius-h200-sglang", "nebius-h200-vllm",
-                                                    "nebius-h200-vllm-ep"]  # fmt: skip
-    assert len(labels["vllm-aurotripathy-vllm-bench"]) == 5 and len(labels["sglang-coco-alen-vlm-quant-eval"]) == 3
+    simon_mo = labels["vllm-simon-mo-r1-benchmark"]
+    assert sorted({label.split(" [")[0] for label in simon_mo}) == [
+        "h200-vllm",
+        "nebius-h200-sglang",
+        "nebius-h200-vllm",
+        "nebius-h200-vllm-ep",
+    ]
+    assert len(simon_mo) == 20 and sum("dataset_name=sharegpt" in label for label in simon_mo) == 4
+    assert len(labels["vllm-aurotripathy-vllm-bench"]) == 15 and len(labels["sglang-coco-alen-vlm-quant-eval"]) == 18
 
 
-@pytest.mark.xfail(reason="needs the lead's collect/assemble split by Measurement.server_settings (issue 17)")
 def test_collect_over_examples__server_settings_within_one_sidecar_give_separate_runs():
     """Depends on assets/runs/collect (the lead changes it for issue 17): one file holding two servers
     (nerdalert's `framework` vllm/sgl) or three deployments gives one run per server setting."""

@@ -29,8 +29,8 @@ Failures: `failed` where the file has it; otherwise `num_prompts - completed` (e
 in the file's note. With per-request arrays a request with no error text but `output_lens` 0 and `ttfts`
 0.0 is what vLLM writes for an unsuccessful request whose error has no text (it also writes 0 for a
 success that produced no token): when (requests - `completed`) says the tool counted exactly those (and
-the requests with error text) as not completed they are errors, otherwise they stay successes with 0 output tokens (the request pass
-excludes them from the latency percentiles). Nothing is dropped here.
+the requests with error text) as not completed they are errors, otherwise they stay successes with 0
+output tokens (the request pass excludes them from the latency percentiles). Nothing is dropped here.
 
 vLLM's TTFT, TPOT ((E2E - TTFT)/(output tokens - 1) per request), ITL (every gap pooled) and E2EL
 are ours; its percentiles are numpy's linear interpolation over successful requests.
