@@ -14,7 +14,7 @@ import duckdb
 from assets.core.paths import DEFAULT_PRICES, DEFAULT_PROFILES, DEFAULT_SOURCES
 from assets.report.textformat import format_shortlist
 from assets.resources import Inputs, Warehouse
-from assets.warehouse.lock import WarehouseBusy
+from assets.warehouse.lock import WarehouseProblem
 from pipelines import query, settings
 
 
@@ -88,13 +88,14 @@ def run(args: argparse.Namespace) -> int:
         prices=args.prices,
         profiles=args.profiles,
         store_texts=args.store_texts or settings.store_texts(),
+        allow_links_into=args.allow_links_into or settings.allow_links_into(),
     )
     warehouse = Warehouse(dir=args.warehouse, lock_timeout_s=settings.lock_timeout_s())
     try:
         with warehouse.hold():  # one writer from the fingerprint check through the publish
             return _run(inputs, warehouse, force=args.force)
-    except WarehouseBusy as busy:
-        return _report_failure([str(busy)])
+    except WarehouseProblem as problem:  # busy, read-only, full, a link for a lock file: one message, no traceback
+        return _report_failure([str(problem)])
 
 
 def _run(inputs: Inputs, warehouse: Warehouse, force: bool = False) -> int:
@@ -102,7 +103,11 @@ def _run(inputs: Inputs, warehouse: Warehouse, force: bool = False) -> int:
     while no other run can publish), else every job."""
     from assets.mlperf.ingest import reading_once
     from assets.warehouse.fingerprint import inputs_json, published_fingerprint
+    from assets.warehouse.publish import remove_leftovers
     from pipelines.definitions import build_definitions
+
+    for leftover in remove_leftovers(warehouse.serving_path):  # the lock is ours: no publish is under way
+        print(f"benchbill: removed {leftover}, left by a publish that failed or was killed", file=sys.stderr)
 
     # Each input is read once for the whole run (reading_once): the fingerprint, then every job.
     with reading_once():
@@ -271,6 +276,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run_parser.add_argument(
         "--dumps", action="append", metavar="DIR", help="folder of benchmark dumps with run.yaml sidecars; repeatable"
+    )
+    run_parser.add_argument(
+        "--allow-links-into",
+        action="append",
+        metavar="DIR",
+        help="a folder that links below a dumps folder may lead into (repeatable; default BENCHBILL_ALLOW_LINKS_INTO); "
+        "a link leading out of the dumps folders and these is skipped with the reason",
     )
     run_parser.add_argument("--prices", default=str(DEFAULT_PRICES), metavar="FILE", help="prices CSV")
     run_parser.add_argument("--profiles", default=str(DEFAULT_PROFILES), metavar="FILE", help="profiles YAML")
