@@ -228,34 +228,21 @@ def sql(args: argparse.Namespace) -> int:
         print(f"benchbill sql: {problem}", file=sys.stderr)
         return 1
     try:
-        print(query.render(columns, rows, args.format))
+        text = query.render(columns, rows, args.format)
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")  # CSV rows end in CRLF already
+        sys.stdout.flush()
     except BrokenPipeError:  # `benchbill sql ... | head`: the reader has all it wanted
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 
 
 def shell(args: argparse.Namespace) -> int:
-    """Replace this process with DuckDB's own SQL prompt on the serving file, read-only."""
-    import shutil
-
-    serving = Warehouse(dir=args.warehouse).serving_path
-    if not serving.exists():
-        print(
-            f"benchbill shell: {serving}: no published serving file here; run `benchbill run` first "
-            "(or pass --warehouse DIR)",
-            file=sys.stderr,
-        )
+    """A SQL prompt on the serving file that can only read (pipelines/query.py: `benchbill sql`'s guards)."""
+    try:
+        return query.shell(Warehouse(dir=args.warehouse).serving_path)
+    except query.QueryProblem as problem:
+        print(f"benchbill shell: {problem}", file=sys.stderr)
         return 1
-    binary = shutil.which("duckdb", path=str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", ""))
-    if binary is None:
-        print(
-            "benchbill shell: the duckdb command is missing; install the project (make setup) "
-            "or `pip install duckdb-cli`",
-            file=sys.stderr,
-        )
-        return 1
-    os.execv(binary, [binary, "-readonly", str(serving)])
-    return 0  # not reached
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -318,7 +305,7 @@ def build_parser() -> argparse.ArgumentParser:
     sql_parser.add_argument("--warehouse", default="warehouse", metavar="DIR", help="warehouse folder")
     sql_parser.set_defaults(handler=sql)
 
-    shell_parser = commands.add_parser("shell", help="DuckDB's SQL prompt on the serving file, read-only")
+    shell_parser = commands.add_parser("shell", help="a SQL prompt on the serving file that can only read")
     shell_parser.add_argument("--warehouse", default="warehouse", metavar="DIR", help="warehouse folder")
     shell_parser.set_defaults(handler=shell)
     return parser
