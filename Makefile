@@ -17,9 +17,9 @@ DAGSTER_HOME ?= $(abspath $(WAREHOUSE))/dagster_home
 ifneq ($(wildcard $(SHARED)/data/mlperf/summary/v5.1/summary_results.json),)
 RUN_ARGS ?= --mlperf $(SHARED)/data/mlperf/summary/v5.1/summary_results.json \
             --mlperf $(SHARED)/data/mlperf/summary/v4.1/summary_results.json \
-            --dumps examples/dumps
+            --dumps examples/dumps --allow-links-into $(SHARED)/data
 DEV_INPUTS ?= BENCHBILL_MLPERF=$(abspath $(SHARED)/data/mlperf/summary/v5.1/summary_results.json),$(abspath $(SHARED)/data/mlperf/summary/v4.1/summary_results.json) \
-              BENCHBILL_DUMPS=$(abspath examples/dumps)
+              BENCHBILL_DUMPS=$(abspath examples/dumps) BENCHBILL_ALLOW_LINKS_INTO=$(abspath $(SHARED)/data)
 endif
 
 # The report test renders the HTML report in Debian's chromium (installed here when missing).

@@ -29,7 +29,9 @@ def observed_runs(
     context: dg.AssetExecutionContext, warehouse: Warehouse, inputs: Inputs
 ) -> Iterator[dg.MaterializeResult]:
     """Runs, measurements, tool aggregates and per-request records from the dump folders."""
-    batch = collect_all(list(inputs.dumps), store_texts=inputs.store_texts, log=context.log.info)
+    batch = collect_all(
+        list(inputs.dumps), store_texts=inputs.store_texts, log=context.log.info, links_into=inputs.allow_links_into
+    )
     for run in batch.runs:
         flags = []
         if not run["accelerator_known"]:

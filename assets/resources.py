@@ -78,10 +78,10 @@ class Warehouse(dg.ConfigurableResource):
 
 class Inputs(dg.ConfigurableResource):
     """What a run reads: MLPerf round tables (paths or URLs; empty means the sources file),
-    dump folders, the price table and the profiles; `store_texts` keeps the prompt and response
-    texts of dumps (observed.request_texts), which are otherwise never stored; and, from `benchbill
-    run`, the fingerprint of all of them and of the code (assets/warehouse/fingerprint.py), recorded
-    with the build."""
+    dump folders (and the folders their links may lead into), the price table and the profiles;
+    `store_texts` keeps the prompt and response texts of dumps (observed.request_texts), which are
+    otherwise never stored; and, from `benchbill run`, the fingerprint of all of them and of the code
+    (assets/warehouse/fingerprint.py), recorded with the build."""
 
     mlperf: list[str] = []
     sources_file: str = str(DEFAULT_SOURCES)
@@ -89,6 +89,10 @@ class Inputs(dg.ConfigurableResource):
     prices: str = str(DEFAULT_PRICES)
     profiles: str = str(DEFAULT_PROFILES)
     store_texts: bool = False
+    # Folders (besides the dump folders) that links below a dump folder may lead into; a link leading elsewhere
+    # is skipped with the reason. None follows links anywhere: only for code that builds Inputs itself (tests);
+    # `benchbill run` and the environment settings (pipelines/settings.py) always give a list.
+    allow_links_into: list[str] | None = None
     fingerprint: str = ""
     code_sha256: str = ""
     fingerprint_inputs: str = ""

@@ -15,7 +15,7 @@ from assets.core.paths import DEFAULT_PRICES, DEFAULT_PROFILES, DEFAULT_SOURCES
 from assets.report.textformat import format_shortlist
 from assets.resources import Inputs, Warehouse
 from assets.runs.collect import IDLE_SIDECAR_NOTE
-from assets.warehouse.lock import WarehouseBusy
+from assets.warehouse.lock import WarehouseProblem
 from pipelines import query, settings
 
 
@@ -143,13 +143,14 @@ def run(args: argparse.Namespace) -> int:
         prices=args.prices,
         profiles=args.profiles,
         store_texts=args.store_texts or settings.store_texts(),
+        allow_links_into=args.allow_links_into or settings.allow_links_into(),
     )
     warehouse = Warehouse(dir=args.warehouse, lock_timeout_s=settings.lock_timeout_s())
     try:
         with warehouse.hold():  # one writer from the fingerprint check through the publish
             return _run(inputs, warehouse, force=args.force)
-    except WarehouseBusy as busy:
-        return _report_failure([str(busy)])
+    except WarehouseProblem as problem:  # busy, read-only, full, a link for a lock file: one message, no traceback
+        return _report_failure([str(problem)])
 
 
 def _run(inputs: Inputs, warehouse: Warehouse, force: bool = False) -> int:
@@ -157,7 +158,11 @@ def _run(inputs: Inputs, warehouse: Warehouse, force: bool = False) -> int:
     while no other run can publish), else every job."""
     from assets.mlperf.ingest import reading_once
     from assets.warehouse.fingerprint import inputs_json, published_fingerprint
+    from assets.warehouse.publish import remove_leftovers
     from pipelines.definitions import build_definitions
+
+    for leftover in remove_leftovers(warehouse.serving_path):  # the lock is ours: no publish is under way
+        print(f"benchbill: removed {leftover}, left by a publish that failed or was killed", file=sys.stderr)
 
     # Each input is read once for the whole run (reading_once): the fingerprint, then every job.
     with reading_once():
@@ -281,34 +286,21 @@ def sql(args: argparse.Namespace) -> int:
         print(f"benchbill sql: {problem}", file=sys.stderr)
         return 1
     try:
-        print(query.render(columns, rows, args.format))
+        text = query.render(columns, rows, args.format)
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")  # CSV rows end in CRLF already
+        sys.stdout.flush()
     except BrokenPipeError:  # `benchbill sql ... | head`: the reader has all it wanted
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 
 
 def shell(args: argparse.Namespace) -> int:
-    """Replace this process with DuckDB's own SQL prompt on the serving file, read-only."""
-    import shutil
-
-    serving = Warehouse(dir=args.warehouse).serving_path
-    if not serving.exists():
-        print(
-            f"benchbill shell: {serving}: no published serving file here; run `benchbill run` first "
-            "(or pass --warehouse DIR)",
-            file=sys.stderr,
-        )
+    """A SQL prompt on the serving file that can only read (pipelines/query.py: `benchbill sql`'s guards)."""
+    try:
+        return query.shell(Warehouse(dir=args.warehouse).serving_path)
+    except query.QueryProblem as problem:
+        print(f"benchbill shell: {problem}", file=sys.stderr)
         return 1
-    binary = shutil.which("duckdb", path=str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", ""))
-    if binary is None:
-        print(
-            "benchbill shell: the duckdb command is missing; install the project (make setup) "
-            "or `pip install duckdb-cli`",
-            file=sys.stderr,
-        )
-        return 1
-    os.execv(binary, [binary, "-readonly", str(serving)])
-    return 0  # not reached
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -329,6 +321,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run_parser.add_argument(
         "--dumps", action="append", metavar="DIR", help="folder of benchmark dumps with run.yaml sidecars; repeatable"
+    )
+    run_parser.add_argument(
+        "--allow-links-into",
+        action="append",
+        metavar="DIR",
+        help="a folder that links below a dumps folder may lead into (repeatable; default BENCHBILL_ALLOW_LINKS_INTO); "
+        "a link leading out of the dumps folders and these is skipped with the reason",
     )
     run_parser.add_argument("--prices", default=str(DEFAULT_PRICES), metavar="FILE", help="prices CSV")
     run_parser.add_argument("--profiles", default=str(DEFAULT_PROFILES), metavar="FILE", help="profiles YAML")
@@ -364,7 +363,7 @@ def build_parser() -> argparse.ArgumentParser:
     sql_parser.add_argument("--warehouse", default="warehouse", metavar="DIR", help="warehouse folder")
     sql_parser.set_defaults(handler=sql)
 
-    shell_parser = commands.add_parser("shell", help="DuckDB's SQL prompt on the serving file, read-only")
+    shell_parser = commands.add_parser("shell", help="a SQL prompt on the serving file that can only read")
     shell_parser.add_argument("--warehouse", default="warehouse", metavar="DIR", help="warehouse folder")
     shell_parser.set_defaults(handler=shell)
     return parser

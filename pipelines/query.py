@@ -1,19 +1,32 @@
-"""`benchbill sql`: named queries (sql/queries/<name>.sql) and plain SQL on the serving file,
-always opened read-only, with parameters bound (never pasted into the SQL)."""
+"""`benchbill sql` and `benchbill shell`: named queries (sql/queries/<name>.sql) and plain SQL on the serving
+file, with parameters bound (never pasted into the SQL). Nothing a query says can write anywhere: the file is
+opened read-only, DuckDB's external access is off (no COPY TO, ATTACH, INSTALL or LOAD; no file read but the
+ones the published views read in place), its configuration locked, and only statements that read (SELECT,
+WITH, SHOW, DESCRIBE, SUMMARIZE, EXPLAIN) are run at all."""
 
 from __future__ import annotations
 
 import csv
 import io
+import re
+import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import duckdb
 
+from assets.core.sqltext import sql_string_literal
 from assets.report.textformat import align_rows, to_json, value_text
 from assets.warehouse import sqldoc
 
 FORMATS = ("table", "csv", "json")
+READING_STATEMENTS = (duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN)
+# The files the published views read in place (observed.requests): a path literal in a reader's call.
+_IN_PLACE_FILE = re.compile(r"read_(?:csv|parquet|ndjson|json)\w*\(\s*'((?:[^']|'')*)'")
+# A text cell a spreadsheet would run as a formula starts with one of these (OWASP's CSV injection list).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+_PLAIN_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 
 
 class QueryProblem(Exception):
@@ -28,9 +41,46 @@ def open_serving(serving_path: Path) -> duckdb.DuckDBPyConnection:
             "(or pass --warehouse DIR with the folder that holds serving.duckdb)"
         )
     try:
-        return duckdb.connect(str(serving_path), read_only=True)
+        conn = duckdb.connect(
+            str(serving_path),
+            read_only=True,
+            config={"autoinstall_known_extensions": False, "autoload_known_extensions": False},
+        )
     except duckdb.Error as exc:
         raise QueryProblem(f"{serving_path}: cannot open read-only ({exc})") from exc
+    try:
+        in_place = sorted(
+            {
+                path.replace("''", "'")
+                for (sql,) in conn.execute("SELECT sql FROM duckdb_views() WHERE NOT internal").fetchall()
+                for path in _IN_PLACE_FILE.findall(sql or "")
+            }
+        )
+        # Reading these is allowed; writing them never is: only reading statements run (`run`, `check_reads`).
+        conn.execute(f"SET allowed_paths = [{', '.join(sql_string_literal(p) for p in in_place)}]")
+        conn.execute("SET temp_directory = ''")  # nothing spilled to disk either
+        conn.execute("SET enable_external_access = false")
+        conn.execute("SET lock_configuration = true")
+    except duckdb.Error as exc:
+        conn.close()
+        raise QueryProblem(f"{serving_path}: cannot open it safely read-only ({exc})") from exc
+    return conn
+
+
+def check_reads(sql: str) -> None:
+    """QueryProblem unless every statement of `sql` only reads."""
+    try:
+        statements = duckdb.extract_statements(sql)
+    except duckdb.Error as exc:
+        raise QueryProblem(f"{type(exc).__name__}: {exc}") from exc
+    for statement in statements:
+        if statement.type not in READING_STATEMENTS:
+            words = " ".join(statement.query.split()[:3])
+            raise QueryProblem(
+                f"refused: {words!r}... is a {statement.type.name} statement; the serving file is read-only and "
+                "only statements that read are run (SELECT, WITH, SHOW, DESCRIBE, SUMMARIZE, EXPLAIN). To keep a "
+                "result, use --format csv or json and redirect the output"
+            )
 
 
 def parse_params(pairs: list[str]) -> dict[str, str]:
@@ -87,33 +137,114 @@ def resolve(query: str, params: dict[str, str]) -> tuple[str, dict[str, Any]]:
 
 def run(serving_path: Path, query: str, params: dict[str, str]) -> tuple[list[str], list[tuple]]:
     sql, bound = resolve(query, params)
+    check_reads(sql)
     conn = open_serving(serving_path)
+    try:
+        return execute(conn, sql, bound)
+    finally:
+        conn.close()
+
+
+def execute(conn: duckdb.DuckDBPyConnection, sql: str, bound: dict[str, Any] | None = None) -> tuple[list[str], list]:
+    """Columns and rows of a reading statement on a connection from `open_serving`; QueryProblem says what
+    went wrong."""
     try:
         cursor = conn.execute(sql, bound or None)
         if cursor.description is None:
             return [], []
         return [d[0] for d in cursor.description], cursor.fetchall()
+    except duckdb.PermissionException as exc:
+        raise QueryProblem(
+            f"refused: {exc}\n(the serving file is read-only and its queries reach no file, extension or "
+            "database but the files its views read)"
+        ) from exc
     except duckdb.Error as exc:
         raise QueryProblem(
             f"{type(exc).__name__}: {exc}\n(the serving file is read-only; the views are "
             'listed by `benchbill sql "SELECT view_name, comment FROM duckdb_views() '
             "WHERE schema_name = 'analytics'\"`)"
         ) from exc
-    finally:
-        conn.close()
+
+
+def spreadsheet_cell(value: Any) -> Any:
+    """A value as a CSV cell: NULL empty; a text a spreadsheet would run as a formula (FORMULA_STARTS) prefixed
+    with a single quote so it is shown as text; numbers, and texts that are plain numbers, as they are."""
+    if value is None:
+        return ""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS) and not _PLAIN_NUMBER.fullmatch(value):
+        return "'" + value
+    return value
+
+
+def to_csv(columns: list[str], rows: list[tuple]) -> str:
+    """RFC 4180 CSV by the csv module (CRLF rows; a cell holding a delimiter, quote, CR or LF is quoted), with
+    formulas neutralised for spreadsheet users (`spreadsheet_cell`)."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n", quoting=csv.QUOTE_MINIMAL)
+    writer.writerow([spreadsheet_cell(c) for c in columns])
+    writer.writerows([spreadsheet_cell(v) for v in row] for row in rows)
+    return out.getvalue()
 
 
 def render(columns: list[str], rows: list[tuple], fmt: str) -> str:
     if fmt == "json":
         return to_json(columns, rows)
     if fmt == "csv":
-        out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(columns)
-        writer.writerows(["" if v is None else v for v in row] for row in rows)
-        return out.getvalue().rstrip("\n")
+        return to_csv(columns, rows)
     if not columns:
         return "(no result)"
     lines = align_rows(columns, [[value_text(v) for v in row] for row in rows])
     lines.append(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
     return "\n".join(lines)
+
+
+SHELL_HELP = """benchbill shell: SQL on the published serving file, read-only. End a statement with ;
+.tables   the tables and views        .help   this text        .quit (or Ctrl-D)   leave"""
+
+
+def shell(serving_path: Path, read_line: Callable[[str], str] = input) -> int:
+    """A SQL prompt on the serving file with the guards of `benchbill sql` (DuckDB's own prompt also runs
+    shell commands and writes files through its dot commands: .shell, .output, .log, .save)."""
+    conn = open_serving(serving_path)
+    interactive = sys.stdin.isatty()
+    if interactive:
+        print(SHELL_HELP)
+    pending: list[str] = []
+    try:
+        while True:
+            try:
+                line = read_line("benchbill> " if not pending else "      ...> ") if interactive else read_line("")
+            except EOFError:
+                break
+            if not pending and line.strip().startswith("."):
+                command = line.strip().split()[0]
+                if command in (".quit", ".exit"):
+                    break
+                if command == ".tables":
+                    _show(
+                        conn,
+                        "SELECT schema_name || '.' || table_name AS name FROM duckdb_tables() UNION ALL "
+                        "SELECT schema_name || '.' || view_name FROM duckdb_views() WHERE NOT internal ORDER BY 1",
+                    )
+                else:
+                    print(SHELL_HELP if command == ".help" else f"refused: {command} (only .tables, .help, .quit)")
+                continue
+            pending.append(line)
+            if line.rstrip().endswith(";"):
+                _show(conn, "\n".join(pending))
+                pending = []
+        if "".join(pending).strip():
+            _show(conn, "\n".join(pending))
+    finally:
+        conn.close()
+    return 0
+
+
+def _show(conn: duckdb.DuckDBPyConnection, sql: str) -> None:
+    try:
+        check_reads(sql)
+        for statement in duckdb.extract_statements(sql):
+            columns, rows = execute(conn, statement.query)
+            print(render(columns, rows, "table"), flush=True)
+    except QueryProblem as problem:
+        print(f"benchbill shell: {problem}", file=sys.stderr, flush=True)

@@ -31,7 +31,7 @@ from pipelines.jobs import build_warehouse, ingest_mlperf_round, refresh_observe
 def dump_folder_sensor(context: dg.SensorEvaluationContext, inputs: Inputs) -> dg.RunRequest | dg.SkipReason:
     if not inputs.dumps:
         return dg.SkipReason("no dump folders configured (set BENCHBILL_DUMPS)")
-    fingerprint = dumps_fingerprint(list(inputs.dumps))
+    fingerprint = dumps_fingerprint(list(inputs.dumps), links_into=inputs.allow_links_into)
     if fingerprint == context.cursor:
         return dg.SkipReason("no new content in the dump folders (a copy of a file already read changes nothing)")
     context.update_cursor(fingerprint)

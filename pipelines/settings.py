@@ -4,6 +4,8 @@ BENCHBILL_WAREHOUSE  warehouse folder (default ./warehouse)
 BENCHBILL_MLPERF     comma-separated round-table paths or URLs (default: the sources file)
 BENCHBILL_SOURCES    the MLPerf sources file (default assets/defaults/mlperf_sources.yaml)
 BENCHBILL_DUMPS      comma-separated dump folders (default: none)
+BENCHBILL_ALLOW_LINKS_INTO  comma-separated folders that links below a dump folder may lead into (default: none,
+                     links stay inside the dump folders; a link leading elsewhere is skipped with the reason)
 BENCHBILL_PRICES     prices CSV (default: the bundled price table)
 BENCHBILL_PROFILES   profiles YAML (default: the bundled example profiles)
 BENCHBILL_STORE_TEXTS  1 to keep prompt and response texts of dumps (observed.request_texts); default: never stored
@@ -20,6 +22,10 @@ from assets.resources import Inputs, Warehouse
 
 def _list(name: str) -> list[str]:
     return [part.strip() for part in os.environ.get(name, "").split(",") if part.strip()]
+
+
+def allow_links_into() -> list[str]:
+    return _list("BENCHBILL_ALLOW_LINKS_INTO")
 
 
 def lock_timeout_s() -> float:
@@ -42,4 +48,5 @@ def inputs_from_env() -> Inputs:
         prices=os.environ.get("BENCHBILL_PRICES", str(DEFAULT_PRICES)),
         profiles=os.environ.get("BENCHBILL_PROFILES", str(DEFAULT_PROFILES)),
         store_texts=store_texts(),
+        allow_links_into=allow_links_into(),
     )

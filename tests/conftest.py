@@ -8,6 +8,7 @@ Tests live in three tiers, one folder each, marked by the folder (`--strict-mark
   browser, the wheel installed outside the repository.
 """
 
+import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,10 +18,14 @@ import pytest
 
 from assets.resources import Inputs, Warehouse
 from pipelines.definitions import build_definitions
-from tests.support.data import INFERENCE_PERF, build_published, make_dumps
+from tests.support.data import FIXTURES, INFERENCE_PERF, SHARED, build_published, make_dumps
 from tests.support.smallcase import SmallCase, build_small_case
 
 TIERS = ("unit", "integration", "e2e")
+
+# The tests' dump folders link into the shared data and the repository's fixtures (never copied): every
+# `benchbill run` they start, in process or not, may follow those links (pipelines/settings.py).
+os.environ.setdefault("BENCHBILL_ALLOW_LINKS_INTO", f"{SHARED},{FIXTURES}")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -21,14 +21,18 @@ from schemas.benchmark.accelerator_prices import AcceleratorPrices
 from schemas.vocab import PRICE_CLASSES
 
 PRICE_COLUMNS = ("accelerator", "price_class", "usd_per_accelerator_hour", "provider", "source", "as_of")
+# A plausible price per accelerator-hour, in USD: below a cheap spot GPU's cents, above a whole large system's
+# hourly cost per accelerator, a price is a typo or a unit mistake (and would rank a config first or last).
+PLAUSIBLE_USD_PER_ACCELERATOR_HOUR = (0.05, 500.0)
 
 
 class PriceProblem(ValueError):
     pass
 
 
-def price_row(raw: dict[str, str], *, source: str, index: int) -> dict[str, Any]:
-    """One CSV row as a price row; PriceProblem names what is wrong."""
+def price_row(raw: dict[str, str], *, source: str, index: int, today: datetime.date) -> dict[str, Any]:
+    """One CSV row as a price row; PriceProblem names what is wrong (a price outside
+    PLAUSIBLE_USD_PER_ACCELERATOR_HOUR, or dated after `today`, is wrong)."""
     accelerator = (raw.get("accelerator") or "").strip()
     if not accelerator:
         raise PriceProblem("accelerator is empty")
@@ -40,12 +44,18 @@ def price_row(raw: dict[str, str], *, source: str, index: int) -> dict[str, Any]
         usd = float(text)
     except ValueError:
         raise PriceProblem(f"usd_per_accelerator_hour {text!r} is not a number") from None
-    if not 0 < usd < 1000:
-        raise PriceProblem(f"usd_per_accelerator_hour {text!r} is outside (0, 1000)")
+    low, high = PLAUSIBLE_USD_PER_ACCELERATOR_HOUR
+    if not low <= usd <= high:  # NaN fails too
+        raise PriceProblem(
+            f"usd_per_accelerator_hour {text!r} is outside the plausible range {low:g} to {high:g} USD "
+            "(PLAUSIBLE_USD_PER_ACCELERATOR_HOUR): a typo or a unit mistake?"
+        )
     try:
         as_of = datetime.date.fromisoformat((raw.get("as_of") or "").strip())
     except ValueError:
         raise PriceProblem(f"as_of {raw.get('as_of')!r} is not a date like 2026-05-18") from None
+    if as_of > today:
+        raise PriceProblem(f"as_of {as_of} is in the future (today is {today}): a price must have been observed")
     for column in ("provider", "source"):
         if not (raw.get(column) or "").strip():
             raise PriceProblem(f"{column} is empty: every price needs its provider and source")
@@ -101,8 +111,12 @@ def _one_price_per_key(rows: list[dict[str, Any]], source: str) -> tuple[list[di
     return sorted(kept, key=lambda r: r["source_row"]), rejects
 
 
-def read_prices(path: str | Path) -> tuple[list[dict[str, Any]], list[Reject], SourceFile]:
-    """Price rows and rejects from a prices CSV (columns as in the contract)."""
+def read_prices(
+    path: str | Path, today: datetime.date | None = None
+) -> tuple[list[dict[str, Any]], list[Reject], SourceFile]:
+    """Price rows and rejects from a prices CSV (columns as in the contract); `today` (default: today in
+    UTC) bounds the dates."""
+    today = today or datetime.datetime.now(datetime.UTC).date()
     fetched = read_local(path)[0]
     text, cut = cut_last_line(decode_text(fetched.data, str(path)))
     reader = csv.DictReader(io.StringIO(text))
@@ -114,7 +128,7 @@ def read_prices(path: str | Path) -> tuple[list[dict[str, Any]], list[Reject], S
     for index, raw in enumerate(reader):
         raw = {(k or "").strip(): v for k, v in raw.items()}
         try:
-            rows.append(price_row(raw, source=fetched.name, index=index))
+            rows.append(price_row(raw, source=fetched.name, index=index, today=today))
         except PriceProblem as problem:
             rejects.append(Reject(fetched.name, f"line {index + 2}", str(problem), raw))
     if cut is not None:

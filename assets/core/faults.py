@@ -11,16 +11,28 @@ write.<schema>.<table>  inside the transaction that replaces a table (or a view)
 publish.copied          the next serving file is complete beside the old one, not yet swapped
 parquet.writing         the first table of the next Parquet export is written, the rest not
 publish.exported        the next Parquet export is complete, neither it nor the serving file swapped
+lock.writing            the writer lock is taken, its holder not yet written into the lock file
+
+`enospc@<point>` instead makes the point fail as a full disk does (OSError ENOSPC): the tests of disk-full
+messages and of the leftovers a failed publish cleans up.
 """
 
+import errno
 import os
 import signal
 
 ENV = "BENCHBILL_FAULT"
+DISK_FULL = "enospc@"
 
 
-def checkpoint(name: str) -> None:
-    """Kill this process with SIGKILL if BENCHBILL_FAULT names `name`; otherwise nothing."""
+def checkpoint(name: str, path: str | os.PathLike[str] | None = None) -> None:
+    """Kill this process with SIGKILL if BENCHBILL_FAULT names `name`; raise ENOSPC (about `path`) if it names
+    `enospc@name`; otherwise nothing."""
     wanted = os.environ.get(ENV)
-    if wanted and name in wanted.split(","):
+    if not wanted:
+        return
+    points = wanted.split(",")
+    if name in points:
         os.kill(os.getpid(), signal.SIGKILL)
+    if DISK_FULL + name in points:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), None if path is None else os.fspath(path))

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Callable, Iterator
+import stat
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from assets.core.errors import IngestError
 
@@ -30,17 +32,68 @@ def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def open_regular(path: Path) -> BinaryIO:
+    """`path` opened for reading when it is a regular file (after links); IngestError naming it otherwise. Opened
+    without blocking, so a FIFO or a device is refused at once rather than waited on or read forever."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise IngestError(f"{display(path)}: {not_regular(mode)}, not a file: never opened as input")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def sha256_file(path: Path) -> str:
-    """The sha256 of a file's content, read a chunk at a time (never the whole file in memory)."""
+    """The sha256 of a regular file's content, read a chunk at a time (never the whole file in memory)."""
     digest = hashlib.sha256()
-    with open(path, "rb") as handle:
+    with open_regular(path) as handle:
         while chunk := handle.read(8 * 1024 * 1024):
             digest.update(chunk)
     return digest.hexdigest()
 
 
-def walk_files(root: Path) -> Iterator[Path]:
-    """Every regular file below `root` (following symlinks, never twice), in sorted order."""
+def display(path: Path | str) -> str:
+    """A path as text that can always be printed and stored (bytes that are not UTF-8 shown as \\xNN)."""
+    return os.fsencode(path).decode("utf-8", errors="backslashreplace")
+
+
+def not_regular(mode: int) -> str:
+    """What a file that is not a regular file is, by its mode."""
+    for test, kind in (
+        (stat.S_ISFIFO, "a named pipe (FIFO)"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISDIR, "a folder"),
+    ):
+        if test(mode):
+            return kind
+    return "not a regular file"
+
+
+# A folder holding this file is a warehouse (its writer lock, assets/warehouse/layout.py): never walked as input.
+WAREHOUSE_MARKER = ".benchbill.lock"
+
+Skipped = Callable[[Path, str, str], None]  # (path, kind, reason) of an entry a walk does not yield
+
+
+def _inside(real: str, roots: Sequence[str]) -> bool:
+    return any(real == root or real.startswith(root.rstrip(os.sep) + os.sep) for root in roots)
+
+
+def walk_files(
+    root: Path, *, links_into: Sequence[str | Path] | None = None, skipped: Skipped | None = None
+) -> Iterator[Path]:
+    """Every regular file below `root` (following symlinks, never twice), in sorted order. Never yielded, and told
+    to `skipped` with the reason: FIFOs, sockets, devices (also behind a link), dangling links, names that are not
+    UTF-8, warehouse folders (WAREHOUSE_MARKER), and, when `links_into` is given, links whose target lies outside
+    `root` and every folder of `links_into` (None: links may lead anywhere)."""
+    tell = skipped or (lambda _path, _kind, _reason: None)
+    allowed = None if links_into is None else [os.path.realpath(r) for r in (root, *links_into)]
     seen: set[str] = set()
     for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
         real = os.path.realpath(dirpath)
@@ -48,9 +101,56 @@ def walk_files(root: Path) -> Iterator[Path]:
             dirnames[:] = []
             continue
         seen.add(real)
-        dirnames.sort()
+        if WAREHOUSE_MARKER in filenames:
+            dirnames[:] = []
+            tell(
+                Path(dirpath),
+                "warehouse folder",
+                f"holds {WAREHOUSE_MARKER}: a benchbill warehouse, never read as input",
+            )
+            continue
+        kept = []
+        for name in sorted(dirnames):
+            folder = Path(dirpath) / name
+            if _admitted(folder, allowed, tell):
+                kept.append(name)
+        dirnames[:] = kept
         for name in sorted(filenames):
-            yield Path(dirpath) / name
+            path = Path(dirpath) / name
+            if not _admitted(path, allowed, tell):
+                continue
+            try:
+                mode = path.stat().st_mode
+            except OSError as exc:
+                if path.is_symlink():
+                    tell(path, "dangling symlink", f"points at {display(os.readlink(path))} which does not exist")
+                else:
+                    tell(path, "unreadable", f"cannot be looked at ({exc.strerror})")
+                continue
+            if not stat.S_ISREG(mode):
+                tell(path, "not a file", f"{not_regular(mode)}: never opened (it could block or never end)")
+                continue
+            yield path
+
+
+def _admitted(path: Path, allowed: list[str] | None, tell: Skipped) -> bool:
+    """False (told why) for a name that is not UTF-8, or a link leading out of the allowed folders."""
+    try:
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:
+        tell(path, "name not UTF-8", f"the name {display(path)} is not valid UTF-8: rename it to read it")
+        return False
+    if allowed is not None and path.is_symlink():
+        target = os.path.realpath(path)
+        if not _inside(target, allowed):
+            tell(
+                path,
+                "link outside the dumps folders",
+                f"points at {display(target)}, outside the dumps folders and the folders links may lead into "
+                "(--allow-links-into DIR or BENCHBILL_ALLOW_LINKS_INTO allows it)",
+            )
+            return False
+    return True
 
 
 def read_local(location: str | Path) -> list[Fetched]:
@@ -61,7 +161,7 @@ def read_local(location: str | Path) -> list[Fetched]:
             f"{path}: no such file or folder (relative paths start from {Path.cwd()}); "
             "check the path given on the command line or in BENCHBILL_* settings"
         )
-    files = [path] if path.is_file() else list(walk_files(path))
+    files = list(walk_files(path)) if path.is_dir() else [path]  # a FIFO or a device is refused by read_whole
     fetched = []
     for file in files:
         data = read_whole(file)
@@ -76,12 +176,13 @@ def read_whole(file: Path) -> bytes:
         size = file.stat().st_size
         if size > MAX_LOCAL_FILE_BYTES:
             raise IngestError(
-                f"{file}: {size:,} bytes, above the {MAX_LOCAL_FILE_BYTES:,}-byte limit for one "
+                f"{display(file)}: {size:,} bytes, above the {MAX_LOCAL_FILE_BYTES:,}-byte limit for one "
                 "input file; split it (a generic per-request log can be several files)"
             )
-        return file.read_bytes()
+        with open_regular(file) as handle:
+            return handle.read()
     except OSError as exc:
-        raise IngestError(f"{file}: cannot read ({exc}); check its permissions") from exc
+        raise IngestError(f"{display(file)}: cannot read ({exc.strerror}); check its permissions") from exc
 
 
 # ---- reading and recognising one file ---------------------------------------------------------
@@ -117,14 +218,14 @@ def read_dump_file(path: Path) -> Fetched | LargeFile:
         if size <= LARGE_FILE_BYTES:
             return read_local(path)[0]
         digest, head = hashlib.sha256(), b""
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:
             while chunk := handle.read(8 * 1024 * 1024):
                 head = head or chunk[:HEAD_BYTES]
                 digest.update(chunk)
             handle.seek(max(0, size - 8))
             tail = handle.read()
     except OSError as exc:
-        raise IngestError(f"{path}: cannot read ({exc}); check its permissions") from exc
+        raise IngestError(f"{display(path)}: cannot read ({exc.strerror}); check its permissions") from exc
     return LargeFile(str(path), digest.hexdigest(), size, head, tail)
 
 

@@ -88,6 +88,56 @@ def looks_like_json(data: bytes) -> bool:
     return head[:1] in (b"[", b"{")
 
 
+# A JSON token that matters to where a document can be cut: a whole string, an unterminated string (the head
+# ends inside it), or a bracket or comma.
+_JSON_STRUCTURE = re.compile(rb'"(?:[^"\\]|\\.)*"|"(?:[^"\\]|\\.)*\\?\Z|[\[\]{},]')
+MAX_JSON_HEAD_DEPTH = 200
+
+
+def json_head(head: bytes) -> Any | None:
+    """The first bytes of a JSON document as the JSON value they begin: cut after the last complete value and
+    every open array or object closed (`{"a": 1, "b": [1, 2` gives {"a": 1, "b": [1]}). What a large file's
+    head says about its shape (its first keys, its first elements), never more than `head` parsed; None when
+    the head does not begin a JSON object or array (or nests deeper than MAX_JSON_HEAD_DEPTH)."""
+    body = head.removeprefix(UTF8_BOM)
+    start = len(body) - len(body.lstrip(b" \t\r\n"))
+    if body[start : start + 1] not in (b"{", b"["):
+        return None
+    closers: list[bytes] = []
+    cut, cut_closers = None, b""
+    for token in _JSON_STRUCTURE.finditer(body, start):
+        text = token.group()
+        if text[:1] == b'"':
+            if len(text) < 2 or not text.endswith(b'"') or text.endswith(b'\\"') and _escaped_end(text):
+                break  # the head ends inside this string
+            continue
+        if text in (b"{", b"["):
+            closers.append(b"}" if text == b"{" else b"]")
+            if len(closers) > MAX_JSON_HEAD_DEPTH:
+                return None
+        elif text in (b"}", b"]"):
+            if not closers:
+                break
+            closers.pop()
+            cut, cut_closers = token.end(), b"".join(reversed(closers))
+            if not closers:
+                break  # the whole document is in the head
+        else:  # a comma: the value before it is complete
+            cut, cut_closers = token.start(), b"".join(reversed(closers))
+    if cut is None:  # not one complete value: the opening bracket alone
+        cut, cut_closers = start + 1, b"}" if body[start : start + 1] == b"{" else b"]"
+    try:
+        return json.loads(body[:cut] + cut_closers)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _escaped_end(text: bytes) -> bool:
+    """True when a string token's closing quote is escaped (an odd run of backslashes before it)."""
+    run = len(text) - 1 - len(text[:-1].rstrip(b"\\"))
+    return run % 2 == 1
+
+
 def _loads(text: str, name: str, where: str = "") -> Any:
     try:
         return json.loads(text)

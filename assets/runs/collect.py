@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 from collections import defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -19,6 +19,7 @@ from assets.inputs import archives
 from assets.inputs.files import (
     Fetched,
     LargeFile,
+    display,
     hash_large_files,
     head_of,
     megabytes,
@@ -60,14 +61,17 @@ def _silent(message: str) -> None:
     pass
 
 
-def collect(root: Path, store_texts: bool = False, log: Log | None = None) -> ObservedBatch:
+def collect(
+    root: Path, store_texts: bool = False, log: Log | None = None, links_into: Sequence[str] | None = None
+) -> ObservedBatch:
     """Every run below one dumps folder (prompt and response texts only with `store_texts`); `log` is told
-    what is being read as it goes (a folder of large dumps takes a while)."""
+    what is being read as it goes (a folder of large dumps takes a while); links lead only into `root` and
+    the folders of `links_into` (None: anywhere; see walk_files)."""
     log = log or _silent
     if not root.is_dir():
         raise IngestError(f"{root}: dumps folder does not exist or is not a folder")
     batch = ObservedBatch(store_texts=store_texts)
-    sidecars, reads = _read_files(root, batch, log)
+    sidecars, reads = _read_files(root, batch, log, links_into)
     prepared = _prepare_runs(root, batch, sidecars, reads)
     points = sum(len(run.points) for run in prepared)
     log(
@@ -78,13 +82,15 @@ def collect(root: Path, store_texts: bool = False, log: Log | None = None) -> Ob
     return batch
 
 
-def _read_files(root: Path, batch: ObservedBatch, log: Log) -> tuple[dict[PurePosixPath, dict[str, Any]], list[Read]]:
+def _read_files(
+    root: Path, batch: ObservedBatch, log: Log, links_into: Sequence[str] | None = None
+) -> tuple[dict[PurePosixPath, dict[str, Any]], list[Read]]:
     """The run.yaml sidecars below `root` (by folder) and the dump files read (each content once); every file
     looked at is listed in the batch's inventory."""
     sidecars: dict[PurePosixPath, dict[str, Any]] = {}
     reads: list[Read] = []
     seen: dict[str, str] = {}
-    for fetched, rel, path in _inputs(root, batch, log):
+    for fetched, rel, path in _inputs(root, batch, log, links_into):
         if rel.name == SIDECAR:
             sidecars[rel.parent] = read_sidecar(fetched)
             batch.files.append(SourceFile(fetched.name, fetched.sha256, size_of(fetched), "run.yaml sidecar", "read"))
@@ -220,7 +226,7 @@ def _read_requests(root: Path, batch: ObservedBatch, prepared: list[Run], store_
 
 
 def _inputs(
-    root: Path, batch: ObservedBatch, log: Log
+    root: Path, batch: ObservedBatch, log: Log, links_into: Sequence[str] | None = None
 ) -> Iterator[tuple[Fetched | LargeFile, PurePosixPath, str | None]]:
     """Every file below `root` with its path relative to it and where it lies on disk (DuckDB reads the
     per-request formats there, in place); a large file is hashed as it streams past (LargeFile). An
@@ -228,7 +234,7 @@ def _inputs(
     memory, no traversal, no links, limits): a member has no place on disk, so its per-request records are
     read from a temporary copy and stored in the warehouse (observed.stored_requests) rather than read in
     place."""
-    paths = sorted(_all_files(root, batch))
+    paths = sorted(_all_files(root, batch, links_into))
     log(f"{root}: {len(paths)} files, {megabytes(paths)} MB")
     large = hash_large_files(paths, log)
     for number, path in enumerate(paths, 1):
@@ -244,31 +250,24 @@ def _inputs(
             yield member, member_rel, None
 
 
-def _all_files(root: Path, batch: ObservedBatch) -> list[Path]:
-    files = []
-    for path in walk_files(root):
-        if path.is_symlink() and not path.exists():
-            batch.files.append(
-                SourceFile(
-                    str(path),
-                    None,
-                    None,
-                    "dangling symlink",
-                    "skipped",
-                    note=f"points at {path.readlink()} which does not exist",
-                )
-            )
-            continue
-        files.append(path)
-    return files
+def _all_files(root: Path, batch: ObservedBatch, links_into: Sequence[str] | None = None) -> list[Path]:
+    """The regular files below `root`; what is not read (FIFOs, devices, links out, ...) listed with the reason."""
+
+    def skipped(path: Path, kind: str, reason: str) -> None:
+        batch.files.append(SourceFile(display(path), None, None, kind, "skipped", note=reason))
+
+    return list(walk_files(root, links_into=None if links_into is None else list(links_into), skipped=skipped))
 
 
-def collect_all(roots: list[str], store_texts: bool = False, log: Log | None = None) -> ObservedBatch:
-    """Runs below every dumps folder; a label used twice is quarantined the second time."""
+def collect_all(
+    roots: list[str], store_texts: bool = False, log: Log | None = None, links_into: Sequence[str] | None = None
+) -> ObservedBatch:
+    """Runs below every dumps folder; a label used twice is quarantined the second time. A link may lead into
+    any of the dumps folders or of `links_into` (None: anywhere)."""
     total = ObservedBatch(store_texts=store_texts)
     labels: dict[str, str] = {}
     for root in roots:
-        batch = collect(Path(root), store_texts, log)
+        batch = collect(Path(root), store_texts, log, None if links_into is None else [*roots, *links_into])
         dropped = set()
         for run in batch.runs:
             if run["run_label"] in labels:
@@ -300,21 +299,25 @@ def collect_all(roots: list[str], store_texts: bool = False, log: Log | None = N
     return total
 
 
-def dump_checksums(folders: list[str]) -> set[str]:
-    """The sha256 of every file's content below the dump folders (names and places do not matter)."""
+def dump_checksums(folders: list[str], links_into: Sequence[str] | None = None) -> set[str]:
+    """The sha256 of every regular file's content below the dump folders (names and places do not matter;
+    links followed as `collect_all` follows them)."""
     checksums = set()
+    allowed = None if links_into is None else [*folders, *links_into]
     for folder in sorted(folders):
         root = Path(folder)
         if not root.is_dir():
             checksums.add(f"missing folder {folder}")
             continue
-        for path in walk_files(root):
-            if path.exists():
+        for path in walk_files(root, links_into=allowed):
+            try:
                 checksums.add(sha256_file(path))  # streamed: a per-request log may be gigabytes
+            except (IngestError, OSError):  # replaced by a FIFO since the walk, or unreadable: the run says so
+                checksums.add(f"unreadable {display(path)}")
     return checksums
 
 
-def dumps_fingerprint(folders: list[str]) -> str:
+def dumps_fingerprint(folders: list[str], links_into: Sequence[str] | None = None) -> str:
     """A digest of the set of file contents below the dump folders: a new file (or a changed or removed
     one) changes it; the same file copied again under another name or folder does not."""
-    return hashlib.sha256("\n".join(sorted(dump_checksums(folders))).encode()).hexdigest()
+    return hashlib.sha256("\n".join(sorted(dump_checksums(folders, links_into))).encode()).hexdigest()

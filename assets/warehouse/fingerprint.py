@@ -45,6 +45,8 @@ class RunInputs(Protocol):
     def dumps(self) -> Sequence[str]: ...
     @property
     def store_texts(self) -> bool: ...
+    @property
+    def allow_links_into(self) -> Sequence[str] | None: ...
 
 
 def code_fingerprint() -> str:
@@ -66,16 +68,18 @@ def code_fingerprint() -> str:
     return digest.hexdigest()
 
 
-def _location(location: str, fetch: Callable[[str], Fetched]) -> list[tuple[str, str]]:
-    """(name, sha256) of a file, of every file below a folder (by relative path), or of a URL's body."""
+def _location(
+    location: str, fetch: Callable[[str], Fetched], links_into: Sequence[str] | None = None
+) -> list[tuple[str, str]]:
+    """(name, sha256) of a file, of every file below a folder (by relative path; links followed as walk_files
+    follows them with `links_into`), or of a URL's body."""
     if is_url(location):
         return [(location, fetch(location).sha256)]
     path = Path(location)
     if path.is_dir():
         return [
             (f"{path.resolve()}/{p.relative_to(path).as_posix()}", sha256_file(p))
-            for p in walk_files(path)
-            if p.exists()
+            for p in walk_files(path, links_into=links_into)
         ]
     if path.is_file():
         return [(str(path.resolve()), sha256_file(path))]
@@ -110,8 +114,9 @@ def inputs_fingerprint(
         items += [(f"{label} {name}", sha) for name, sha in _location(location, fetch)]
     for log in _traffic_logs(inputs.profiles):
         items += [("traffic log " + name, sha) for name, sha in _location(log, fetch)]
+    links_into = None if inputs.allow_links_into is None else [*inputs.dumps, *inputs.allow_links_into]
     for folder in inputs.dumps:
-        items += [("dumps " + name, sha) for name, sha in _location(folder, fetch)]
+        items += [("dumps " + name, sha) for name, sha in _location(folder, fetch, links_into)]
     code = code_fingerprint()
     digest = hashlib.sha256(code.encode())
     # Settings that change what is published: a run that stores texts after one that did not builds.

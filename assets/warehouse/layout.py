@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from assets.inputs.files import WAREHOUSE_MARKER
+
 
 @dataclass(frozen=True)
 class WarehouseLayout:
@@ -47,4 +49,4 @@ class WarehouseLayout:
 
     @property
     def lock_path(self) -> Path:
-        return self.dir / ".benchbill.lock"
+        return self.dir / WAREHOUSE_MARKER  # also marks the folder as a warehouse: never walked as dumps

@@ -2,39 +2,96 @@
 
 An advisory `flock` on `.benchbill.lock` in the warehouse folder, re-entrant within a process (a
 `benchbill run` holds it from its first ingestion to its publish while each Dagster run inside it takes it
-again); a second writer says whom it waits for, waits up to its timeout, then refuses.
+again); a second writer says whom it waits for, waits up to its timeout, then refuses. The lock file is
+opened without following a link (a link planted there never truncates its target) and must be a regular
+file; a warehouse that cannot hold it (read-only, full disk, a name that is not UTF-8) is one clear message.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import os
+import stat
 import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
+from assets.core.faults import checkpoint
+from assets.inputs.files import display, not_regular
 
-class WarehouseBusy(RuntimeError):
+
+class WarehouseProblem(RuntimeError):
+    """The warehouse folder cannot be written by this run: the message names the path and what to do."""
+
+
+class WarehouseBusy(WarehouseProblem):
     """Another run holds the warehouse's writer lock."""
 
 
+def _open_lock_file(lock_path: Path) -> IO[str]:
+    """The lock file opened read-write (created if missing), never through a link, only when a regular file."""
+    folder = lock_path.parent
+    try:
+        os.fsencode(lock_path).decode("utf-8")
+    except UnicodeDecodeError:
+        raise WarehouseProblem(
+            f"{display(folder)}: the warehouse folder's name is not valid UTF-8 (DuckDB needs UTF-8 paths); "
+            "rename it or pass another --warehouse"
+        ) from None
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o644)
+    except OSError as exc:
+        raise WarehouseProblem(cannot_write(lock_path, exc)) from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise WarehouseProblem(
+            f"{display(lock_path)}: {not_regular(mode)} where the warehouse's lock file belongs; remove it"
+        )
+    os.set_blocking(fd, True)
+    return os.fdopen(fd, "r+")
+
+
+def cannot_write(path: Path, exc: OSError) -> str:
+    """One clear message for a warehouse file that cannot be created or written, by the reason."""
+    if exc.errno == errno.ELOOP:
+        return (
+            f"{display(path)}: is a symbolic link; the warehouse's lock file is never opened through a link "
+            "(it would truncate the target): remove the link"
+        )
+    if exc.errno == errno.ENOSPC:
+        return f"{display(path)}: no space left on the device holding the warehouse; free some space, then run again"
+    if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+        return (
+            f"{display(path)}: cannot be written ({exc.strerror}): the warehouse folder must be writable by this "
+            "run; pass another --warehouse, or run as a user who may write there"
+        )
+    return f"{display(path)}: cannot be written ({exc.strerror}); check the warehouse folder"
+
+
 _HELD: dict[str, tuple[IO[str], int]] = {}  # lock file -> (open handle, holders) in this process
+
+
+def _key(lock_path: Path) -> str:
+    """The lock file's place, its folder's links resolved but not the file's own (never followed)."""
+    return os.path.join(os.path.realpath(lock_path.parent), lock_path.name)
 
 
 def acquire(lock_path: Path, timeout_s: float) -> None:
     """Take the lock at `lock_path` (or count one more holder if this process has it); WarehouseBusy after
     `timeout_s` seconds of another process holding it."""
     folder = lock_path.parent
-    folder.mkdir(parents=True, exist_ok=True)
-    key = str(lock_path.resolve())
+    key = _key(lock_path)
     if key in _HELD:
         handle, holders = _HELD[key]
         _HELD[key] = (handle, holders + 1)
         return
-    handle = open(lock_path, "a+")
+    handle = _open_lock_file(lock_path)
     deadline = time.monotonic() + timeout_s
     told = False
     while True:
@@ -47,28 +104,34 @@ def acquire(lock_path: Path, timeout_s: float) -> None:
             if time.monotonic() >= deadline:
                 handle.close()
                 raise WarehouseBusy(
-                    f"{folder}: another benchbill run is writing this warehouse ({holder}); "
+                    f"{display(folder)}: another benchbill run is writing this warehouse ({holder}); "
                     f"waited {timeout_s:g} s. Let it finish, or pass another --warehouse."
                 ) from None
             if not told:
                 print(
-                    f"benchbill: {folder} is being written by another run ({holder}); waiting up to "
+                    f"benchbill: {display(folder)} is being written by another run ({holder}); waiting up to "
                     f"{timeout_s:g} s for it to finish",
                     file=sys.stderr,
                     flush=True,
                 )
                 told = True
             time.sleep(0.2)
-    handle.seek(0)
-    handle.truncate()
-    handle.write(f"pid {os.getpid()} since {time.strftime('%Y-%m-%dT%H:%M:%S')}")
-    handle.flush()
+    try:
+        handle.seek(0)
+        handle.truncate()
+        checkpoint("lock.writing", lock_path)
+        handle.write(f"pid {os.getpid()} since {time.strftime('%Y-%m-%dT%H:%M:%S')}")
+        handle.flush()
+    except OSError as exc:
+        fcntl.flock(handle, fcntl.LOCK_UN)
+        handle.close()
+        raise WarehouseProblem(cannot_write(lock_path, exc)) from None
     _HELD[key] = (handle, 1)
 
 
 def release(lock_path: Path) -> None:
     """Give back one hold of the lock; the last holder in this process unlocks it."""
-    key = str(lock_path.resolve())
+    key = _key(lock_path)
     handle, holders = _HELD[key]
     if holders > 1:
         _HELD[key] = (handle, holders - 1)

@@ -8,7 +8,7 @@ from tests.e2e import test_concurrency, test_kills
 from tests.integration import test_bad_input
 from tests.integration import test_security as test_security_archives
 from tests.support.data import REPO_ROOT
-from tests.unit import test_faults, test_security
+from tests.unit import test_faults, test_security, test_sql_guards
 
 SECTION = REPO_ROOT.joinpath("README.md").read_text().split("## Reliability and security")[1].split("\n## ")[0]
 OUTCOMES = {  # how the README groups the corpus's outcomes
@@ -49,3 +49,4 @@ def test_the_readme_states_the_figures_of_the_tests():
     assert stated("hostile literals") == len(test_security.HOSTILE_TEXTS)
     assert stated("hostile archive members") == len(test_security_archives.REFUSED_MEMBERS)
     assert stated("archives over their limits") == len(test_security.BOMBS)
+    assert stated("writing statements") == len(test_sql_guards.WRITES)

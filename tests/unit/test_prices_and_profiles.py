@@ -1,9 +1,11 @@
 """Bundled prices and profiles are valid and sourced; bad ones are quarantined or refused clearly."""
 
+import datetime
+
 import pytest
 import yaml
 
-from assets.config.prices import read_prices
+from assets.config.prices import PLAUSIBLE_USD_PER_ACCELERATOR_HOUR, read_prices
 from assets.config.profiles import parse_profiles, read_profiles
 from assets.core.errors import IngestError
 from assets.core.paths import DEFAULT_PRICES, DEFAULT_PROFILES
@@ -24,7 +26,12 @@ def test_bundled_prices_are_all_valid_dated_and_sourced():
     "line,problem",
     [
         ("H100-SXM,on_demand,cheap,Lambda,page,2026-05-18", "not a number"),
-        ("H100-SXM,on_demand,-2,Lambda,page,2026-05-18", "outside (0, 1000)"),
+        ("H100-SXM,on_demand,-2,Lambda,page,2026-05-18", "outside the plausible range 0.05 to 500 USD"),
+        ("H100-SXM,on_demand,1e-9,Lambda,page,2026-05-18", "outside the plausible range 0.05 to 500 USD"),
+        ("H100-SXM,on_demand,0.0499,Lambda,page,2026-05-18", "outside the plausible range"),
+        ("H100-SXM,on_demand,500.01,Lambda,page,2026-05-18", "outside the plausible range"),
+        ("H100-SXM,on_demand,nan,Lambda,page,2026-05-18", "outside the plausible range"),
+        ("H100-SXM,on_demand,2.5,Lambda,page,2999-12-31", "as_of 2999-12-31 is in the future"),
         ("H100-SXM,sometimes,2.99,Lambda,page,2026-05-18", "price_class 'sometimes'"),
         ("H100-SXM,on_demand,2.99,Lambda,page,last spring", "not a date"),
         ("H100-SXM,on_demand,2.99,Lambda,,2026-05-18", "source is empty"),
@@ -36,6 +43,33 @@ def test_bad_price_rows_are_quarantined_by_line(tmp_path, line, problem):
     path.write_text(HEADER + "H100-SXM,on_demand,2.99,Lambda,page,2026-05-18\n" + line + "\n")
     rows, rejects, _ = read_prices(path)
     assert len(rows) == 1 and rejects[0].location == "line 3" and problem in rejects[0].reason
+
+
+def test_a_price_dated_in_the_future_never_replaces_the_real_one(tmp_path):
+    """Dated tomorrow it is quarantined; dated today it is read (the bound is today, not a fixed year)."""
+    today = datetime.date(2026, 6, 1)
+    path = tmp_path / "prices.csv"
+    path.write_text(
+        HEADER + "H100-SXM,on_demand,2.99,Lambda,page,2026-05-18\n"
+        "H100-SXM,on_demand,1.00,Lambda,page,2026-06-02\n"
+        "H100-SXM,on_demand,2.49,Lambda,page,2026-06-01\n"
+    )
+    rows, rejects, _ = read_prices(path, today=today)
+    assert [r["usd_per_accelerator_hour"] for r in rows] == [2.99, 2.49]
+    assert [(r.location, r.reason) for r in rejects] == [
+        ("line 3", "as_of 2026-06-02 is in the future (today is 2026-06-01): a price must have been observed")
+    ]
+
+
+def test_the_plausible_price_range_is_inclusive_and_one_constant(tmp_path):
+    low, high = PLAUSIBLE_USD_PER_ACCELERATOR_HOUR
+    assert (low, high) == (0.05, 500.0)
+    path = tmp_path / "prices.csv"
+    path.write_text(
+        HEADER + f"H100-SXM,on_demand,{low},Lambda,page,2026-05-18\nH100-SXM,spot,{high},Lambda,page,2026-05-18\n"
+    )
+    rows, rejects, _ = read_prices(path)
+    assert not rejects and [r["usd_per_accelerator_hour"] for r in rows] == [low, high]
 
 
 def test_unknown_accelerator_price_is_kept_and_flagged(tmp_path):

@@ -85,6 +85,8 @@ REVIEWED = {
         "f'CREATE OR REPLACE VIEW {qualified(view)} AS ' + '\\nUNION ALL\\n'.join((f'({part})' for part in parts))",
     ): "create_view: observed.requests' parts (view_parts)",
     ("assets/warehouse/views.py", "part"): "create_view's pandera sample: one of those parts",
+    ("pipelines/query.py", "', '.join((sql_string_literal(p) for p in in_place))"): "open_serving's allowed_paths: "
+    "each path by sql_string_literal",
     ("assets/warehouse/views.py", "each"): "create_view's pandera sample: an int",
     (
         "assets/warehouse/validate.py",

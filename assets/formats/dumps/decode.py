@@ -1,5 +1,6 @@
 """A dump file as readers see it: its JSON decoded when it is JSON, only the first lines of JSON lines
-until a reader needs them all, and only the head of a file too large to hold."""
+until a reader needs them all, and only the head of a file too large to hold: a large JSON document is
+recognised from the value its head begins (`json_head`), and decoded whole only for a reader that parses it."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import json
 from assets.core.errors import IngestError
 from assets.formats.dumps.model import Dump
 from assets.inputs.files import HEAD_BYTES, Fetched, LargeFile
-from assets.inputs.textinput import decode_json, decode_json_lines, looks_like_json
+from assets.inputs.textinput import decode_json, decode_json_lines, json_head, looks_like_json
 
 JSON_LINES_HEAD = 64  # lines decoded to recognise a JSON-lines file
 
@@ -35,9 +36,10 @@ def decode(fetched: Fetched | LargeFile, path: str | None = None) -> Dump:
         dump = Dump(fetched.name, fetched.head, path=path or fetched.name, partial=True, tail=fetched.tail)
         if looks_like_json(fetched.head):
             head_lines = _json_lines_head(fetched.head)
-            if head_lines is None:  # one large JSON document (a detailed vLLM result): read it whole
-                return decode(Fetched(fetched.name, fetched.data, fetched.sha256), path)
-            dump.payload, dump.json_lines = head_lines, True
+            if head_lines is None:  # one large JSON document (a detailed vLLM result): its head's shape for now
+                dump.payload = json_head(fetched.head)
+            else:
+                dump.payload, dump.json_lines = head_lines, True
         return dump
     dump = Dump(fetched.name, fetched.data, path=path)
     if not looks_like_json(fetched.data):

@@ -3,7 +3,8 @@
 The first reader whose `recognise` answers names the file. Specific shapes first; vLLM after SGLang (SGLang
 lines carry vLLM-like keys), the generic tabular format last. A format a reader lists in `SKIPPED` is
 recognised and listed with its reason, never parsed; a format in `READ_IN_PLACE` is never decoded whole (DuckDB
-reads its records where the file lies).
+reads its records where the file lies). A file too large to hold is recognised from its head: one that is no dump,
+or a skipped format, is never decoded further.
 """
 
 from __future__ import annotations
@@ -55,5 +56,13 @@ def parse_file(fetched: Fetched | LargeFile, path: str | None = None) -> tuple[P
     if kind in reader.SKIPPED:
         return Parsed(kind=kind, tool=reader.TOOL, definitions="", note=reader.SKIPPED[kind]), dump
     if kind not in reader.READ_IN_PLACE:
+        head_only = dump.partial and not dump.json_lines  # a large JSON document recognised from its head
         dump = complete(dump, fetched)
+        if head_only:  # the whole document decides (a key past the head may change the format)
+            found = recognise(dump)
+            if found is None:
+                return None, dump
+            reader, kind = found
+            if kind in reader.SKIPPED:
+                return Parsed(kind=kind, tool=reader.TOOL, definitions="", note=reader.SKIPPED[kind]), dump
     return reader.parse(dump, kind), dump

@@ -1,0 +1,115 @@
+"""A warehouse the run cannot use ends in one message naming the path, never a traceback: its lock file
+replaced by a link (never followed: the target is not truncated) or a FIFO, a read-only folder, a full
+disk, a name that is not UTF-8. What a failed publish leaves beside the serving file is removed."""
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from assets.core.faults import ENV
+from assets.warehouse import lock
+from assets.warehouse.layout import WarehouseLayout
+from assets.warehouse.lock import WarehouseProblem
+from assets.warehouse.publish import publish_serving, staging_path
+from tests.support.data import REPO_ROOT
+
+
+def benchbill(*args: str | bytes, env: dict[str, str] | None = None, user: int | None = None) -> tuple[int, str]:
+    """`benchbill` in its own process (as `user` when given), its exit code and stderr; it must not hang."""
+    command: list[str | bytes] = [sys.executable, "-m", "pipelines.cli", *args]
+    if user is not None:
+        command = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups", *command]
+    done = subprocess.run(
+        command, cwd=REPO_ROOT, env={**os.environ, **(env or {})}, capture_output=True, text=True, timeout=120
+    )
+    return done.returncode, done.stderr
+
+
+def test_a_lock_file_replaced_by_a_link_is_never_followed_nor_its_target_truncated(tmp_path):
+    precious = tmp_path / "precious.txt"
+    precious.write_text("an analyst's notes")
+    layout = WarehouseLayout(tmp_path / "warehouse")
+    layout.dir.mkdir()
+    layout.lock_path.symlink_to(precious)
+    with pytest.raises(WarehouseProblem, match=r"\.benchbill\.lock: is a symbolic link; .* remove the link"):
+        lock.acquire(layout.lock_path, timeout_s=1)
+    assert precious.read_text() == "an analyst's notes"
+
+
+def test_a_fifo_for_a_lock_file_is_refused_at_once(tmp_path):
+    layout = WarehouseLayout(tmp_path / "warehouse")
+    layout.dir.mkdir()
+    os.mkfifo(layout.lock_path)
+    signal.alarm(20)  # opening a FIFO for writing could wait for a reader forever
+    try:
+        with pytest.raises(WarehouseProblem, match=r"a named pipe \(FIFO\) where the warehouse's lock file belongs"):
+            lock.acquire(layout.lock_path, timeout_s=1)
+    finally:
+        signal.alarm(0)
+
+
+def test_a_read_only_warehouse_is_one_message_naming_the_lock_file():
+    # root writes anywhere: the run is then started as `nobody`, for whom the folder is read-only
+    user = 65534 if os.geteuid() == 0 else None
+    if user is not None and shutil.which("setpriv") is None:
+        pytest.skip("running as root without setpriv: a read-only folder cannot be made")
+    with tempfile.TemporaryDirectory() as top:  # in /tmp: a folder `nobody` may reach, not write
+        Path(top).chmod(0o755)
+        folder = Path(top) / "readonly"
+        folder.mkdir(mode=0o555)
+        code, err = benchbill("run", "--warehouse", str(folder / "warehouse"), user=user)
+    assert code == 1 and "Traceback" not in err
+    assert f"{folder / 'warehouse' / '.benchbill.lock'}: cannot be written (Permission denied)" in err
+    assert "the warehouse folder must be writable by this run" in err
+
+
+def test_a_full_disk_while_taking_the_lock_is_one_message(tmp_path):
+    warehouse = tmp_path / "warehouse"
+    code, err = benchbill("run", "--warehouse", str(warehouse), env={ENV: "enospc@lock.writing"})
+    assert code == 1 and "Traceback" not in err
+    assert f"{warehouse / '.benchbill.lock'}: no space left on the device holding the warehouse" in err
+
+
+def test_a_warehouse_name_that_is_not_utf8_is_one_message(tmp_path):
+    warehouse = os.path.join(os.fsencode(tmp_path), b"entrep\xf4t")
+    code, err = benchbill("run", "--warehouse", warehouse)
+    assert code == 1 and "Traceback" not in err
+    assert "entrep\\xf4t: the warehouse folder's name is not valid UTF-8" in err
+
+
+def small_build(path: Path) -> Path:
+    with duckdb.connect(str(path)) as conn:
+        conn.execute("CREATE SCHEMA marts; CREATE TABLE marts.config_shortlist AS SELECT 1 AS x")
+    return path
+
+
+def test_a_publish_failing_on_a_full_disk_removes_its_copy_and_names_it(tmp_path, monkeypatch):
+    layout = WarehouseLayout(tmp_path / "warehouse")
+    layout.dir.mkdir()
+    build = small_build(layout.build_path)
+    layout.serving_path.write_bytes(b"the published file")
+    monkeypatch.setenv(ENV, "enospc@publish.copied")
+    with pytest.raises(WarehouseProblem, match=r"serving\.duckdb\.next: no space left on the device"):
+        publish_serving(build, layout.serving_path, layout.parquet_dir)
+    assert sorted(p.name for p in layout.dir.iterdir()) == ["build.duckdb", "serving.duckdb"]
+    assert layout.serving_path.read_bytes() == b"the published file"
+
+
+def test_leftovers_of_a_killed_publish_are_removed_by_the_next_run(tmp_path):
+    layout = WarehouseLayout(tmp_path / "warehouse")
+    layout.dir.mkdir()
+    staging = staging_path(layout.serving_path)
+    staging.write_bytes(b"\0" * 4096)
+    staging.with_name(staging.name + ".wal").write_bytes(b"\0" * 4096)
+    # The run fails early (no such round table), yet it removed them first, under the lock.
+    code, err = benchbill("run", "--warehouse", str(layout.dir), "--mlperf", str(tmp_path / "missing.json"))
+    assert code == 1
+    assert f"removed {staging}, left by a publish that failed or was killed" in err
+    assert not staging.exists() and not staging.with_name(staging.name + ".wal").exists()
