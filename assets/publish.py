@@ -10,7 +10,7 @@ import dagster as dg
 from assets.report.report import write_report
 from assets.resources import Warehouse
 from assets.warehouse.parquet import export_parquet
-from assets.warehouse.publish import export_matches, publish_serving
+from assets.warehouse.publish import PUBLISH_RECORD, export_matches, publish_serving, stale_members
 
 
 @dg.asset(
@@ -20,12 +20,13 @@ from assets.warehouse.publish import export_matches, publish_serving
     kinds={"duckdb"},
 )
 def serving_duckdb(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.MaterializeResult:
-    """The published `serving.duckdb` analysts and BI tools open read-only: a copy of the build
-    file, exported to Parquet and then swapped in atomically together with that export, so readers
-    never see a half-written state and the Parquet export always belongs to the published file."""
-    tables, manifest = publish_serving(warehouse.build_path, warehouse.serving_path, warehouse.parquet_dir)
+    """The published `serving.duckdb` analysts and BI tools open read-only: a copy of the build file, exported
+    to Parquet and rendered as the report, then the three swapped in one right after the other and recorded
+    as one publish, so readers never see a half-written state and the export and report belong to the file."""
+    tables, manifest, _record = publish_serving(warehouse.build_path, warehouse.layout, write_report)
     context.log.info(
-        f"published {warehouse.serving_path} ({tables} tables) and its Parquet export {manifest['export_id']}"
+        f"published {warehouse.serving_path} ({tables} tables), its Parquet export {manifest['export_id']} and "
+        f"{warehouse.report_path}, recorded in {warehouse.path / PUBLISH_RECORD}"
     )
     return dg.MaterializeResult(
         metadata={"path": str(warehouse.serving_path.resolve()), "tables": tables, "export_id": manifest["export_id"]}
@@ -36,11 +37,12 @@ def serving_duckdb(context: dg.AssetExecutionContext, warehouse: Warehouse) -> d
 def parquet_export(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.MaterializeResult:
     """A Parquet copy of every published table and analyst view (MLPerf results partitioned by round),
     under warehouse/parquet/current: written by the publish step before the serving file is swapped
-    and switched right after it; this step checks that `current` holds the serving file's tables and
+    and switched right after it; this step checks that `current` holds the published build's tables and
     row counts, and exports again when it does not."""
     current = warehouse.parquet_current / "manifest.json"
     manifest = json.loads(current.read_text(encoding="utf-8")) if current.exists() else None
-    if manifest is None or not export_matches(warehouse.serving_path, manifest):
+    # checked against the build the serving file was copied from: the serving file is never opened here
+    if manifest is None or not export_matches(warehouse.build_path, manifest):
         context.log.warning("the Parquet export does not match the serving file; exporting again")
         manifest = export_parquet(warehouse.serving_path, warehouse.parquet_dir)
     context.log.info(f"{len(manifest['tables'])} tables and views in {warehouse.parquet_current}")
@@ -56,9 +58,12 @@ def parquet_export(context: dg.AssetExecutionContext, warehouse: Warehouse) -> d
 @dg.asset(key=["publish", "report_html"], deps=[serving_duckdb], group_name="publish", kinds={"html"})
 def report_html(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.MaterializeResult:
     """The static HTML report for decision makers (shortlist, latency-throughput charts with the SLO and
-    the MLPerf reference, cost bands, sources), written to warehouse/report.html from the serving file."""
-    size = write_report(warehouse.serving_path, warehouse.report_path)
-    context.log.info(f"wrote {warehouse.report_path} ({size:,} bytes)")
+    the MLPerf reference, cost bands, sources), warehouse/report.html: written by the publish step from the
+    file it publishes; this step checks it is that publish's report."""
+    if "report" in stale_members(warehouse.layout):
+        raise dg.Failure(f"{warehouse.report_path} is not the report of the publish recorded in {PUBLISH_RECORD}")
+    size = warehouse.report_path.stat().st_size
+    context.log.info(f"{warehouse.report_path} ({size:,} bytes) is the published report")
     return dg.MaterializeResult(metadata={"path": str(warehouse.report_path.absolute()), "bytes": size})
 
 

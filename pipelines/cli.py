@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -16,12 +17,26 @@ from assets.report.textformat import format_shortlist
 from assets.resources import Inputs, Warehouse
 from assets.runs.collect import IDLE_SIDECAR_NOTE
 from assets.warehouse.lock import WarehouseProblem
+from assets.warehouse.publish import published_state
 from pipelines import query, settings
+
+
+def open_published(serving_path: Path) -> duckdb.DuckDBPyConnection:
+    """The published file, read-only; a file another process holds open for writing is named with its holder
+    (DuckDB's lock message) rather than a traceback."""
+    try:
+        return duckdb.connect(str(serving_path), read_only=True)
+    except duckdb.IOException as exc:
+        raise WarehouseProblem(
+            f"{serving_path}: cannot be read: another process holds it open for writing "
+            f"({str(exc).splitlines()[0]}); the serving file is published read-only, close that connection "
+            "(the next run republishes the file if it was altered)"
+        ) from None
 
 
 def read_shortlist(serving_path: Path) -> tuple[list[dict], list[tuple]]:
     """Shortlist rows and quarantine counts per table, read from the published file (read-only)."""
-    conn = duckdb.connect(str(serving_path), read_only=True)
+    conn = open_published(serving_path)
     try:
         cursor = conn.execute("SELECT * FROM marts.config_shortlist")
         columns = [d[0] for d in cursor.description]
@@ -40,7 +55,7 @@ FINDINGS_SHOWN = 5  # per kind of finding, the first few are named on the termin
 def read_findings(serving_path: Path) -> list[str]:
     """What the terminal names after a run (the published file, read-only): each quarantined file or run with its
     reason, each run.yaml that governs no recognised file, each name kept raw because it is unknown."""
-    conn = duckdb.connect(str(serving_path), read_only=True)
+    conn = open_published(serving_path)
     try:
         sections = [
             (
@@ -124,8 +139,9 @@ def _execute(job: dg.JobDefinition, instance: dg.DagsterInstance, warnings: list
     return failures
 
 
-def _report_failure(messages: list[str]) -> int:
-    print("benchbill: run failed; the published serving file (if any) is unchanged.", file=sys.stderr)
+def _report_failure(messages: list[str], warehouse: Warehouse | None = None) -> int:
+    state = "" if warehouse is None else f" {published_state(warehouse.layout)}."
+    print(f"benchbill: run failed;{state or ' the published serving file (if any) is unchanged.'}", file=sys.stderr)
     for message in messages:
         print(f"  {message}", file=sys.stderr)
     print(
@@ -146,11 +162,21 @@ def run(args: argparse.Namespace) -> int:
         allow_links_into=args.allow_links_into or settings.allow_links_into(),
     )
     warehouse = Warehouse(dir=args.warehouse, lock_timeout_s=settings.lock_timeout_s())
+    previous = signal.signal(signal.SIGTERM, _interrupt)  # SIGTERM ends the run as Ctrl-C does: with a message
     try:
         with warehouse.hold():  # one writer from the fingerprint check through the publish
             return _run(inputs, warehouse, force=args.force)
     except WarehouseProblem as problem:  # busy, read-only, full, a link for a lock file: one message, no traceback
         return _report_failure([str(problem)])
+    except KeyboardInterrupt:
+        print(f"benchbill: interrupted; {published_state(warehouse.layout)}.", file=sys.stderr)
+        return 130
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _interrupt(_signum: int, _frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 def _run(inputs: Inputs, warehouse: Warehouse, force: bool = False) -> int:
@@ -221,7 +247,7 @@ def _run_jobs(definitions: dg.Definitions, inputs: Inputs, warehouse: Warehouse)
             list(inputs.mlperf), load_sources(inputs.sources_file), log=lambda m: print(f"  {m}", file=sys.stderr)
         )
     except IngestError as exc:
-        return _report_failure([f"{mlperf_round.node_def.name}: {exc}"])
+        return _report_failure([f"{mlperf_round.node_def.name}: {exc}"], warehouse)
     instance = dg.DagsterInstance.ephemeral()
     warnings: list[str] = []
     instance.add_dynamic_partitions(MLPERF_ROUND_PARTITIONS, list(plan))
@@ -232,16 +258,22 @@ def _run_jobs(definitions: dg.Definitions, inputs: Inputs, warehouse: Warehouse)
             ingest, instance, warnings, partition_key=round_name, run_config=round_run_config(locations)
         )
         if failures:
-            return _report_failure(failures)
+            return _report_failure(failures, warehouse)
     failures = _execute(definitions.resolve_job_def("build_warehouse"), instance, warnings)
     if failures:
-        return _report_failure(failures)
+        return _report_failure(failures, warehouse)
     return _print_published(warehouse, warnings)
 
 
 def _print_published(warehouse: Warehouse, warnings: list[str]) -> int:
     """The shortlist of the published serving file, its quarantine counts, the warnings, and where things are."""
-    rows, quarantine = read_shortlist(warehouse.serving_path)
+    try:
+        rows, quarantine = read_shortlist(warehouse.serving_path)
+    except WarehouseProblem as problem:  # published, but a foreign writer keeps it from being read
+        print(
+            f"benchbill: {published_state(warehouse.layout)}; the shortlist cannot be shown: {problem}", file=sys.stderr
+        )
+        return 0
     print(format_shortlist(rows))
     if quarantine:
         summary = ", ".join(f"{table}: {count}" for table, count in quarantine)

@@ -10,11 +10,13 @@ write.<schema>.<table>  inside the transaction that replaces a table (or a view)
                         ingestion, the results already replaced; write.marts.config_shortlist)
 publish.copied          the next serving file is complete beside the old one, not yet swapped
 parquet.writing         the first table of the next Parquet export is written, the rest not
-publish.exported        the next Parquet export is complete, neither it nor the serving file swapped
+publish.exported        the next Parquet export and report are complete, nothing of them swapped
+publish.swapped         the serving file and the Parquet export are swapped; the report and the publish record not
 lock.writing            the writer lock is taken, its holder not yet written into the lock file
 
 `enospc@<point>` instead makes the point fail as a full disk does (OSError ENOSPC): the tests of disk-full
-messages and of the leftovers a failed publish cleans up.
+messages and of the leftovers a failed publish cleans up. `sigterm@<point>` sends the process SIGTERM there (an
+operator's `kill`, a container stopping): the tests of the messages after an interrupt.
 """
 
 import errno
@@ -23,6 +25,7 @@ import signal
 
 ENV = "BENCHBILL_FAULT"
 DISK_FULL = "enospc@"
+TERMINATE = "sigterm@"
 
 
 def checkpoint(name: str, path: str | os.PathLike[str] | None = None) -> None:
@@ -34,5 +37,7 @@ def checkpoint(name: str, path: str | os.PathLike[str] | None = None) -> None:
     points = wanted.split(",")
     if name in points:
         os.kill(os.getpid(), signal.SIGKILL)
+    if TERMINATE + name in points:
+        os.kill(os.getpid(), signal.SIGTERM)
     if DISK_FULL + name in points:
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), None if path is None else os.fspath(path))

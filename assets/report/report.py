@@ -447,15 +447,16 @@ whole accelerator-hour.</p>
 """
 
 
-def write_report(serving_path: Path, output: Path) -> int:
-    """Write the report from the serving file (read-only) to `output`, atomically; its size."""
+def write_report(serving_path: Path, output: Path, serving_name: Path | None = None) -> int:
+    """Write the report from the serving file (read-only) to `output`, atomically; its size. `serving_name`: the
+    file the report is published beside, when `serving_path` is the copy about to replace it."""
     if not serving_path.exists():
         raise FileNotFoundError(
             f"{serving_path}: no published serving file; run `benchbill run` first (or pass --warehouse DIR)"
         )
     conn = duckdb.connect(str(serving_path), read_only=True)
     try:
-        data = read_report_data(conn, str(serving_path.resolve()))
+        data = read_report_data(conn, str((serving_name or serving_path).resolve()))
     finally:
         conn.close()
     html = render(data, datetime.datetime.now(datetime.UTC))

@@ -18,14 +18,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-import duckdb
-
 from assets.core.errors import IngestError
 from assets.core.paths import CODE_PACKAGES, package_dir
 from assets.inputs.fetch import is_url
 from assets.inputs.files import Fetched, sha256_file, walk_files
 from assets.inputs.textinput import parse_yaml
 from assets.warehouse.layout import WarehouseLayout
+from assets.warehouse.publish import read_record, stale_members
 
 VERSION = "benchbill-fingerprint-1"
 CODE_SUFFIXES = (".py", ".sql", ".csv", ".yaml", ".yml")
@@ -127,16 +126,13 @@ def inputs_fingerprint(
 
 
 def published_fingerprint(warehouse: WarehouseLayout) -> str | None:
-    """The fingerprint recorded in the serving file by its last publish, when every output of a run
-    (serving file, report, Parquet export) is there; None otherwise."""
-    if not (warehouse.serving_path.exists() and warehouse.report_path.exists() and warehouse.parquet_current.exists()):
+    """The fingerprint of the last complete publish, when its whole set (serving file, Parquet export, report)
+    is in place and unaltered (`assets.warehouse.publish.stale_members`: each member's checksum against the
+    publish record); None otherwise, so the next run publishes again. The serving file is not opened."""
+    record = read_record(warehouse)
+    if record is None or stale_members(warehouse):
         return None
-    try:
-        with duckdb.connect(str(warehouse.serving_path), read_only=True) as conn:
-            row = conn.execute("SELECT fingerprint FROM audit.run_fingerprint").fetchone()
-    except duckdb.Error:
-        return None
-    return row[0] if row else None
+    return record.fingerprint
 
 
 def inputs_json(items: list[tuple[str, str]]) -> str:

@@ -1377,7 +1377,7 @@ CASES = [
         "price negative",
         csv_edit(set_cell("usd_per_accelerator_hour", "-1")),
         "quarantined",
-        r"'-1' is outside \(0, 1000\)",
+        r"'-1' is outside the plausible range 0.05 to 500 USD",
     ),
     (
         "prices csv",

@@ -29,8 +29,13 @@ def batch(tmp_path):
 
 
 def test_a_server_run_is_an_open_loop_load_level_in_ms(batch):
-    (run,) = batch.runs
-    assert run["tool"] == "mlperf-loadgen" and run["accelerator_id"] == "amd-mi300x-192gb" and run["load_points"] == 2
+    # Server and Offline are different workloads (LoadGen's scenario): two runs of one config, never one sweep
+    assert sorted(r["run_label"].split("scenario=")[1].split(" ")[0].rstrip("]") for r in batch.runs) == [
+        "Offline",
+        "Server",
+    ]
+    for run in batch.runs:
+        assert (run["tool"], run["accelerator_id"], run["load_points"]) == ("mlperf-loadgen", "amd-mi300x-192gb", 1)
     server = next(m for m in batch.measurements if m["location"] == "LoadGen Server run")
     assert server["offered_rate_per_s"] == pytest.approx(83.5)
     assert server["achieved_requests_per_s"] == pytest.approx(81.6768)

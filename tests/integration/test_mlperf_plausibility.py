@@ -59,11 +59,11 @@ def test_the_v31_results_declaring_1_accelerator_of_a_4x_h100_system_are_implaus
     flagged = {
         (r["submitter"], r["platform"], r["mlperf_model"], r["scenario"], r["result_value"])
         for r in v31_v40
-        if not r["plausible"]
+        if not r["plausible"] and "states" in r["implausible_reason"]
     }
     assert flagged == contradicted
     for r in v31_v40:
-        if not r["plausible"]:
+        if not r["plausible"] and "states" in r["implausible_reason"]:
             assert "states 4" in r["implausible_reason"] and r["total_accelerators"] == 1
 
 
@@ -101,10 +101,16 @@ def test_round_over_round_no_longer_shows_a_false_h100_gptj_regression(tmp_path,
     )
 
 
-def test_no_peer_outlier_among_the_real_v31_v40_results(v31_v40):
+def test_one_peer_outlier_among_the_real_v31_v40_results(v31_v40):
     # the real groups whose values spread more than the factor (v4.0 RTX 4090 resnet Offline: two TensorRT
-    # results near 45,000 per GPU, four reference runs near 3,900) corroborate within themselves
-    assert not [r for r in v31_v40 if r["implausible_reason"] and "peer" in r["implausible_reason"]]
+    # results near 45,000 per GPU, four reference runs near 3,900) corroborate within themselves; one result does
+    # not: CTuning's onnxruntime reference run at 255.5 samples/s, 15x below its peers' median and none within 2x
+    # (its accelerator, "NVIDIA GeForce RTX 4090 (Ada Lovelace)", is recognised since the alias rules drop the
+    # parenthetical): kept, flagged, out of the reference
+    outliers = [r for r in v31_v40 if r["implausible_reason"] and "peer" in r["implausible_reason"]]
+    assert [(r["submitter"], r["mlperf_model"], r["scenario"], r["result_per_accelerator"]) for r in outliers] == [
+        ("CTuning", "resnet", "Offline", 255.537)
+    ]
     rtx = [
         r["result_per_accelerator"]
         for r in v31_v40

@@ -193,7 +193,7 @@ def signature(conn) -> tuple:
 
 def leftovers(warehouse: Path) -> list[str]:
     """What a finished run must not leave: a half-copied serving file, staging exports or links."""
-    found = [p.name for p in warehouse.iterdir() if p.name.startswith("serving.duckdb.next")]
+    found = [p.name for p in warehouse.iterdir() if p.name.startswith(("serving.duckdb.next", "report.html.next"))]
     found += [p.name for p in (warehouse / "parquet").iterdir() if p.name.startswith((".tmp-", ".current-"))]
     exports = list((warehouse / "parquet" / "exports").iterdir())
     return found + ([f"{len(exports)} exports"] if len(exports) > 2 else [])
