@@ -50,19 +50,14 @@ def parse_file(fetched: Fetched | LargeFile, path: str | None = None) -> tuple[P
     disk (DuckDB reads the formats read in place there)."""
     dump = decode(fetched, path)
     found = recognise(dump)
+    if found is not None and found[1] not in found[0].SKIPPED and found[1] not in found[0].READ_IN_PLACE:
+        head_only = dump.partial and not dump.json_lines  # a large JSON document recognised from its head
+        dump = complete(dump, fetched)
+        if head_only:  # the whole document decides (a key past the head may change the format)
+            found = recognise(dump)
     if found is None:
         return None, dump
     reader, kind = found
     if kind in reader.SKIPPED:
         return Parsed(kind=kind, tool=reader.TOOL, definitions="", note=reader.SKIPPED[kind]), dump
-    if kind not in reader.READ_IN_PLACE:
-        head_only = dump.partial and not dump.json_lines  # a large JSON document recognised from its head
-        dump = complete(dump, fetched)
-        if head_only:  # the whole document decides (a key past the head may change the format)
-            found = recognise(dump)
-            if found is None:
-                return None, dump
-            reader, kind = found
-            if kind in reader.SKIPPED:
-                return Parsed(kind=kind, tool=reader.TOOL, definitions="", note=reader.SKIPPED[kind]), dump
     return reader.parse(dump, kind), dump
