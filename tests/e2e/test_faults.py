@@ -65,7 +65,7 @@ def test_a_round_whose_fetch_fails_during_ingestion_publishes_nothing(
         assert main(run_url(small_case, warehouse, url, sources(tmp_path, LOOPBACK))) == 1
         assert server.hits["/v5.1.json"] == fetch.ATTEMPTS
     err = capsys.readouterr().err
-    assert "run failed; the published serving file (if any) is unchanged" in err
+    assert "run failed; the last complete publish" in err and "is in place" in err
     assert f"{url}: failed after 4 attempts; last problem: truncated body" in err and "1000 bytes read" in err
     assert (file_sha(warehouse / "serving.duckdb"), parquet_snapshot(warehouse)) == before
 

@@ -80,7 +80,7 @@ def test_an_altered_serving_file_is_republished(small_case, tmp_path, capsys):
     assert content(warehouse / "serving.duckdb") == content(small_case.reference / "serving.duckdb")
 
 
-def test_a_reader_blocked_by_a_foreign_writer_is_told_who_holds_the_file(small_case, tmp_path):
+def test_a_reader_blocked_by_a_foreign_writer_is_told_who_holds_the_file(small_case, tmp_path, capsys):
     warehouse = small_case.copy_of(small_case.reference, tmp_path / "w")
     serving = warehouse / "serving.duckdb"
     holder = subprocess.Popen(
@@ -104,6 +104,12 @@ def test_a_reader_blocked_by_a_foreign_writer_is_told_who_holds_the_file(small_c
         with pytest.raises(WarehouseProblem, match="another process holds it open for writing") as found:
             open_published(serving)
         assert str(serving) in str(found.value) and str(holder.pid) in str(found.value)
+        # a run does not fail over it (it never opens the serving file for its checks): it says why it cannot
+        # show the shortlist
+        capsys.readouterr()
+        assert main(small_case.run_args(small_case.args_b, warehouse)) == 0
+        err = capsys.readouterr().err
+        assert "the shortlist cannot be shown" in err and "another process holds it open for writing" in err
     finally:
         holder.kill()
         holder.wait()

@@ -97,7 +97,7 @@ def test_a_publish_failing_on_a_full_disk_removes_its_copy_and_names_it(tmp_path
     layout.serving_path.write_bytes(b"the published file")
     monkeypatch.setenv(ENV, "enospc@publish.copied")
     with pytest.raises(WarehouseProblem, match=r"serving\.duckdb\.next: no space left on the device"):
-        publish_serving(build, layout.serving_path, layout.parquet_dir)
+        publish_serving(build, layout, lambda serving, output, name: 0)
     assert sorted(p.name for p in layout.dir.iterdir()) == ["build.duckdb", "serving.duckdb"]
     assert layout.serving_path.read_bytes() == b"the published file"
 
