@@ -18,7 +18,7 @@ from assets.formats.dumps.values import empty_point
 from assets.inputs.files import Fetched, LargeFile, sha256_bytes, size_of
 from assets.requests.request_pass import Source
 from assets.runs.batch import ObservedBatch
-from assets.runs.sidecar import SidecarProblem, run_config
+from assets.runs.sidecar import SidecarProblem, run_config, with_overrides
 
 
 @dataclass
@@ -114,6 +114,7 @@ class Run:
     reads: list[Read]
     points: list[Point]
     workload: dict[str, Any] = dataclasses.field(default_factory=dict)
+    sidecar: dict[str, Any] = dataclasses.field(default_factory=dict)  # run.yaml's merged keys (overrides apply)
 
 
 def prepare_run(
@@ -159,7 +160,9 @@ def prepare_run(
     points = merge_measurements(ordered_reads)
     for index, point in enumerate(points):
         point.index = index
-    return Run(root, sidecar_folder, tool, config, label, run_id, combined, sidecar_names, ordered_reads, points)
+    return Run(
+        root, sidecar_folder, tool, config, label, run_id, combined, sidecar_names, ordered_reads, points, {}, merged
+    )
 
 
 def _identity(settings: dict[str, Any]) -> str:
@@ -228,7 +231,7 @@ def split_configs(run: Run) -> list[Run]:
             groups[(server, _identity({**json.loads(workload), **mix}))] = points
     if len(groups) == 1:
         (server, workload), points = next(iter(groups.items()))
-        return [_with_settings(run, run.label, points, json.loads(server), json.loads(workload))]
+        return [_with_settings(run, "", points, json.loads(server), json.loads(workload))]
     decoded = {key: (json.loads(key[0]), json.loads(key[1])) for key in groups}
     differing = {
         k
@@ -241,17 +244,26 @@ def split_configs(run: Run) -> list[Run]:
         server, workload = decoded[key]
         named = {**server, **workload}
         suffix = " ".join(f"{k}={named[k]}" for k in sorted(differing) if k in named) or "unstated"
-        out.append(_with_settings(run, f"{run.label} [{suffix}]", points, server, workload))
+        out.append(_with_settings(run, suffix, points, server, workload))
     return out
 
 
 _ABSENT = object()
 
 
-def _with_settings(run: Run, label: str, points: list[Point], server: dict[str, Any], workload: dict[str, Any]) -> Run:
-    """`run` narrowed to `points`: its label and id, the server settings the files state merged into run.yaml's
-    (the files' win: a sweep folder is more specific than the sidecar above it), and the workload."""
-    config = dict(run.config)
+def _with_settings(run: Run, suffix: str, points: list[Point], server: dict[str, Any], workload: dict[str, Any]) -> Run:
+    """`run` narrowed to `points`: run.yaml's config with the overrides these files match (`overrides: [{when,
+    set}]`), its label (`suffix`: the settings that tell it from its siblings) and id, the server settings the
+    files state merged into the runtime settings (the files' win: a sweep folder is more specific than the sidecar
+    above it), and the workload."""
+    config, label = dict(run.config), run.label
+    variant = with_overrides(run.sidecar, {**server, **workload})
+    if variant != {k: v for k, v in run.sidecar.items() if k != "overrides"}:
+        config = run_config(variant, run.sidecar_names)  # checked with every variant in prepare_run
+        label = config.pop("label") or run.label
+    else:
+        config.pop("label", None)
+    label = f"{label} [{suffix}]" if suffix else label
     if server:
         settings = json.loads(config["runtime_settings"]) if config.get("runtime_settings") else {}
         config["runtime_settings"] = _identity({**settings, **server})

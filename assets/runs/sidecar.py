@@ -13,7 +13,9 @@ from schemas.vocab import ARRIVALS
 
 SIDECAR = "run.yaml"
 REQUIRED_KEYS = ("accelerator", "accelerator_count", "model", "precision", "runtime", "runtime_version", "arrival")
-OPTIONAL_KEYS = ("label", "settings", "tool_version")
+OPTIONAL_KEYS = ("label", "settings", "tool_version", "overrides")
+# Keys an override may set: everything but the overrides themselves.
+OVERRIDABLE_KEYS = tuple(k for k in REQUIRED_KEYS + OPTIONAL_KEYS if k != "overrides")
 
 
 class SidecarProblem(ValueError):
@@ -82,9 +84,52 @@ def run_precision(
     }
 
 
+def overrides_of(merged: dict[str, Any], where: str) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """The (when, set) pairs of run.yaml's `overrides`: run settings that differ for the files stating given server
+    settings or workload (one folder of results from several servers or models); SidecarProblem when malformed."""
+    entries = merged.get("overrides")
+    if entries is None:
+        return []
+    if not isinstance(entries, list):
+        raise SidecarProblem(f"{where}: overrides must be a list of {{when: ..., set: ...}}")
+    pairs = []
+    for number, entry in enumerate(entries, 1):
+        if not isinstance(entry, dict) or set(entry) != {"when", "set"}:
+            raise SidecarProblem(f"{where}: override {number} must have exactly the keys when and set")
+        when, values = entry["when"], entry["set"]
+        if not isinstance(when, dict) or not when or not isinstance(values, dict) or not values:
+            raise SidecarProblem(f"{where}: override {number}: when and set must be non-empty mappings")
+        wrong = sorted(set(values) - set(OVERRIDABLE_KEYS))
+        if wrong:
+            raise SidecarProblem(f"{where}: override {number} sets {wrong}; it may set {list(OVERRIDABLE_KEYS)}")
+        pairs.append((when, values))
+    return pairs
+
+
+def with_overrides(merged: dict[str, Any], stated: dict[str, Any]) -> dict[str, Any]:
+    """run.yaml's keys for files that state `stated` (their server settings and workload): every override whose
+    `when` they all match (compared as text: YAML's `true` is the files' True), applied in order."""
+    out = {k: v for k, v in merged.items() if k != "overrides"}
+    for when, values in overrides_of(merged, SIDECAR):
+        if all(k in stated and str(stated[k]) == str(v) for k, v in when.items()):
+            out.update(values)
+    return out
+
+
 def run_config(merged: dict[str, Any], sidecars: list[str]) -> dict[str, Any]:
-    """Validated run settings from merged run.yaml keys; SidecarProblem says what is wrong."""
+    """Validated run settings from merged run.yaml keys (each override's variant checked too: a bad one is found
+    before any file is read); SidecarProblem says what is wrong."""
     where = " + ".join(sidecars)
+    base = {k: v for k, v in merged.items() if k != "overrides"}
+    for number, (_when, values) in enumerate(overrides_of(merged, where), 1):
+        try:
+            _run_config({**base, **values}, where)
+        except SidecarProblem as problem:
+            raise SidecarProblem(f"override {number}: {problem}") from None
+    return _run_config(base, where)
+
+
+def _run_config(merged: dict[str, Any], where: str) -> dict[str, Any]:
     unknown = sorted(set(merged) - set(REQUIRED_KEYS) - set(OPTIONAL_KEYS))
     if unknown:
         raise SidecarProblem(f"{where}: unknown keys {unknown}; allowed {list(REQUIRED_KEYS + OPTIONAL_KEYS)}")

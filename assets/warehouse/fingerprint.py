@@ -11,6 +11,7 @@ interrupted leaves the previous one in place, which then no longer matches what 
 from __future__ import annotations
 
 import datetime
+import functools
 import hashlib
 import json
 import sys
@@ -48,6 +49,7 @@ class RunInputs(Protocol):
     def allow_links_into(self) -> Sequence[str] | None: ...
 
 
+@functools.cache  # the code does not change under a running process: one hash of it per process
 def code_fingerprint() -> str:
     """sha256 over the pipeline's own files (code, SQL, reference tables) and the library versions."""
     from importlib.metadata import PackageNotFoundError, version
@@ -130,7 +132,7 @@ def published_fingerprint(warehouse: WarehouseLayout) -> str | None:
     is in place and unaltered (`assets.warehouse.publish.stale_members`: each member's checksum against the
     publish record); None otherwise, so the next run publishes again. The serving file is not opened."""
     record = read_record(warehouse)
-    if record is None or stale_members(warehouse):
+    if record is None or stale_members(warehouse, record):
         return None
     return record.fingerprint
 

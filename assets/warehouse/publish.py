@@ -143,10 +143,10 @@ def _current_export(layout: WarehouseLayout) -> str | None:
         return None
 
 
-def stale_members(layout: WarehouseLayout) -> list[str]:
-    """Which members of the published set do not match the last publish record (empty: the set is whole):
-    a publish interrupted in its swap, a report or serving file altered or removed since."""
-    record = read_record(layout)
+def stale_members(layout: WarehouseLayout, record: PublishRecord | None = None) -> list[str]:
+    """Which members of the published set do not match the last publish record (`record`, read when not given;
+    empty: the set is whole): a publish interrupted in its swap, a report or serving file altered or removed since."""
+    record = record or read_record(layout)
     if record is None:
         return ["publish record"]
     stale = []
@@ -162,7 +162,7 @@ def stale_members(layout: WarehouseLayout) -> list[str]:
 def published_state(layout: WarehouseLayout) -> str:
     """What is published, in words, for the messages after a failure or an interrupt."""
     record = read_record(layout)
-    stale = stale_members(layout)
+    stale = stale_members(layout, record)
     if record is None:
         return "nothing is recorded as published yet (no complete publish); the next run publishes"
     if not stale:

@@ -175,6 +175,28 @@ def test_agreeing_precisions_take_the_more_specific_activation_bits_and_say_noth
     assert (run["precision"], run["activation_bits"], run["precision_note"]) == ("fp8", 8, None)
 
 
+@pytest.mark.parametrize(
+    "overrides,reason",
+    [
+        ("{when: {server: sgl}}", "overrides must be a list of {when: ..., set: ...}"),
+        ("[{when: {server: sgl}}]", "override 1 must have exactly the keys when and set"),
+        ("[{when: {server: sgl}, set: {overrides: []}}]", "override 1 sets ['overrides']"),
+        ("[{when: {server: sgl}, set: {accelerator_count: 0}}]", "override 1: "),
+    ],
+)
+def test_a_malformed_override_quarantines_its_run_naming_it(tmp_path, overrides, reason):
+    root = make_dumps(tmp_path / "dumps", variants=["vllm"], run_yaml=sidecar_with(overrides=overrides))
+    batch = collect_all([str(root)])
+    assert not batch.runs and reason in batch.rejects[0].reason
+
+
+def test_an_override_applies_only_to_the_files_matching_it(tmp_path):
+    # inference-perf states no server setting: an override for another server changes nothing
+    sidecar = sidecar_with(overrides="[{when: {server: sgl}, set: {runtime: SGLang}}]")
+    (run,) = collect_all([str(make_dumps(tmp_path / "dumps", variants=["vllm"], run_yaml=sidecar))]).runs
+    assert run["runtime"] == "vLLM"
+
+
 def test_without_a_precision_key_the_run_is_quarantined_saying_so(tmp_path):
     root = make_dumps(tmp_path / "dumps", variants=["vllm"], run_yaml=sidecar_with(precision=None))
     batch = collect_all([str(root)])

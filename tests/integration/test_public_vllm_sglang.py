@@ -299,7 +299,11 @@ def test_nerdalert_framework_and_deployment_are_server_settings_and_the_workload
 def test_example_sidecars_load_every_file_without_quarantine(folder, tmp_path):
     batch = collect(EXAMPLES / folder)
     assert not batch.rejects and not batch.request_rejects
-    assert {Path(f.source).name for f in batch.files if f.status != "read"} <= {"meta.json", "10-monday-peak.log"}
+    assert {Path(f.source).name for f in batch.files if f.status != "read"} <= {
+        "meta.json",
+        "10-monday-peak.log",
+        "SOURCE.md",
+    }
     linked = {
         (Path(top) / name).resolve()
         for top, _dirs, names in os.walk(EXAMPLES / folder, followlinks=True)
@@ -334,3 +338,23 @@ def test_collect_over_examples__server_settings_within_one_sidecar_give_separate
     (nerdalert's `framework` vllm/sgl) or three deployments gives one run per server setting."""
     assert len(collect(EXAMPLES / "vllm-nerdalert-vllm-benchmark-graphs").runs) == 2
     assert len(collect(EXAMPLES / "vllm-nerdalert-vllm-bench-automation").runs) == 3
+
+
+def test_run_yaml_overrides_give_each_server_of_one_folder_its_runtime():
+    """One folder, two servers (nerdalert: `framework` vllm / sgl in one file; simon-mo nebius: `vllm-`, `-ep`,
+    `sgl-` file names): run.yaml's `overrides` set the runtime each server's files state, with no file linked
+    one by one."""
+    graphs = {r["runtime_settings"]: r for r in collect(EXAMPLES / "vllm-nerdalert-vllm-benchmark-graphs").runs}
+    by_framework = {json.loads(k)["framework"]: (r["runtime"], r["runtime_version"]) for k, r in graphs.items()}
+    assert by_framework == {"vllm": ("vLLM", "0.8.3"), "sgl": ("SGLang", "0.4.4.post1")}
+    nebius = [r for r in collect(EXAMPLES / "vllm-simon-mo-r1-benchmark").runs if r["run_label"].startswith("nebius")]
+    runtimes = {r["run_label"].split(" [")[0]: (r["runtime"], r["runtime_version"]) for r in nebius}
+    assert runtimes == {
+        "nebius-h200-vllm": ("vLLM", "0.8.4"),
+        "nebius-h200-vllm-ep": ("vLLM", "0.8.4"),
+        "nebius-h200-sglang": ("SGLang", "0.4.5.post1"),
+    }
+    for run in nebius:
+        settings = json.loads(run["runtime_settings"])
+        assert settings.get("enable_expert_parallel", False) == run["run_label"].startswith("nebius-h200-vllm-ep")
+        assert ("dp_size" in settings) == run["run_label"].startswith("nebius-h200-sglang")
