@@ -8,6 +8,7 @@ import dagster as dg
 
 from assets.resources import Inputs, Warehouse
 from assets.runs.collect import collect_all
+from assets.runs.quality import write_quality
 from assets.runs.store import write_observed
 from assets.specs import table_spec
 
@@ -23,12 +24,14 @@ from assets.specs import table_spec
         table_spec("observed.request_percentiles", {"duckdb", "sql"}),
         table_spec("observed.requests", {"duckdb"}),
         table_spec("observed.request_texts", {"duckdb", "polars"}),
+        table_spec("observed.quality", {"duckdb", "json"}),
     ],
 )
 def observed_runs(
     context: dg.AssetExecutionContext, warehouse: Warehouse, inputs: Inputs
 ) -> Iterator[dg.MaterializeResult]:
-    """Runs, measurements, tool aggregates and per-request records from the dump folders."""
+    """Runs, measurements, tool aggregates and per-request records from the dump folders, and the task-quality
+    evaluations found beside them (observed.quality)."""
     batch = collect_all(
         list(inputs.dumps), store_texts=inputs.store_texts, log=context.log.info, links_into=inputs.allow_links_into
     )
@@ -46,6 +49,7 @@ def observed_runs(
             context.log.warning(f"run {run['run_label']}: {run['precision_note']}")
     with warehouse.connect() as conn:
         reports = write_observed(conn, batch, warehouse.layout.records_dir)
+        reports["observed.quality"] = write_quality(conn, batch.quality, batch.quality_rejects, batch.quality_files)
     context.log.info(
         f"observed: {reports['observed.runs'].rows} runs, {reports['observed.measurements'].rows} "
         f"measurements, {sum(s['requests'] for s in batch.request_sources)} requests from "

@@ -5,7 +5,7 @@ from collections.abc import Iterator
 
 import dagster as dg
 
-from assets.config.profiles import read_profiles, write_profiles
+from assets.config.profiles import read_profiles, read_quality_bounds, write_profiles, write_quality_bounds
 from assets.requests.traffic_shape import write_traffic
 from assets.resources import Inputs, Warehouse
 from assets.specs import table_spec
@@ -41,3 +41,14 @@ def traffic_shape(context: dg.AssetExecutionContext, warehouse: Warehouse) -> It
         shape_report, rate_report = write_traffic(conn, context.log.info)
     yield dg.MaterializeResult(asset_key=["requirement", "traffic_shape"], metadata=shape_report.metadata())
     yield dg.MaterializeResult(asset_key=["requirement", "traffic_rate"], metadata=rate_report.metadata())
+
+
+@dg.multi_asset(
+    specs=[table_spec("requirement.quality_bounds", {"duckdb", "yaml"}, deps=[["requirement", "profiles"]])],
+)
+def quality_bounds(warehouse: Warehouse, inputs: Inputs) -> dg.MaterializeResult:
+    """The task quality each profile demands (its `quality:` list), from the profiles YAML."""
+    rows, file = read_quality_bounds(inputs.profiles)
+    with warehouse.connect() as conn:
+        report = write_quality_bounds(conn, rows, file)
+    return dg.MaterializeResult(asset_key=["requirement", "quality_bounds"], metadata=report.metadata())

@@ -9,6 +9,20 @@ ARRIVALS = ["constant", "poisson", "gamma", "concurrency", "trace"]
 LOAD_KINDS = ["rate", "concurrency"]
 # observed.runs: where a run's precision comes from (run.yaml wins; the model name when run.yaml states none).
 PRECISION_SOURCES = ["run.yaml", "model name"]
+# observed.quality: where an evaluation's precision comes from, strongest first.
+QUALITY_PRECISION_SOURCES = [
+    "run.yaml",
+    "quality CSV",
+    "quantisation argument",
+    "model name",
+    "dtype argument",
+    "loaded dtype",
+    "checkpoint (models.csv)",
+]
+# marts.quality_gate: what a profile's quality requirement says of a model at a precision.
+QUALITY_STATUSES = ["meets", "fails", "inconclusive", "untested", "not_required"]
+# requirement.quality_bounds: the kinds of bound a profile may set on a task's metric.
+QUALITY_BOUND_KINDS = ["min", "max", "min_relative", "max_relative"]
 # benchmark.accelerator_prices
 PRICE_CLASSES = ["on_demand", "reserved", "spot", "capacity_block", "tco_model", "on_prem_amortised"]
 # benchmark.mlperf_results: LoadGen scenarios and the units results are published in (after correction).

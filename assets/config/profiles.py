@@ -16,11 +16,13 @@ from assets.inputs.files import read_local
 from assets.inputs.textinput import parse_yaml
 from assets.warehouse.write import WriteReport, write_table
 from schemas.requirement.profiles import Profiles
+from schemas.requirement.quality_bounds import QualityBounds
 from schemas.requirement.slo_bounds import SloBounds
+from schemas.vocab import QUALITY_BOUND_KINDS
 
 SLO_KEY = re.compile(r"^(ttft|tpot|itl|e2e)_(p50|p90|p95|p99)_ms$")
 DEFAULT_ERROR_RATE_MAX = 0.01
-PROFILE_KEYS = {"name", "model", "slo", "delivered_fraction_prior", "workload"}
+PROFILE_KEYS = {"name", "model", "slo", "delivered_fraction_prior", "workload", "quality"}
 WORKLOAD_KEYS = {"input_tokens_mean", "output_tokens_mean", "traffic_log"}
 
 
@@ -144,3 +146,104 @@ def write_profiles(
         conn, "requirement.profiles", pl.DataFrame(rows, infer_schema_length=None), Profiles, [], [file]
     )
     return profiles, write_table(conn, "requirement.slo_bounds", pl.DataFrame(bounds), SloBounds)
+
+
+RELATIVE_MAX = (
+    10.0  # a relative bound is a ratio to the best-evidenced result: 0.99 of bf16's accuracy, 1.05 of its perplexity
+)
+
+
+def parse_quality_bounds(content: Any, source: str) -> list[dict[str, Any]]:
+    """requirement.quality_bounds rows: each profile's `quality: [{task, metric, min | max | min_relative |
+    max_relative}]`; IngestError names the file, the profile, the entry and what is wrong. Call after
+    parse_profiles (which checks the profiles themselves)."""
+    rows: list[dict[str, Any]] = []
+    for entry in content["profiles"]:
+        where = f"{source}: profile {str(entry.get('name')).strip()!r}"
+        rows += _quality_bounds(entry.get("quality"), entry["name"].strip(), where, source)
+    return rows
+
+
+def _quality_bounds(entries: Any, profile: str, where: str, source: str) -> list[dict[str, Any]]:
+    if entries is None:
+        return []
+    if not isinstance(entries, list) or not entries:
+        raise IngestError(
+            f"{where}: quality must be a non-empty list of {{task, metric, one of {list(QUALITY_BOUND_KINDS)}}}"
+        )
+    rows: list[dict[str, Any]] = []
+    seen: set[tuple[str, str]] = set()
+    for i, item in enumerate(entries):
+        at = f"{where}: quality[{i}]"
+        if not isinstance(item, dict):
+            raise IngestError(f"{at} is not a mapping")
+        unknown = set(item) - {"task", "metric", *QUALITY_BOUND_KINDS}
+        if unknown:
+            raise IngestError(
+                f"{at}: unknown keys {sorted(unknown)}; allowed task, metric, {', '.join(QUALITY_BOUND_KINDS)}"
+            )
+        task, metric = (str(item.get(k) or "").strip() for k in ("task", "metric"))
+        if not task or not metric:
+            raise IngestError(
+                f"{at}: task and metric are required (as the harness names them, e.g. gsm8k, exact_match,strict-match)"
+            )
+        kinds = [k for k in QUALITY_BOUND_KINDS if k in item]
+        if len(kinds) != 1:
+            raise IngestError(f"{at}: give exactly one of {', '.join(QUALITY_BOUND_KINDS)} (got {kinds or 'none'})")
+        kind = kinds[0]
+        value = item[kind]
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, (int, float))
+            or value != value
+            or abs(value) == float("inf")
+        ):
+            raise IngestError(f"{at}: {kind} must be a number (got {value!r})")
+        if kind.endswith("_relative") and not 0 < value <= RELATIVE_MAX:
+            raise IngestError(
+                f"{at}: {kind} is a ratio to the best-evidenced result, in (0, {RELATIVE_MAX:g}] (got {value!r})"
+            )
+        metric = metric.removesuffix(",none")  # observed.quality names a `none`-filtered metric without it
+        if (task, metric) in seen:
+            raise IngestError(f"{at}: {task} {metric} is bounded twice")
+        seen.add((task, metric))
+        rows.append(
+            {
+                "profile": profile,
+                "task": task,
+                "metric": metric,
+                "bound_kind": kind,
+                "bound": float(value),
+                "source": source,
+                "evidence": "requirement",
+            }
+        )
+    return rows
+
+
+def read_quality_bounds(path: str | Path) -> tuple[list[dict[str, Any]], SourceFile]:
+    """The quality requirements of a profiles file (the profiles checked first)."""
+    fetched = read_local(path)[0]
+    content = parse_yaml(fetched.data, fetched.name)
+    parse_profiles(content, fetched.name)
+    rows = parse_quality_bounds(content, fetched.name)
+    return rows, SourceFile(
+        fetched.name, fetched.sha256, len(fetched.data), "profiles yaml (quality)", "read", rows=len(rows)
+    )
+
+
+def write_quality_bounds(conn: duckdb.DuckDBPyConnection, rows: list[dict[str, Any]], file: SourceFile) -> WriteReport:
+    """requirement.quality_bounds from a profiles file's quality requirements."""
+    frame = pl.DataFrame(rows, schema=QUALITY_BOUNDS_SCHEMA) if rows else pl.DataFrame(schema=QUALITY_BOUNDS_SCHEMA)
+    return write_table(conn, "requirement.quality_bounds", frame, QualityBounds, [], [file])
+
+
+QUALITY_BOUNDS_SCHEMA = {
+    "profile": pl.String,
+    "task": pl.String,
+    "metric": pl.String,
+    "bound_kind": pl.String,
+    "bound": pl.Float64,
+    "source": pl.String,
+    "evidence": pl.String,
+}

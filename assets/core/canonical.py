@@ -131,6 +131,24 @@ def model_id(name: str | None) -> str | None:
     return found
 
 
+@functools.cache
+def _checkpoint_precisions() -> dict[str, str]:
+    table = {}
+    for row in _read_csv("models.csv"):
+        if row.get("checkpoint_precision"):
+            found = normalise_precision(row["checkpoint_precision"])
+            if found is None:
+                raise ValueError(f"models.csv: {row['model_id']}: checkpoint_precision states no precision")
+            table[row["model_id"]] = found
+    return table
+
+
+def checkpoint_precision(model: str | None) -> str | None:
+    """The precision a model's reference checkpoint is published in (what `dtype=auto` loads), from
+    models.csv; None when the table does not say."""
+    return _checkpoint_precisions().get(model or "")
+
+
 def split_accuracy_target(mlperf_model: str) -> tuple[str, str | None]:
     """`llama2-70b-99.9` -> (`llama2-70b`, `99.9`); names without a suffix have one target."""
     match = re.fullmatch(r"(.+?)-(99(?:\.9)?)", mlperf_model.strip())

@@ -53,6 +53,10 @@ class ObservedBatch:
     files: list[SourceFile] = field(default_factory=list)
     request_texts: list[pl.DataFrame] = field(default_factory=list)
     store_texts: bool = False  # keep prompt/response texts (observed.request_texts); off: never held
+    # Task-quality evaluations found beside the dumps (assets.runs.quality): observed.quality rows, rejects, files.
+    quality: list[dict[str, Any]] = field(default_factory=list)
+    quality_rejects: list[Reject] = field(default_factory=list)
+    quality_files: list[SourceFile] = field(default_factory=list)
 
     def frame(self, name: str) -> pl.DataFrame | None:
         """One of the request pass's tables, all roots together (None when no root had any)."""

@@ -31,6 +31,7 @@ from assets.inputs.files import (
 )
 from assets.inputs.textinput import encoding_problem
 from assets.requests.request_pass import RequestPass
+from assets.runs import quality
 from assets.runs.assemble import (
     Read,
     Run,
@@ -71,7 +72,10 @@ def collect(
     if not root.is_dir():
         raise IngestError(f"{root}: dumps folder does not exist or is not a folder")
     batch = ObservedBatch(store_texts=store_texts)
-    sidecars, reads = _read_files(root, batch, log, links_into)
+    sidecars, reads, quality_reads = _read_files(root, batch, log, links_into)
+    batch.quality, batch.quality_rejects, batch.quality_files = quality.quality_rows(
+        quality_reads, lambda folder: _settings(root, folder, sidecars)
+    )
     prepared = _prepare_runs(root, batch, sidecars, reads)
     points = sum(len(run.points) for run in prepared)
     log(
@@ -82,13 +86,26 @@ def collect(
     return batch
 
 
+def _settings(
+    root: Path, folder: PurePosixPath, sidecars: dict[PurePosixPath, dict[str, Any]]
+) -> tuple[dict[str, Any], str | None]:
+    """The run.yaml keys governing `folder` (deeper files win) and the deepest run.yaml's name, if any."""
+    chain = _governing_sidecars(folder, sidecars)
+    merged: dict[str, Any] = {}
+    for link in chain:
+        merged.update(sidecars[link])
+    return merged, str(root / chain[-1] / SIDECAR) if chain else None
+
+
 def _read_files(
     root: Path, batch: ObservedBatch, log: Log, links_into: Sequence[str] | None = None
-) -> tuple[dict[PurePosixPath, dict[str, Any]], list[Read]]:
-    """The run.yaml sidecars below `root` (by folder) and the dump files read (each content once); every file
-    looked at is listed in the batch's inventory."""
+) -> tuple[dict[PurePosixPath, dict[str, Any]], list[Read], list[quality.QualityRead]]:
+    """The run.yaml sidecars below `root` (by folder), the dump files read (each content once) and the quality
+    files (a file no dump reader recognises is offered to the quality readers); every file looked at is listed
+    in the batch's inventory (quality files when their figures are placed: assets.runs.quality)."""
     sidecars: dict[PurePosixPath, dict[str, Any]] = {}
     reads: list[Read] = []
+    quality_reads: list[quality.QualityRead] = []
     seen: dict[str, str] = {}
     for fetched, rel, path in _inputs(root, batch, log, links_into):
         if rel.name == SIDECAR:
@@ -109,7 +126,12 @@ def _read_files(
             continue
         seen[fetched.sha256] = fetched.name
         parsed, _dump = registry.parse_file(fetched, path)
+        evaluation = None
         if parsed is None:
+            evaluation = quality.recognise(_dump, fetched.name, fetched.sha256, size_of(fetched), rel.parent)
+        if evaluation is not None:
+            quality_reads.append(evaluation)
+        elif parsed is None:
             _unrecognised(batch, fetched)
         elif parsed.note and not parsed.measurements and not parsed.problems:  # skipped, or not a load level
             status = "skipped" if parsed.kind in registry.SKIPPED else "read"
@@ -120,7 +142,7 @@ def _read_files(
             if parsed.kind in registry.READ_IN_PLACE and not isinstance(fetched, LargeFile):
                 fetched = without_bytes(fetched)  # DuckDB reads it from disk: keep no copy
             reads.append(Read(fetched, rel.parent, parsed))
-    return sidecars, reads
+    return sidecars, reads, quality_reads
 
 
 def _unrecognised(batch: ObservedBatch, fetched: Fetched | LargeFile) -> None:
@@ -294,6 +316,9 @@ def collect_all(
         total.scans += [(key, select) for key, select in batch.scans if key not in dropped_keys]
         total.request_texts += [frame.filter(kept) for frame in batch.request_texts]
         total.rejects += batch.rejects
+        total.quality += batch.quality
+        total.quality_rejects += batch.quality_rejects
+        total.quality_files += batch.quality_files
         total.request_rejects += batch.request_rejects
         total.files += batch.files
     return total

@@ -1,0 +1,218 @@
+"""Quality files in the dump folders into observed.quality rows: each figure's base model and precision,
+from a `run.yaml` above the file when it states them, else from what the file says (lm-eval's
+`config.model_args`/`model_name`; the generic CSV's own columns), read through the alias and precision tables.
+
+The precision, strongest first: run.yaml's `precision`; the CSV's `precision` column; a quantisation argument
+(`quantization=`, `load_in_8bit`, `load_in_4bit`); the checkpoint's name (`-FP8`, `-AWQ`, `-GPTQ-Int4`,
+`-NVFP4`, `w4a16`); an explicit `dtype`; the dtype the harness loaded (`config.model_dtype`); the reference
+checkpoint's own precision (models.csv `checkpoint_precision`: what `dtype=auto`, or no dtype, loads; said
+in precision_note). A figure whose model is not in the alias table, or whose precision nothing states, is
+quarantined with the reason, never kept under a guessed model or precision."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from typing import Any
+
+import duckdb
+import polars as pl
+
+from assets.core import canonical
+from assets.core.records import Reject, SourceFile
+from assets.formats.dumps.model import Dump
+from assets.formats.quality import registry
+from assets.formats.quality.model import QualityParsed, QualityResult
+from assets.warehouse.validate import frame_from_rows
+from assets.warehouse.write import WriteReport, write_table
+from schemas.observed.quality import Quality
+
+
+@dataclass
+class QualityRead:
+    """A quality file read: its name, checksum, size, folder below the dumps folder and what it holds."""
+
+    name: str
+    sha256: str
+    size: int | None
+    folder: PurePosixPath
+    parsed: QualityParsed
+
+
+def recognise(dump: Dump, name: str, sha256: str, size: int | None, folder: PurePosixPath) -> QualityRead | None:
+    """The quality file `dump` is, parsed; None when no quality reader recognises it."""
+    parsed = registry.parse(dump)
+    return None if parsed is None else QualityRead(name, sha256, size, folder, parsed)
+
+
+@dataclass(frozen=True)
+class Identity:
+    model: str
+    model_raw: str
+    model_field: str
+    precision: str
+    precision_raw: str
+    precision_source: str
+    precision_note: str | None
+
+
+def _precision_word(where: str, raw: str) -> tuple[str | None, str | None]:
+    """(canonical precision, problem) of a stated precision word."""
+    found = canonical.read_precision(raw)
+    if not found.known:
+        return None, f"precision {raw!r} ({where}) is not in assets/reference/precisions.csv"
+    return found.precision, None
+
+
+def identify(read: QualityRead, result: QualityResult, settings: dict[str, Any], sidecar: str | None) -> Identity | str:
+    """The base model and precision one figure is for, or the reason it has none."""
+    parsed = read.parsed
+    csv_row = result.model_raw is not None or result.precision_raw is not None
+    if settings.get("model") and not (csv_row and result.model_raw):
+        model_raw, model_field = str(settings["model"]).strip(), f"run.yaml ({sidecar})"
+    elif csv_row and result.model_raw:
+        model_raw, model_field = result.model_raw, "CSV column model"
+    elif parsed.model_raw:
+        model_raw, model_field = parsed.model_raw, parsed.model_field or "file"
+    else:
+        return (
+            "no model: the file names none (config.model_args has no pretrained=, and no model_name) and no "
+            "run.yaml above it states `model:`"
+        )
+    match = canonical.model_and_precision(model_raw)
+    if match.model_id is None:
+        return (
+            f"model {model_raw!r} ({model_field}) is not in assets/reference/model_aliases.csv, even without its "
+            "quantisation suffix: add an alias, or state `model:` in a run.yaml above the file"
+        )
+    stated: list[tuple[str, str, str]] = []  # (source, where, word), strongest first
+    if csv_row and result.precision_raw:
+        stated.append(("quality CSV", "CSV column precision", result.precision_raw))
+    if settings.get("precision") not in (None, ""):
+        stated.insert(0, ("run.yaml", f"run.yaml ({sidecar})", str(settings["precision"]).strip()))
+    if parsed.quantization:
+        stated.append(("quantisation argument", parsed.quantization[0], parsed.quantization[1]))
+    note = None
+    for source, where, word in stated:
+        precision, problem = _precision_word(where, word)
+        if problem:
+            return problem
+        if precision:
+            return Identity(match.model_id, model_raw, model_field, precision, word, source, None)
+    if match.implied_precision is not None and match.implied_precision.precision:
+        return Identity(
+            match.model_id, model_raw, model_field, match.implied_precision.precision, model_raw, "model name", None
+        )
+    for source, spelled in (
+        ("dtype argument", parsed.dtype),
+        ("loaded dtype", ("config.model_dtype", parsed.loaded_dtype)),
+    ):
+        if spelled and spelled[1]:
+            precision, problem = _precision_word(spelled[0], spelled[1])
+            if problem:
+                return problem
+            if precision:
+                return Identity(
+                    match.model_id, model_raw, model_field, precision, f"{spelled[0]}={spelled[1]}", source, None
+                )
+    native = canonical.checkpoint_precision(match.model_id)
+    if native is None:
+        return (
+            f"no precision: {model_raw!r} states no quantisation or dtype and models.csv gives no "
+            f"checkpoint_precision for {match.model_id}; state `precision:` in a run.yaml above the file"
+        )
+    note = (
+        f"inferred: no quantisation and no explicit dtype (auto or none) loads the checkpoint's own precision, "
+        f"{native} for {match.model_id} (assets/reference/models.csv)"
+    )
+    return Identity(
+        match.model_id, model_raw, model_field, native, "dtype auto or none", "checkpoint (models.csv)", note
+    )
+
+
+Settings = Callable[[PurePosixPath], tuple[dict[str, Any], str | None]]
+
+
+def quality_rows(reads: list[QualityRead], settings_for: Settings) -> tuple[list[dict], list[Reject], list[SourceFile]]:
+    """observed.quality rows of the files read, their rejects and their inventory rows. `settings_for(folder)`:
+    the run.yaml keys that govern a folder (merged from the root down) and the deepest run.yaml's name."""
+    rows: list[dict] = []
+    rejects: list[Reject] = []
+    files: list[SourceFile] = []
+    for read in reads:
+        parsed = read.parsed
+        settings, sidecar = settings_for(read.folder)
+        before = len(rows)
+        file_rejects = [Reject(read.name, where, reason) for where, reason in parsed.problems]
+        seen: dict[tuple, str] = {}
+        for result in parsed.results:
+            found = identify(read, result, settings, sidecar)
+            if isinstance(found, str):
+                file_rejects.append(
+                    Reject(read.name, result.location, found, {"task": result.task, "metric": result.metric})
+                )
+                continue
+            key = (found.model, found.precision, result.task, result.metric, result.source_label)
+            if key in seen:
+                file_rejects.append(
+                    Reject(
+                        read.name, result.location, f"duplicate of {seen[key]}: same model, precision, task and metric"
+                    )
+                )
+                continue
+            seen[key] = result.location
+            rows.append(
+                {
+                    "model": found.model,
+                    "model_raw": found.model_raw,
+                    "model_field": found.model_field,
+                    "precision": found.precision,
+                    "precision_raw": found.precision_raw,
+                    "precision_source": found.precision_source,
+                    "precision_note": found.precision_note,
+                    "task": result.task,
+                    "task_version": result.task_version,
+                    "n_shot": result.n_shot,
+                    "metric": result.metric,
+                    "value": result.value,
+                    "stderr": result.stderr,
+                    "stderr_note": result.stderr_note,
+                    "samples": result.samples,
+                    "higher_is_better": result.higher_is_better,
+                    "harness": parsed.harness,
+                    "harness_version": parsed.harness_version,
+                    "format": parsed.kind,
+                    "source": read.name,
+                    "source_note": result.source_label,
+                    "location": result.location,
+                    "sha256": read.sha256,
+                    "evidence": "observed",
+                }
+            )
+        rejects += file_rejects
+        kept = len(rows) - before
+        files.append(
+            SourceFile(
+                read.name,
+                read.sha256,
+                read.size,
+                parsed.kind,
+                "read" if kept else "quarantined",
+                rows=kept,
+                note=f"{len(file_rejects)} figures quarantined" if file_rejects else "",
+            )
+        )
+    return rows, rejects, files
+
+
+def write_quality(
+    conn: duckdb.DuckDBPyConnection, rows: list[dict], rejects: list[Reject], files: list[SourceFile]
+) -> WriteReport:
+    """observed.quality from the figures of the dump folders' quality files."""
+    frame = frame_from_rows(rows, Quality) if rows else frame_from_rows([], Quality)
+    return write_table(conn, "observed.quality", frame, Quality, rejects, files)
+
+
+def quality_frame(rows: list[dict]) -> pl.DataFrame:
+    return frame_from_rows(rows, Quality)
