@@ -168,6 +168,7 @@ def quality_rows(reads: list[QualityRead], settings_for: Settings) -> tuple[list
                     "model_raw": found.model_raw,
                     "model_field": found.model_field,
                     "precision": found.precision,
+                    "weight_bits": canonical.read_precision(found.precision).weight_bits,
                     "precision_raw": found.precision_raw,
                     "precision_source": found.precision_source,
                     "precision_note": found.precision_note,

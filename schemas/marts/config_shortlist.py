@@ -4,6 +4,8 @@ import datetime
 
 import pandera.polars as pa
 
+from schemas.vocab import QUALITY_STATUSES
+
 
 class ConfigShortlist(pa.DataFrameModel):
     """The decision table: per profile x config x price, the MLPerf reference (benchmark) and what
@@ -94,6 +96,16 @@ class ConfigShortlist(pa.DataFrameModel):
     mlperf_source: str = pa.Field(
         nullable=True,
         description=("The MLPerf reference result in words: round, division, submitter, system, model, and its file."),
+    )
+    quality_status: str = pa.Field(
+        isin=QUALITY_STATUSES,
+        description=(
+            "Our own task quality at this model and precision under the profile's quality requirement "
+            "(marts.quality_gate): meets, fails (ranked after every other row), inconclusive, untested, not_required."
+        ),
+    )
+    quality_evidence: str = pa.Field(
+        description="The figures the quality status rests on (observed evals: value, 95% interval, bound, file)."
     )
     caveats: str = pa.Field(description="Every difference between the reference and the config, separated by ';'.")
 

@@ -17,6 +17,9 @@ class Quality(pa.DataFrameModel):
         description="Where model_raw was read: run.yaml, config.model_args.pretrained, model_name, a CSV column."
     )
     precision: str = pa.Field(description="Canonical precision evaluated (assets/reference/precisions.csv).")
+    weight_bits: int = pa.Field(
+        ge=1, le=32, description="Weight bits of the precision (precisions.csv): the widest is the relative reference."
+    )
     precision_raw: str = pa.Field(description="The word the precision was read from (`load_in_8bit=True`, `-FP8`).")
     precision_source: str = pa.Field(
         isin=QUALITY_PRECISION_SOURCES,

@@ -69,6 +69,17 @@ compared AS (
         ON r.accelerator_id = pr.accelerator_id AND r.model_id = pr.model_id
     LEFT JOIN requirement.traffic_shape AS t ON t.profile = pr.profile
     LEFT JOIN measured_arrivals AS ma ON ma.run_id = pr.config_key AND pr.evidence = 'observed'
+),
+quality_gated AS (
+    -- our own task-quality evidence at the config's model and precision (marts.quality_gate), and MLPerf's
+    -- model at all: a model MLPerf never ran has observed rows only
+    SELECT c.*, coalesce(q.quality_status, 'untested') AS quality_status,
+           coalesce(q.quality_evidence, 'no quality evaluation at this model and precision') AS quality_evidence,
+           c.model_id NOT IN (SELECT model_id FROM benchmark.mlperf_reference WHERE model_id IS NOT NULL)
+               AS no_mlperf_model
+    FROM compared AS c
+    LEFT JOIN marts.quality_gate AS q
+        ON q.profile = c.profile AND q.model = c.model_id AND q.precision IS NOT DISTINCT FROM c.precision
 )
 SELECT
     profile,
@@ -103,6 +114,8 @@ SELECT
     cost_per_million_output_tokens_usd_high,
     method,
     mlperf_source,
+    quality_status,
+    quality_evidence,
     concat_ws('; ',
         CASE WHEN evidence = 'projected' THEN 'projected: no run of ours on this accelerator; MLPerf Server x prior ['
             || prior_lo || ', ' || prior_hi || ']' END,
@@ -110,7 +123,8 @@ SELECT
         CASE WHEN evidence = 'observed' AND feasible AND NOT slo_crossed
             THEN 'SLO not crossed within the sweep: high is the last load point''s achieved rate, a lower bound' END,
         CASE WHEN accelerator_id IS NULL THEN 'accelerator unknown to the alias table: no MLPerf reference or price can join' END,
-        CASE WHEN accelerator_id IS NOT NULL AND mlperf_round IS NULL
+        CASE WHEN no_mlperf_model THEN 'no MLPerf reference for this model: observed rows only, no projection' END,
+        CASE WHEN accelerator_id IS NOT NULL AND mlperf_round IS NULL AND NOT no_mlperf_model
             THEN 'no closed-division MLPerf Server result for this accelerator and model' END,
         CASE WHEN mlperf_round IS NOT NULL AND precision IS DISTINCT FROM mlperf_precision
             THEN 'precision differs: MLPerf ' || coalesce(mlperf_precision, 'unknown') || ', ours '
@@ -152,5 +166,5 @@ SELECT
         CASE WHEN evidence = 'projected' AND delivered_requests_per_s_low IS NULL
             THEN 'output tokens per request unknown (set workload.output_tokens_mean in the profile): cost per request empty' END
     ) AS caveats
-FROM compared
-ORDER BY profile, cost_per_request_usd_high NULLS LAST, evidence, accelerator, run_label, price_class, price_provider
+FROM quality_gated
+ORDER BY profile, quality_status = 'fails', cost_per_request_usd_high NULLS LAST, evidence, accelerator, run_label, price_class, price_provider

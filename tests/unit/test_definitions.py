@@ -42,6 +42,10 @@ ASSETS = {
     "observed/request_stats",
     "observed/request_percentiles",
     "audit/run_fingerprint",
+    # issue 14: quality evidence and the quality gate
+    "observed/quality",
+    "requirement/quality_bounds",
+    "marts/quality_gate",
 }
 
 

@@ -1,0 +1,123 @@
+-- marts.quality_gate: per profile x model x precision, whether our own task-quality evaluations
+-- (observed.quality) meet the profile's quality requirement (requirement.quality_bounds), and the figures
+-- the status rests on. MLPerf's accuracy gate is not used here: it tests MLPerf's task, not ours.
+--
+-- The model x precision pairs are those of the profile's configs (observed and projected delivered at SLO)
+-- and those its model was evaluated at. Per requirement, the figure is the best-evidenced one at that model
+-- and precision (with a stderr first, then the most documents, then the smallest stderr); its 95% interval
+-- is value +/- 1.96 stderr. A min (max) bound is met when the whole interval lies at or above (at or below)
+-- it, failed when the whole interval lies on the wrong side, inconclusive when the interval straddles it or
+-- the figure has no stderr. A relative bound is the ratio times the reference: the same model's figure at its
+-- widest precision evaluated (most weight bits, then most documents); the reference's own uncertainty is not
+-- propagated, and the reference itself meets a ratio of 1 or looser. No figure at this model and precision:
+-- untested. A profile without requirements: not_required. Several requirements: the worst status wins
+-- (fails, then untested, then inconclusive, then meets); quality_evidence lists every one.
+WITH candidates AS (
+    SELECT DISTINCT profile, model_id AS model, precision FROM observed.delivered_at_slo
+    UNION
+    SELECT DISTINCT profile, model_id, precision FROM projected.delivered_at_slo
+    UNION
+    SELECT DISTINCT p.profile, q.model, q.precision
+    FROM requirement.profiles AS p
+    JOIN observed.quality AS q ON q.model = p.model_id
+),
+evidence AS (
+    SELECT *
+    FROM observed.quality
+    QUALIFY row_number() OVER (
+        PARTITION BY model, precision, task, metric
+        ORDER BY stderr IS NULL, samples DESC NULLS LAST, stderr NULLS LAST, source
+    ) = 1
+),
+reference AS (
+    SELECT *
+    FROM evidence
+    QUALIFY row_number() OVER (
+        PARTITION BY model, task, metric
+        ORDER BY weight_bits DESC, stderr IS NULL, samples DESC NULLS LAST, stderr NULLS LAST, precision
+    ) = 1
+),
+known_tasks AS (
+    SELECT DISTINCT task, metric FROM observed.quality
+),
+checks AS (
+    SELECT c.profile, c.model, c.precision, b.task, b.metric, b.bound_kind, b.bound,
+           e.value, e.stderr, e.stderr_note, e.samples, e.source, e.harness, e.harness_version,
+           r.value AS reference_value, r.precision AS reference_precision,
+           CASE WHEN b.bound_kind IN ('min', 'max') THEN b.bound ELSE b.bound * r.value END AS threshold,
+           k.task IS NOT NULL AS task_known
+    FROM candidates AS c
+    JOIN requirement.quality_bounds AS b ON b.profile = c.profile
+    LEFT JOIN evidence AS e
+        ON e.model = c.model AND e.precision = c.precision AND e.task = b.task AND e.metric = b.metric
+    LEFT JOIN reference AS r ON r.model = c.model AND r.task = b.task AND r.metric = b.metric
+    LEFT JOIN known_tasks AS k ON k.task = b.task AND k.metric = b.metric
+),
+judged AS (
+    SELECT *,
+           value - 1.96 * stderr AS interval_low,
+           value + 1.96 * stderr AS interval_high,
+           CASE
+               WHEN value IS NULL THEN 'untested'
+               WHEN bound_kind LIKE '%_relative' AND precision = reference_precision
+                   THEN CASE WHEN (bound_kind = 'min_relative' AND bound <= 1) OR (bound_kind = 'max_relative' AND bound >= 1)
+                             THEN 'meets' ELSE 'fails' END
+               WHEN stderr IS NULL THEN 'inconclusive'
+               WHEN bound_kind LIKE 'min%' AND value - 1.96 * stderr >= threshold THEN 'meets'
+               WHEN bound_kind LIKE 'min%' AND value + 1.96 * stderr < threshold THEN 'fails'
+               WHEN bound_kind LIKE 'max%' AND value + 1.96 * stderr <= threshold THEN 'meets'
+               WHEN bound_kind LIKE 'max%' AND value - 1.96 * stderr > threshold THEN 'fails'
+               ELSE 'inconclusive'
+           END AS status
+    FROM checks
+),
+described AS (
+    SELECT *,
+           CASE status WHEN 'fails' THEN 1 WHEN 'untested' THEN 2 WHEN 'inconclusive' THEN 3 ELSE 4 END AS severity,
+           task || ' ' || metric || ' ' || CASE
+               WHEN value IS NULL AND NOT task_known
+                   THEN 'appears in no quality file (check the task and metric names): untested'
+               WHEN value IS NULL
+                   THEN 'not evaluated at ' || coalesce(precision, 'this precision') || ': untested'
+               ELSE printf('%.4f', value)
+                   || CASE WHEN stderr IS NULL THEN ' (no stderr: ' || coalesce(stderr_note, 'none in the file') || ')'
+                           ELSE printf(' [%.4f, %.4f] 95%%', value - 1.96 * stderr, value + 1.96 * stderr) END
+                   || coalesce(' n=' || samples, '')
+                   || ' vs ' || bound_kind || ' ' || CASE
+                       WHEN bound_kind IN ('min', 'max') THEN printf('%g', bound)
+                       ELSE printf('%g x %.4f (%s) = %.4f', bound, reference_value, reference_precision, threshold) END
+                   || ': ' || status
+                   || ' (' || harness || coalesce(' ' || harness_version, '') || ', ' || source || ')'
+           END AS check_text
+    FROM judged
+),
+gated AS (
+    SELECT profile, model, precision,
+           arg_min_null(status, worst) AS quality_status,
+           count(*) AS requirements,
+           count(*) FILTER (WHERE status = 'meets') AS requirements_met,
+           arg_min_null(task, worst) AS task,
+           arg_min_null(metric, worst) AS metric,
+           arg_min_null(bound_kind, worst) AS bound_kind,
+           arg_min_null(threshold, worst) AS threshold,
+           arg_min_null(value, worst) AS value,
+           arg_min_null(stderr, worst) AS stderr,
+           arg_min_null(interval_low, worst) AS interval_low,
+           arg_min_null(interval_high, worst) AS interval_high,
+           arg_min_null(samples, worst) AS samples,
+           arg_min_null(reference_precision, worst) AS reference_precision,
+           arg_min_null(source, worst) AS quality_source,
+           string_agg(check_text, '; ' ORDER BY severity, task, metric) AS quality_evidence
+    FROM (SELECT *, [severity::VARCHAR, task, metric] AS worst FROM described)
+    GROUP BY profile, model, precision
+)
+SELECT profile, model, precision, quality_status, requirements, requirements_met, task, metric, bound_kind,
+       threshold, value, stderr, interval_low, interval_high, samples, reference_precision, quality_source,
+       quality_evidence
+FROM gated
+UNION ALL
+SELECT c.profile, c.model, c.precision, 'not_required', 0, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+       NULL, NULL, NULL, 'the profile states no quality requirement'
+FROM candidates AS c
+WHERE c.profile NOT IN (SELECT profile FROM requirement.quality_bounds)
+ORDER BY profile, model, precision
