@@ -8,6 +8,7 @@ import dagster as dg
 
 from assets.config.prices import prices_frame, read_prices
 from assets.config.sources import load_sources
+from assets.mlperf.accuracy import write_accuracy_targets
 from assets.mlperf.ingest import read_locations
 from assets.mlperf.rounds import round_locations, write_round
 from assets.partitions import mlperf_rounds
@@ -95,3 +96,11 @@ def accelerator_prices(context: dg.AssetExecutionContext, warehouse: Warehouse, 
     if unknown:
         context.log.warning(f"prices for accelerators with no canonical id (kept, flagged): {unknown}")
     return dg.MaterializeResult(metadata=report.metadata())
+
+
+@dg.multi_asset(specs=[table_spec("benchmark.mlperf_accuracy_targets", {"duckdb", "csv"})])
+def mlperf_accuracy_targets(warehouse: Warehouse) -> dg.MaterializeResult:
+    """MLPerf's accuracy bounds per benchmark and metric (from its submission checker), as a table."""
+    with warehouse.connect() as conn:
+        report = write_accuracy_targets(conn)
+    return dg.MaterializeResult(asset_key=["benchmark", "mlperf_accuracy_targets"], metadata=report.metadata())

@@ -261,6 +261,51 @@ def mlperf_dataset(mlperf_model: str) -> str | None:
     return row["dataset"] if row else None
 
 
+@dataclass(frozen=True)
+class AccuracyTarget:
+    """One bound MLPerf's checker sets on a benchmark's accuracy metric (mlperf_accuracy_targets.csv)."""
+
+    benchmark: str
+    metric: str
+    reference_value: float
+    target_fraction: float
+    bound: str  # min | max
+    first_round: str
+    last_round: str
+    note: str
+
+    @property
+    def target_value(self) -> float:
+        return self.reference_value * self.target_fraction
+
+
+@functools.cache
+def mlperf_accuracy_targets() -> tuple[AccuracyTarget, ...]:
+    """The accuracy bounds of MLPerf's submission checker per benchmark and metric (see the CSV's .md)."""
+    where = REFERENCE_DIR / "mlperf_accuracy_targets.csv"
+    targets = []
+    for line, row in enumerate(_read_csv("mlperf_accuracy_targets.csv"), start=2):
+        try:
+            reference, fraction = float(row["reference_value"]), float(row["target_fraction"])
+        except ValueError:
+            raise ValueError(f"{where} line {line}: reference_value and target_fraction must be numbers") from None
+        if row["bound"] not in ("min", "max"):
+            raise ValueError(f"{where} line {line}: bound must be min or max (got {row['bound']!r})")
+        targets.append(
+            AccuracyTarget(
+                row["benchmark"],
+                row["metric"],
+                reference,
+                fraction,
+                row["bound"],
+                normalise_round(row["first_round"]),
+                normalise_round(row["last_round"]),
+                row["note"],
+            )
+        )
+    return tuple(targets)
+
+
 # --- scenarios ----------------------------------------------------------------------------
 
 _SCENARIOS = {

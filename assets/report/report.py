@@ -161,7 +161,9 @@ def _shortlist_table(rows: list[dict[str, Any]]) -> str:
             f'<tr class="shortlist-row" data-profile="{escape(row["profile"])}" '
             f'data-config-key="{escape(row["config_key"])}" data-price-class="{escape(row["price_class"] or "")}" '
             f'data-price-provider="{escape(row["price_provider"] or "")}">'
-            f'<td>{row["rank_in_profile"]}</td>{cells}<td class="caveats">{escape(row["caveats"])}</td></tr>'
+            f'<td>{row["rank_in_profile"]}</td>{cells}<td class="caveats">{escape(row["caveats"])}'
+            f'<br><span class="quality">quality ({escape(row["quality_status"])}): '
+            f"{escape(row['quality_evidence'])}</span></td></tr>"
         )
     return (
         f'<table class="shortlist"><thead><tr><th>#</th>{"".join(heads)}<th>caveats</th></tr></thead>'

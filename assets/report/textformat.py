@@ -37,6 +37,8 @@ SHORTLIST_COLUMNS: list[tuple[str, str | tuple[str, ...], str, str | None]] = [
         "{:.3g}",
         "cost",
     ),
+    # our own task quality at the row's model and precision under the profile's requirement (marts.quality_gate)
+    ("quality", "quality_status", "{}", None),
 ]
 
 

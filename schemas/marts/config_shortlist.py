@@ -107,6 +107,14 @@ class ConfigShortlist(pa.DataFrameModel):
     quality_evidence: str = pa.Field(
         description="The figures the quality status rests on (observed evals: value, 95% interval, bound, file)."
     )
+    mlperf_accuracy: str = pa.Field(
+        nullable=True,
+        description=(
+            "The MLPerf reference result's own accuracy (benchmark.mlperf_accuracy): each metric, its value and "
+            "the bound MLPerf's checker set (99% / 99.9% of the reference). MLPerf's task, not ours: different "
+            "evidence from quality_status."
+        ),
+    )
     caveats: str = pa.Field(description="Every difference between the reference and the config, separated by ';'.")
 
     class Config:

@@ -55,7 +55,7 @@ compared AS (
            r.platform AS mlperf_platform, r.mlperf_model, r.dataset AS mlperf_dataset,
            r.precision AS mlperf_precision, r.runtime AS mlperf_runtime,
            r.runtime_version AS mlperf_runtime_version, r.software AS mlperf_software,
-           r.total_accelerators AS mlperf_accelerators,
+           r.total_accelerators AS mlperf_accelerators, r.server_result_key AS mlperf_result_key,
            r.server_tokens_per_s_per_accel AS mlperf_server_tokens_per_s_per_accel,
            r.offline_tokens_per_s_per_accel AS mlperf_offline_tokens_per_s_per_accel,
            r.round || ' ' || r.division || ' ' || r.submitter || ' ' || r.platform || ' ' || r.mlperf_model
@@ -76,8 +76,21 @@ quality_gated AS (
     SELECT c.*, coalesce(q.quality_status, 'untested') AS quality_status,
            coalesce(q.quality_evidence, 'no quality evaluation at this model and precision') AS quality_evidence,
            c.model_id NOT IN (SELECT model_id FROM benchmark.mlperf_reference WHERE model_id IS NOT NULL)
-               AS no_mlperf_model
+               AS no_mlperf_model,
+           a.mlperf_accuracy
     FROM compared AS c
+    LEFT JOIN (
+        SELECT result_key,
+               'MLPerf ' || any_value(mlperf_model) || ' at ' || coalesce(any_value(accuracy_target) || '%',
+                   printf('%g%%', 100 * max(target_fraction) FILTER (WHERE bound = 'min' AND target_fraction BETWEEN 0.95 AND 0.9999)),
+                   'its') || ' target (MLPerf''s task): ' || string_agg(
+                       metric || ' ' || printf('%.6g', value) || coalesce(
+                           CASE bound WHEN 'min' THEN ' >= ' ELSE ' <= ' END || printf('%.6g', target_value)
+                               || CASE WHEN within_target THEN '' ELSE ' (not met)' END, ' (no known target)'),
+                       ', ' ORDER BY metric, bound) AS mlperf_accuracy
+        FROM benchmark.mlperf_accuracy
+        GROUP BY result_key
+    ) AS a ON a.result_key = c.mlperf_result_key
     LEFT JOIN marts.quality_gate AS q
         ON q.profile = c.profile AND q.model = c.model_id AND q.precision IS NOT DISTINCT FROM c.precision
 )
@@ -116,6 +129,7 @@ SELECT
     mlperf_source,
     quality_status,
     quality_evidence,
+    mlperf_accuracy,
     concat_ws('; ',
         CASE WHEN evidence = 'projected' THEN 'projected: no run of ours on this accelerator; MLPerf Server x prior ['
             || prior_lo || ', ' || prior_hi || ']' END,

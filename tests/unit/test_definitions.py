@@ -46,6 +46,9 @@ ASSETS = {
     "observed/quality",
     "requirement/quality_bounds",
     "marts/quality_gate",
+    "benchmark/mlperf_accuracy_targets",
+    "benchmark/mlperf_accuracy",
+    "marts/quality_to_measure",
 }
 
 
