@@ -6,6 +6,7 @@ for every closed-division result of the real v5.1 round table."""
 
 from __future__ import annotations
 
+import collections
 import json
 import math
 from pathlib import Path
@@ -283,16 +284,18 @@ def test_mlperf_accuracy_targets_hold_for_every_closed_v51_result():
     it; and every LLM benchmark of the round has its bounds."""
     targets = canonical.mlperf_accuracy_targets()
     table = json.loads(V51_TABLE.read_text())
-    checked = 0
+    checked, outside = 0, collections.Counter()
     for record in table:
-        if record["Category"] != "closed" or not record.get("Accuracy"):
+        if not record.get("Accuracy"):
             continue
         for metric, value in accuracy_pairs(record["Accuracy"]).items():
             for t in targets:
                 if t.benchmark == record["Model"] and t.metric.upper() == metric.upper():
                     bound = t.reference_value * t.target_fraction
-                    assert value >= bound if t.bound == "min" else value <= bound, (record["ID"], metric, value, t)
-                    checked += 1
+                    within = value >= bound if t.bound == "min" else value <= bound
+                    outside[record["Category"]] += not within
+                    checked += record["Category"] == "closed"
     assert checked > 1000
+    assert outside["closed"] == 0 and outside["open"] > 0  # open results may run other models
     llms = {r["Model"] for r in table if r["Model"].startswith(("llama", "mixtral", "deepseek"))}
     assert llms <= {t.benchmark for t in targets}
