@@ -99,7 +99,15 @@ def identify(read: QualityRead, result: QualityResult, settings: dict[str, Any],
         if problem:
             return problem
         if precision:
-            return Identity(match.model_id, model_raw, model_field, precision, word, source, None)
+            return Identity(
+                match.model_id,
+                model_raw,
+                model_field,
+                precision,
+                word,
+                source,
+                _contradiction(source, precision, parsed, result),
+            )
     if match.implied_precision is not None and match.implied_precision.precision:
         return Identity(
             match.model_id, model_raw, model_field, match.implied_precision.precision, model_raw, "model name", None
@@ -129,6 +137,21 @@ def identify(read: QualityRead, result: QualityResult, settings: dict[str, Any],
     return Identity(
         match.model_id, model_raw, model_field, native, "dtype auto or none", "checkpoint (models.csv)", note
     )
+
+
+def _contradiction(source: str, precision: str, parsed: QualityParsed, result: QualityResult) -> str | None:
+    """When run.yaml's precision wins over what the file itself says, and the two differ: the note saying so."""
+    if source != "run.yaml":
+        return None
+    named = result.model_raw or parsed.model_raw
+    implied = canonical.model_and_precision(named).implied_precision if named else None
+    own = [(f"the checkpoint name {named!r}", implied.precision if implied else None)]
+    if parsed.quantization:
+        own.insert(0, (parsed.quantization[0], canonical.read_precision(parsed.quantization[1]).precision))
+    for where, found in own:
+        if found and found != precision:
+            return f"run.yaml states {precision}; {where} implies {found}: run.yaml's is used"
+    return None
 
 
 Settings = Callable[[PurePosixPath], tuple[dict[str, Any], str | None]]

@@ -80,6 +80,17 @@ def test_run_yaml_states_model_and_precision(tmp_path):
     [row] = batch.quality
     assert (row["model"], row["precision"], row["precision_source"]) == ("qwen3-0.6b", "fp8", "run.yaml")
     assert not batch.runs  # a run.yaml above quality files alone is no load test
+    assert row["precision_note"] is None
+
+
+def test_run_yaml_wins_over_the_file_and_the_contradiction_is_said(tmp_path):
+    write(tmp_path, "run.yaml", "precision: bf16\n")
+    write(tmp_path, "evals/r.json", lm_eval_04("pretrained=Qwen/Qwen3-0.6B-FP8"))
+    [row] = collect(tmp_path).quality
+    assert row["precision"] == "bf16"
+    assert row["precision_note"] == (
+        "run.yaml states bf16; the checkpoint name 'Qwen/Qwen3-0.6B-FP8' implies fp8: run.yaml's is used"
+    )
 
 
 def test_a_0_3_file_with_stderr_na_is_kept_without_an_interval(tmp_path):
