@@ -59,6 +59,28 @@ def test_a_0_4_file_names_model_and_precision_in_its_arguments(tmp_path):
     )
 
 
+def test_rows_with_samples_lists_sample_counts_and_na_stderr(tmp_path):
+    """Shapes other repositories committed: `samples` (a list) and `sample_count` (a number) in a task row,
+    `acc_stderr,none` "N/A", and no n-samples."""
+    doc = lm_eval_04(
+        bfcl_v3_simple={
+            "name": "bfcl_v3_simple",
+            "alias": "bfcl_v3_simple",
+            "sample_len": 400,
+            "sample_count": 400,
+            "samples": ["task metadata"],
+            "acc,none": 0.8975,
+            "acc_stderr,none": "N/A",
+        }
+    )
+    del doc["n-samples"]
+    write(tmp_path, "r.json", doc)
+    batch = collect(tmp_path)
+    [row] = batch.quality
+    assert (row["metric"], row["value"], row["stderr"], row["samples"]) == ("acc", 0.8975, None, 400)
+    assert batch.quality_rejects == []
+
+
 def test_quantised_checkpoint_names_and_arguments_map_to_the_base_model(tmp_path):
     write(tmp_path, "gptq/r.json", lm_eval_04({"pretrained": "Qwen/Qwen3-0.6B-GPTQ-Int4", "dtype": "auto"}))
     write(tmp_path, "w4a16/r.json", lm_eval_04("pretrained=./Llama-3.2-1B-Instruct-quantized.w4a16,dtype=auto"))

@@ -119,9 +119,10 @@ def _samples(payload: dict[str, Any], task: str, row: dict[str, Any], metric_key
     """How many documents the figure rests on: `n-samples.<task>.effective`, else a group row's
     `sample_count.<metric>` or `sample_len`; None when the file does not say."""
     counts = _per_task(payload, "n-samples", task)
+    sample_count = row.get("sample_count")  # per metric (0.4.12 groups), or one number (seen in other writers)
     candidates = [
         counts.get("effective") if isinstance(counts, dict) else None,
-        row.get("sample_count", {}).get(metric_key) if isinstance(row.get("sample_count"), dict) else None,
+        sample_count.get(metric_key) if isinstance(sample_count, dict) else sample_count,
         row.get("sample_len"),
     ]
     for value in candidates:
