@@ -20,7 +20,15 @@ from typing import Any
 import duckdb
 
 from assets.report.charts import Band, Point, RangeRow, RefLine, Series, line_chart, range_chart
-from assets.report.textformat import SHORTLIST_COLUMNS, shortlist_cell
+from assets.report.textformat import (
+    SHORTLIST_COLUMNS,
+    TEXT,
+    cell_spans,
+    number_text,
+    plain_number,
+    range_text,
+    shortlist_cell,
+)
 
 EVIDENCE = {
     "benchmark": ("#1d4ed8", "published, auditable reference numbers (MLPerf results, list prices)"),
@@ -128,19 +136,18 @@ def tag(evidence: str) -> str:
     return f'<span class="tag" style="background:{color}" title="{escape(meaning)}">{escape(evidence)}</span>'
 
 
-def _cell(row: dict[str, Any], source: str | tuple[str, ...], fmt: str, evidence: str | None) -> str:
+def _cell(row: dict[str, Any], source: str | tuple[str, ...], kind: str, evidence: str | None) -> str:
     """One shortlist cell: the terminal table's text; each number in a span holding its full value."""
-    if evidence is None:
-        return f"<td>{escape(shortlist_cell(row, source, fmt))}</td>"
-    columns = source if isinstance(source, tuple) else (source,)
-    if all(row.get(c) is None for c in columns):
-        inner = "-"
-    else:
-        inner = " - ".join(
-            f'<span data-column="{c}" data-value="{escape(data_value(row.get(c)))}">'
-            f"{escape('?' if row.get(c) is None else fmt.format(row.get(c)))}</span>"
-            for c in columns
+    if evidence is None or kind == TEXT:
+        return f"<td>{escape(shortlist_cell(row, source, kind))}</td>"
+    spans = cell_spans(row, source, kind)
+    inner = (
+        " - ".join(
+            f'<span data-column="{c}" data-value="{escape(data_value(row.get(c)))}">{escape(text)}</span>'
+            for c, text in spans
         )
+        or "-"
+    )
     cell_evidence = row["evidence"] if evidence == "delivered" else evidence
     return f'<td class="num" data-evidence="{cell_evidence}" style="color:{EVIDENCE[cell_evidence][0]}">{inner}</td>'
 
@@ -256,11 +263,13 @@ def _cost_chart(profile: str, rows: list[dict[str, Any]]) -> str:
                 f"{r['price_class']} {r['price_provider']}",
                 78,
             ),
-            low=r["cost_per_request_usd_low"],
-            high=r["cost_per_request_usd_high"],
+            low=r["cost_per_request_usd_low"] * 1000,
+            high=r["cost_per_request_usd_high"] * 1000,
             color=EVIDENCE[r["evidence"]][0],
-            title=f"{r['evidence']}: ${r['cost_per_request_usd_low']:.3g} - ${r['cost_per_request_usd_high']:.3g} "
-            f"per request at ${r['usd_per_accelerator_hour']:.2f}/accelerator-hour ({r['price_class']}, "
+            title=f"{r['evidence']}: "
+            f"{range_text(r['cost_per_request_usd_low'], r['cost_per_request_usd_high'], 'usd_per_1k_requests')} "
+            f"USD per 1,000 requests at {number_text(r['usd_per_accelerator_hour'], 'usd_per_hour')} USD per "
+            f"accelerator-hour ({r['price_class']}, "
             f"{r['price_provider']}, as of {r['price_as_of']})",
             data={
                 "config-key": r["config_key"],
@@ -274,8 +283,8 @@ def _cost_chart(profile: str, rows: list[dict[str, Any]]) -> str:
     if not ranges:
         return '<p class="muted">No config of this profile has a price: no cost band to show.</p>'
     return range_chart(
-        title=f"{profile}: cost per request, low - high, per config and price",
-        x_label="US dollars per request",
+        title=f"{profile}: cost per 1,000 requests, low - high, per config and price",
+        x_label="US dollars per 1,000 requests",
         rows=ranges,
         legend=[(name, EVIDENCE[name][0]) for name in ("observed", "projected")],
     )
@@ -296,7 +305,7 @@ def _sources_table(rows: list[dict[str, Any]]) -> str:
                 f'<tr class="config"><th colspan="8">{escape(r["accelerator"] or "?")} | '
                 f"{escape(r['evidence'])} | {escape(r['run_label'] or r['config_key'])}</th></tr>"
             )
-        value = "-" if r["value"] is None else f"{r['value']:,.6g}"
+        value = "-" if r["value"] is None else plain_number(r["value"])
         body.append(
             f'<tr class="source-row" data-config-key="{escape(r["config_key"])}">'
             f'<td>{escape(r["number"])}</td><td class="num" data-value="{escape(data_value(r["value"]))}">{value} '
@@ -321,9 +330,11 @@ def _profile_section(data: ReportData, profile: dict[str, Any]) -> str:
         f"<h2>Profile {escape(name)}</h2>",
         f"<p>Model <b>{escape(profile['model_id'] or profile['model_raw'])}</b>; SLO {tag('requirement')} "
         f"{escape(profile['slo_text'])}; delivered-fraction prior for projections "
-        f"[{profile['delivered_fraction_prior_lo']:g}, {profile['delivered_fraction_prior_hi']:g}]"
+        f"[{plain_number(profile['delivered_fraction_prior_lo'])}, "
+        f"{plain_number(profile['delivered_fraction_prior_hi'])}]"
         + (
-            f"; our traffic about {profile['input_tokens_mean']:g} input / {profile['output_tokens_mean']:g} "
+            f"; our traffic about {plain_number(profile['input_tokens_mean'])} input / "
+            f"{plain_number(profile['output_tokens_mean'])} "
             "output tokens per request"
             if profile["input_tokens_mean"] and profile["output_tokens_mean"]
             else ""
@@ -381,12 +392,12 @@ def _at_a_glance(data: ReportData) -> str:
             cells = [
                 shortlist_cell(row, source, fmt)
                 for source, fmt in (
-                    (("accelerator_count", "accelerator"), "{}"),
-                    ("run_label", "{}"),
-                    (("price_class", "price_provider"), "{}"),
-                    (("cost_per_request_usd_low", "cost_per_request_usd_high"), "{:.3g}"),
-                    (("delivered_requests_per_s_low", "delivered_requests_per_s_high"), "{:,.2f}"),
-                    ("mlperf_server_tokens_per_s_per_accel", "{:,.2f}"),
+                    (("accelerator_count", "accelerator"), TEXT),
+                    ("run_label", TEXT),
+                    (("price_class", "price_provider"), TEXT),
+                    (("cost_per_request_usd_low", "cost_per_request_usd_high"), "usd_per_1k_requests"),
+                    (("delivered_requests_per_s_low", "delivered_requests_per_s_high"), "rate"),
+                    ("mlperf_server_tokens_per_s_per_accel", "tokens"),
                 )
             ]
             body.append(
@@ -398,7 +409,7 @@ def _at_a_glance(data: ReportData) -> str:
         return ""
     return (
         "<h3>At a glance: the cheapest config per profile</h3><table><thead><tr><th>profile</th>"
-        "<th>evidence</th><th>accelerators</th><th>run</th><th>price</th><th>$/request</th>"
+        "<th>evidence</th><th>accelerators</th><th>run</th><th>price</th><th>$ per 1k requests</th>"
         "<th>delivered req/s</th><th>MLPerf srv tok/s/acc</th></tr></thead><tbody>" + "".join(body) + "</tbody></table>"
     )
 

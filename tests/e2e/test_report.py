@@ -122,7 +122,8 @@ def test_the_charts_mark_the_slo_the_mlperf_reference_and_the_cost_bands(page, p
         assert chart["points"] == points
     bars = page.evaluate("""() => [...document.querySelectorAll('g.range-row')].map(g => [
         g.dataset.configKey, g.dataset.priceClass, g.dataset.priceProvider, g.dataset.low, g.dataset.high])""")
-    assert {(k, c, p): (float(lo), float(hi)) for k, c, p, lo, hi in bars} == costs
+    shown_per_1000 = {(k, c, p): (float(lo), float(hi)) for k, c, p, lo, hi in bars}
+    assert shown_per_1000 == {key: pytest.approx((lo * 1000, hi * 1000)) for key, (lo, hi) in costs.items()}
 
 
 def test_the_report_opens_from_disk_without_the_network(page, published):
