@@ -105,7 +105,8 @@ class CapacityPlan(pa.DataFrameModel):
     baseline_monthly_usd_low: float = _band(
         "The baseline's static monthly bill at this price class",
         "low",
-        "the lowest monthly_usd_low of the baseline's rows (observed, same profile and price class)",
+        "the lowest monthly_usd_low of the baseline's rows (observed, same profile) at the same price class and "
+        "provider, else at the same price class",
     )
     baseline_monthly_usd_high: float = _band(
         "The baseline's static monthly bill at this price class", "high", "the highest monthly_usd_high of its rows"

@@ -13,10 +13,12 @@
 --   autoscaled_monthly_usd_low/high = the mean over the windows of max(min_replicas, ceil(rate_w / delivered_high))
 --                                (low) or max(min_replicas, ceil(rate_w / delivered_low)) (high) replicas,
 --                                x accelerator_count x usd_per_accelerator_hour x 730 (a traffic log only)
---   baseline (the profile's `baseline:` run label, observed rows of the same price class):
---     baseline_monthly_usd_low/high = the lowest monthly_usd_low / highest monthly_usd_high of its rows
+--   baseline (the profile's `baseline:` run label): its observed rows at the same price class and provider, or
+--   where it has no price from that provider, its rows at the same price class (every provider):
+--     baseline_monthly_usd_low/high = the lowest monthly_usd_low / highest monthly_usd_high of those rows
 --     monthly_saving_usd_low     = baseline_monthly_usd_low - monthly_usd_high
 --     monthly_saving_usd_high    = baseline_monthly_usd_high - monthly_usd_low (negative: costs more)
+--     (the baseline's own rows: 0, the same bill)
 WITH volume AS (
     SELECT p.profile, p.peak_window_s, p.min_replicas, p.baseline_run_label,
            coalesce(t.mean_requests_per_s, p.mean_requests_per_s, p.requests_per_day / 86400) AS mean_rps,
@@ -71,11 +73,33 @@ planned AS (
     FROM static AS s
     LEFT JOIN autoscaled AS a USING (profile, config_key, price_class, price_provider)
 ),
-baseline AS (
-    SELECT profile, price_class, min(monthly_low) AS baseline_low, max(monthly_high) AS baseline_high
-    FROM planned
-    WHERE evidence = 'observed' AND run_label = baseline_run_label
+baseline_rows AS (
+    SELECT * FROM planned WHERE evidence = 'observed' AND run_label = baseline_run_label
+),
+baseline_provider AS (
+    SELECT profile, price_class, price_provider, min(monthly_low) AS baseline_low, max(monthly_high) AS baseline_high
+    FROM baseline_rows
+    GROUP BY profile, price_class, price_provider
+),
+baseline_class AS (
+    SELECT profile, price_class, min(monthly_low) AS baseline_low, max(monthly_high) AS baseline_high,
+           count(DISTINCT price_provider) AS providers
+    FROM baseline_rows
     GROUP BY profile, price_class
+),
+baseline AS (
+    SELECT p.profile, p.config_key, p.price_class, p.price_provider,
+           coalesce(bp.baseline_low, bc.baseline_low) AS baseline_low,
+           coalesce(bp.baseline_high, bc.baseline_high) AS baseline_high,
+           bp.profile IS NOT NULL AND p.evidence = 'observed' AND p.run_label = p.baseline_run_label AS is_baseline,
+           CASE WHEN bp.profile IS NOT NULL THEN 'at the same price (' || p.price_class || ', ' || p.price_provider || ')'
+                WHEN bc.profile IS NOT NULL THEN 'at price class ' || p.price_class || ' (no ' || p.price_provider
+                    || ' price for it: its lowest and highest monthly bill across ' || bc.providers || ' providers)'
+           END AS basis
+    FROM planned AS p
+    LEFT JOIN baseline_provider AS bp
+        ON bp.profile = p.profile AND bp.price_class = p.price_class AND bp.price_provider = p.price_provider
+    LEFT JOIN baseline_class AS bc ON bc.profile = p.profile AND bc.price_class = p.price_class
 )
 SELECT
     p.profile,
@@ -114,17 +138,16 @@ SELECT
     p.baseline_run_label,
     b.baseline_low AS baseline_monthly_usd_low,
     b.baseline_high AS baseline_monthly_usd_high,
-    b.baseline_low - p.monthly_high AS monthly_saving_usd_low,
-    b.baseline_high - p.monthly_low AS monthly_saving_usd_high,
+    CASE WHEN b.is_baseline THEN 0.0 ELSE b.baseline_low - p.monthly_high END AS monthly_saving_usd_low,
+    CASE WHEN b.is_baseline THEN 0.0 ELSE b.baseline_high - p.monthly_low END AS monthly_saving_usd_high,
     CASE
         WHEN p.baseline_run_label IS NULL THEN NULL
-        WHEN b.profile IS NULL
+        WHEN b.basis IS NULL
             THEN 'baseline ' || p.baseline_run_label || ' has no priced, SLO-feasible run of this profile at price class '
                 || p.price_class || ': no saving'
-        ELSE 'against ' || p.baseline_run_label || ' at price class ' || p.price_class
-            || ' (its lowest and highest monthly bill across providers)'
+        ELSE 'against ' || p.baseline_run_label || ' ' || b.basis
     END AS baseline_note
 FROM planned AS p
-LEFT JOIN baseline AS b ON b.profile = p.profile AND b.price_class = p.price_class
+LEFT JOIN baseline AS b USING (profile, config_key, price_class, price_provider)
 ORDER BY p.profile, effective_cost_per_request_usd_high NULLS LAST, p.evidence, p.accelerator_id, p.run_label,
          p.price_class, p.price_provider

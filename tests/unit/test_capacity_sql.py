@@ -161,19 +161,30 @@ def test_min_replicas_floors_the_autoscaled_windows(conn):
     assert row["replicas_low"] == 2  # the static plan is for the peak, with no floor
 
 
-def test_the_saving_against_the_baseline_is_a_band_at_the_same_price_class(conn):
+def test_the_saving_against_the_baseline_is_a_band_at_the_same_price(conn):
     traffic(conn, baseline="today")
     rows = plan(
         conn,
-        [cost_row("a", 3.0, 5.0), cost_row("today", 1.0, 2.0), cost_row("today", 1.0, 2.0, usd=2.5, provider="Q")],
+        [
+            cost_row("a", 3.0, 5.0),
+            cost_row("b", 3.0, 5.0, accelerator=B200, provider="R"),
+            cost_row("today", 1.0, 2.0),
+            cost_row("today", 1.0, 2.0, usd=2.5, provider="Q"),
+        ],
     )
-    # today: ceil(8/2)=4 to ceil(8/1)=8 replicas at 2.0 (P) and 2.5 (Q) USD/h: lowest 4x2x730, highest 8x2.5x730
+    # today: ceil(8/2)=4 to ceil(8/1)=8 replicas at 2.0 (P) and 2.5 (Q) USD/h
+    a = rows[("a", "P")]  # provider P prices both: compared at P's price
+    assert (a["baseline_monthly_usd_low"], a["baseline_monthly_usd_high"]) == (4 * 2.0 * MONTH_H, 8 * 2.0 * MONTH_H)
+    assert a["monthly_saving_usd_low"] == 4 * 2.0 * MONTH_H - 3 * 2.0 * MONTH_H
+    assert a["monthly_saving_usd_high"] == 8 * 2.0 * MONTH_H - 2 * 2.0 * MONTH_H
+    assert a["baseline_run_label"] == "today" and a["baseline_note"] == "against today at the same price (on_demand, P)"
+    b = rows[("b", "R")]  # R has no price for today's accelerator: today's band across its on_demand providers
     baseline_low, baseline_high = 4 * 2.0 * MONTH_H, 8 * 2.5 * MONTH_H
-    a = rows[("a", "P")]
-    assert (a["baseline_monthly_usd_low"], a["baseline_monthly_usd_high"]) == (baseline_low, baseline_high)
-    assert a["monthly_saving_usd_low"] == baseline_low - 3 * 2.0 * MONTH_H
-    assert a["monthly_saving_usd_high"] == baseline_high - 2 * 2.0 * MONTH_H
-    assert a["baseline_run_label"] == "today" and "against today at price class on_demand" in a["baseline_note"]
+    assert (b["baseline_monthly_usd_low"], b["baseline_monthly_usd_high"]) == (baseline_low, baseline_high)
+    assert b["monthly_saving_usd_low"] == baseline_low - 3 * 2.0 * MONTH_H
+    assert b["monthly_saving_usd_high"] == baseline_high - 2 * 2.0 * MONTH_H
+    assert "at price class on_demand (no R price for it" in b["baseline_note"]
+    assert rows[("today", "Q")]["monthly_saving_usd_low"] == rows[("today", "Q")]["monthly_saving_usd_high"] == 0
 
 
 def test_a_baseline_without_a_row_says_so_and_saves_nothing(conn):
