@@ -59,16 +59,28 @@ compared AS (
            r.server_tokens_per_s_per_accel AS mlperf_server_tokens_per_s_per_accel,
            r.offline_tokens_per_s_per_accel AS mlperf_offline_tokens_per_s_per_accel,
            r.round || ' ' || r.division || ' ' || r.submitter || ' ' || r.platform || ' ' || r.mlperf_model
-               || ' Server (' || r.source || ')' AS mlperf_source,
-           pr.delivered_output_tokens_per_s_low / pr.accelerator_count / r.server_tokens_per_s_per_accel
+               || ' ' || coalesce(mr.reference_scenario, 'Server') || ' (' || r.source || ')' AS mlperf_source,
+           r.interactive_tokens_per_s_per_accel AS mlperf_interactive_tokens_per_s_per_accel,
+           mr.reference_scenario AS mlperf_reference_scenario, mr.reference_reason AS mlperf_reference_reason,
+           pr.delivered_output_tokens_per_s_low / pr.accelerator_count
+               / coalesce(mr.reference_tokens_per_s_per_accel, r.server_tokens_per_s_per_accel)
                AS delivered_fraction_low,
-           pr.delivered_output_tokens_per_s_high / pr.accelerator_count / r.server_tokens_per_s_per_accel
-               AS delivered_fraction_high
+           pr.delivered_output_tokens_per_s_high / pr.accelerator_count
+               / coalesce(mr.reference_tokens_per_s_per_accel, r.server_tokens_per_s_per_accel)
+               AS delivered_fraction_high,
+           cp.baseline_run_label, cp.monthly_saving_usd_low, cp.monthly_saving_usd_high
     FROM priced AS pr
     LEFT JOIN benchmark.mlperf_reference AS r
         ON r.accelerator_id = pr.accelerator_id AND r.model_id = pr.model_id
+    -- the scenario (Server or Interactive) that matches the profile's SLO
+    LEFT JOIN benchmark.mlperf_profile_reference AS mr
+        ON mr.profile = pr.profile AND mr.accelerator_id = r.accelerator_id AND mr.model_id = r.model_id
     LEFT JOIN requirement.traffic_shape AS t ON t.profile = pr.profile
     LEFT JOIN measured_arrivals AS ma ON ma.run_id = pr.config_key AND pr.evidence = 'observed'
+    -- the monthly saving against the profile's baseline at our volume (marts.capacity_plan)
+    LEFT JOIN marts.capacity_plan AS cp
+        ON cp.profile = pr.profile AND cp.config_key = pr.config_key AND cp.price_class = pr.price_class
+       AND cp.price_provider = pr.price_provider
 )
 SELECT
     profile,
@@ -87,6 +99,9 @@ SELECT
     mlperf_precision,
     mlperf_server_tokens_per_s_per_accel,
     mlperf_offline_tokens_per_s_per_accel,
+    mlperf_interactive_tokens_per_s_per_accel,
+    mlperf_reference_scenario,
+    mlperf_reference_reason,
     delivered_requests_per_s_low,
     delivered_requests_per_s_high,
     delivered_output_tokens_per_s_low,
@@ -101,10 +116,13 @@ SELECT
     cost_per_request_usd_high,
     cost_per_million_output_tokens_usd_low,
     cost_per_million_output_tokens_usd_high,
+    baseline_run_label,
+    monthly_saving_usd_low,
+    monthly_saving_usd_high,
     method,
     mlperf_source,
     concat_ws('; ',
-        CASE WHEN evidence = 'projected' THEN 'projected: no run of ours on this accelerator; MLPerf Server x prior ['
+        CASE WHEN evidence = 'projected' THEN 'projected: no run of ours on this accelerator; MLPerf ' || coalesce(mlperf_reference_scenario, 'Server') || ' x prior ['
             || prior_lo || ', ' || prior_hi || ']' END,
         CASE WHEN evidence = 'observed' AND NOT feasible THEN 'no load point meets the SLO: nothing delivered at this SLO' END,
         CASE WHEN evidence = 'observed' AND feasible AND NOT slo_crossed
@@ -129,7 +147,8 @@ SELECT
             THEN 'MLPerf system has ' || mlperf_accelerators || ' accelerators, ours ' || accelerator_count
                 || ': compared per accelerator' END,
         CASE WHEN evidence = 'observed' AND delivered_fraction_high > 1
-            THEN 'delivered above the MLPerf Server reference (fraction > 1): the workloads are not comparable' END,
+            THEN 'delivered above the MLPerf ' || coalesce(mlperf_reference_scenario, 'Server')
+                || ' reference (fraction > 1): the workloads are not comparable' END,
         CASE WHEN evidence = 'observed' AND traffic_cv IS NOT NULL
                   AND (arrival IN ('concurrency', 'trace') OR measured_cv IS NULL OR abs(measured_cv - traffic_cv) > 0.25)
             THEN 'arrival pattern differs: our traffic has inter-arrival CV ' || round(traffic_cv, 2)

@@ -42,6 +42,9 @@ ASSETS = {
     "observed/request_stats",
     "observed/request_percentiles",
     "audit/run_fingerprint",
+    # issue 13: our volume, the capacity plan, the MLPerf scenario matching a profile
+    "benchmark/mlperf_profile_reference",
+    "marts/capacity_plan",
 }
 
 
