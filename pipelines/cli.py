@@ -13,6 +13,7 @@ import dagster as dg
 import duckdb
 
 from assets.core.paths import DEFAULT_PRICES, DEFAULT_PROFILES, DEFAULT_SOURCES
+from assets.report.decision import bill_text, decide, measure_text, saving_text
 from assets.report.textformat import format_shortlist, wrapped
 from assets.resources import Inputs, Warehouse
 from assets.runs.collect import IDLE_SIDECAR_NOTE
@@ -34,21 +35,51 @@ def open_published(serving_path: Path) -> duckdb.DuckDBPyConnection:
         ) from None
 
 
-def read_shortlist(serving_path: Path) -> tuple[list[dict], dict[str, str], list[tuple]]:
-    """Shortlist rows, each profile's SLO in words and quarantine counts per table, read from the published file
-    (read-only)."""
+def read_shortlist(serving_path: Path) -> tuple[list[dict], dict[str, str], dict[str, list[str]], list[tuple]]:
+    """Shortlist rows, each profile's SLO in words and decision lines, and quarantine counts per table, read from
+    the published file (read-only)."""
     conn = open_published(serving_path)
     try:
         cursor = conn.execute("SELECT * FROM marts.config_shortlist")
         columns = [d[0] for d in cursor.description]
         rows = [dict(zip(columns, r)) for r in cursor.fetchall()]
         slo_text = dict(conn.execute("SELECT profile, slo_text FROM analytics.profiles").fetchall())
+        capacity = _dicts(conn, "SELECT * FROM analytics.capacity_plan")
+        measure_next = _dicts(conn, "SELECT * FROM analytics.measure_next")
         quarantine = conn.execute(
             "SELECT table_name, count(*) FROM audit.quarantine GROUP BY ALL ORDER BY 1"
         ).fetchall()
     finally:
         conn.close()
-    return rows, slo_text, quarantine
+    return rows, slo_text, decision_notes(capacity, measure_next), quarantine
+
+
+def _dicts(conn: duckdb.DuckDBPyConnection, sql: str) -> list[dict]:
+    cursor = conn.execute(sql)
+    columns = [d[0] for d in cursor.description]
+    return [dict(zip(columns, r)) for r in cursor.fetchall()]
+
+
+def decision_notes(capacity: list[dict], measure_next: list[dict]) -> dict[str, list[str]]:
+    """Per profile with a volume, the decision lines the terminal prints above its shortlist (as the report)."""
+    notes = {}
+    for profile in dict.fromkeys(r["profile"] for r in capacity):
+        decision = decide(
+            profile,
+            [r for r in capacity if r["profile"] == profile],
+            [m for m in measure_next if m["profile"] == profile],
+        )
+        if decision.recommended is None:
+            continue
+        lines = [f"at our volume: {bill_text(decision.recommended)}", saving_text(decision.recommended)]
+        if decision.measure_next:
+            more = len(decision.measure_next) - 1
+            lines.append(
+                f"measure next: {measure_text(decision.measure_next[0])}"
+                + (f' (and {more} more: benchbill sql "SELECT * FROM analytics.measure_next")' if more else "")
+            )
+        notes[profile] = lines
+    return notes
 
 
 FINDINGS_SHOWN = 5  # per kind of finding, the first few are named on the terminal; the rest are counted
@@ -271,13 +302,13 @@ def _print_published(warehouse: Warehouse, warnings: list[str], show_all: bool =
     """The shortlist of the published serving file (the top configs per profile, or every one with `show_all`),
     its quarantine counts, the warnings, and where things are; every line fits a 160-column terminal."""
     try:
-        rows, slo_text, quarantine = read_shortlist(warehouse.serving_path)
+        rows, slo_text, notes, quarantine = read_shortlist(warehouse.serving_path)
     except WarehouseProblem as problem:  # published, but a foreign writer keeps it from being read
         print(
             f"benchbill: {published_state(warehouse.layout)}; the shortlist cannot be shown: {problem}", file=sys.stderr
         )
         return 0
-    print(format_shortlist(rows, slo_text, show_all))
+    print(format_shortlist(rows, slo_text, show_all, notes))
     if quarantine:
         summary = ", ".join(f"{table}: {count}" for table, count in quarantine)
         print("\n" + "\n".join(wrapped(f"quarantined rows (see analytics.quarantine): {summary}")))

@@ -156,9 +156,10 @@ def align_rows(header: Sequence[str], body: Sequence[Sequence[str]], right: Sequ
 
 
 def wrapped(text: str, width: int = TERMINAL_WIDTH, indent: str = "", hanging: str = "  ") -> list[str]:
-    """A line of text folded to `width` columns; continuation lines indented by `hanging` more."""
+    """A line of text folded to `width` columns, the first line starting with `indent`; continuation lines
+    indented as far, plus `hanging`."""
     return textwrap.wrap(
-        text, width=width, initial_indent=indent, subsequent_indent=indent + hanging, break_on_hyphens=False
+        text, width=width, initial_indent=indent, subsequent_indent=" " * len(indent) + hanging, break_on_hyphens=False
     ) or [indent]
 
 
@@ -240,11 +241,13 @@ def format_shortlist(
     rows: list[dict],
     slo_text: dict[str, str] | None = None,
     show_all: bool = False,
+    notes: dict[str, list[str]] | None = None,
     top: int = TOP_CONFIGS,
     width: int = TERMINAL_WIDTH,
 ) -> str:
-    """The shortlist as plain text, per profile: the top `top` configs (every config and price class with
-    `show_all`), one row each, cheapest first; each profile's caveats numbered once and referenced by number."""
+    """The shortlist as plain text, per profile: its `notes` (the decision at our volume), then the top `top`
+    configs (every config and price class with `show_all`), one row each, cheapest first; each profile's caveats
+    numbered once and referenced by number."""
     if not rows:
         return "(the shortlist is empty: no run of ours and no priced MLPerf reference matches a profile)"
     by_profile: dict[str, list[dict]] = {}
@@ -273,6 +276,8 @@ def format_shortlist(
         out.append("")
         scope = f"{total} configs, {len(shown)} rows" if show_all else f"top {len(shown)} of {total} configs"
         out += wrapped(f"{profile}: {scope}; SLO {(slo_text or {}).get(profile) or 'not stated'}", width)
+        for note in (notes or {}).get(profile, []):
+            out += wrapped(note, width, indent="  ", hanging="  ")
         body = [[terminal_cell(row, source, kind) for _t, source, kind in columns] for row in shown]
         out += align_rows([t for t, _s, _k in columns], body, [kind != TEXT for _t, _s, kind in columns])
         for text, number in caveats.items():

@@ -122,7 +122,7 @@ SELECT
     method,
     mlperf_source,
     concat_ws('; ',
-        CASE WHEN evidence = 'projected' THEN 'projected: no run of ours on this accelerator; MLPerf ' || coalesce(mlperf_reference_scenario, 'Server') || ' x prior ['
+        CASE WHEN evidence = 'projected' THEN 'projected: no run of ours on this accelerator, MLPerf ' || coalesce(mlperf_reference_scenario, 'Server') || ' x prior ['
             || prior_lo || ', ' || prior_hi || ']' END,
         CASE WHEN evidence = 'observed' AND NOT feasible THEN 'no load point meets the SLO: nothing delivered at this SLO' END,
         CASE WHEN evidence = 'observed' AND feasible AND NOT slo_crossed
@@ -135,7 +135,7 @@ SELECT
                 || coalesce(precision, 'unknown') END,
         CASE WHEN mlperf_round IS NOT NULL AND evidence = 'observed'
             THEN 'workload differs: MLPerf ' || mlperf_model || ' runs ' || coalesce(mlperf_dataset, 'its own data set')
-                || ' with Poisson arrivals (Server); ours about ' || coalesce(round(mean_input_tokens)::BIGINT::VARCHAR, '?')
+                || ' with Poisson arrivals (Server), ours about ' || coalesce(round(mean_input_tokens)::BIGINT::VARCHAR, '?')
                 || ' input / ' || coalesce(round(mean_output_tokens)::BIGINT::VARCHAR, '?')
                 || ' output tokens per request, ' || arrival || ' arrivals' END,
         CASE WHEN mlperf_round IS NOT NULL AND evidence = 'observed'
@@ -154,7 +154,7 @@ SELECT
             THEN 'arrival pattern differs: our traffic has inter-arrival CV ' || round(traffic_cv, 2)
                 || coalesce(' (gamma shape ' || round(traffic_gamma_shape, 2) || ')', '')
                 || ', peak/mean ' || coalesce(round(traffic_peak_to_mean, 1)::VARCHAR, '?') || ' over '
-                || traffic_window_s::BIGINT || ' s windows; measured '
+                || traffic_window_s::BIGINT || ' s windows, measured '
                 || CASE WHEN arrival = 'concurrency' THEN 'closed loop (fixed concurrency, no arrival process)'
                         ELSE 'under ' || arrival || ' arrivals (CV ' || coalesce(round(measured_cv, 2)::VARCHAR, 'unknown')
                              || ')' END END,
