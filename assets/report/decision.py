@@ -38,7 +38,7 @@ def decide(profile: str, capacity: list[dict[str, Any]], measure_next: list[dict
         cheapest.setdefault(row["config_key"], row)
     configs = list(cheapest.values())
     observed = [r for r in configs if r["evidence"] == "observed"]
-    recommended = (observed or configs or [None])[0]
+    recommended = (observed or configs)[0] if configs else None
     return Decision(profile, recommended, configs[:TOP_CAPACITY_CONFIGS], measure_next)
 
 
