@@ -1,13 +1,14 @@
 """marts.capacity_plan: what each config costs a month at our volume, its replicas and utilisation."""
 
 import datetime
+from typing import Any
 
 import pandera.polars as pa
 
 MONTH = "a month is 730 hours"
 
 
-def _band(what: str, end: str, formula: str, ge: float | None = 0) -> pa.Field:
+def _band(what: str, end: str, formula: str, ge: float | None = 0) -> Any:
     return pa.Field(nullable=True, ge=ge, description=f"{what}, {end} end: {formula}.")
 
 
