@@ -117,7 +117,7 @@ def test_the_table_format_writes_costs_plainly_never_in_scientific_notation(publ
     )
     assert sql(published, query) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert not re.search(r"\d(\.\d+)?[eE][-+]?\d", "\n".join(lines))
+    assert not re.search(r"\b\d+(\.\d+)?[eE][-+]\d+", "\n".join(lines))
     shown = [[float(cell.replace(",", "")) for cell in line.split()] for line in lines[2:-1]]
     with duckdb.connect(str(published / "serving.duckdb"), read_only=True) as conn:
         expected = conn.execute(query).fetchall()

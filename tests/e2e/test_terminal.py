@@ -26,7 +26,7 @@ MAKE_RUN_ARGS = [
     "--allow-links-into",
     str(DATA),
 ]
-SCIENTIFIC = re.compile(r"\d(\.\d+)?[eE][-+]?\d")
+SCIENTIFIC = re.compile(r"\b\d+(\.\d+)?[eE][-+]\d+")  # 1e-05, 1.28e+20 (a hex digest is not)
 TABLE_ROW = re.compile(r"^(\d+)  +(\d+)x (\S+) +(\S+) ")
 
 

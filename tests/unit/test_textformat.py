@@ -16,7 +16,7 @@ from assets.report.textformat import (
     value_text,
 )
 
-SCIENTIFIC = re.compile(r"\d(\.\d+)?[eE][-+]?\d")
+SCIENTIFIC = re.compile(r"\b\d+(\.\d+)?[eE][-+]\d+")  # 1e-05, 1.28e+20 (a hex digest is not)
 
 
 @pytest.mark.parametrize(
