@@ -51,7 +51,7 @@ def read_shortlist(serving_path: Path) -> tuple[list[dict], dict[str, str], dict
         ).fetchall()
     finally:
         conn.close()
-    return rows, slo_text, decision_notes(capacity, measure_next), quarantine
+    return rows, slo_text, decision_notes(list(slo_text), capacity, measure_next), quarantine
 
 
 def _dicts(conn: duckdb.DuckDBPyConnection, sql: str) -> list[dict]:
@@ -60,16 +60,24 @@ def _dicts(conn: duckdb.DuckDBPyConnection, sql: str) -> list[dict]:
     return [dict(zip(columns, r)) for r in cursor.fetchall()]
 
 
-def decision_notes(capacity: list[dict], measure_next: list[dict]) -> dict[str, list[str]]:
-    """Per profile with a volume, the decision lines the terminal prints above its shortlist (as the report)."""
+NO_VOLUME_NOTE = (
+    "no volume stated, so no monthly bill: set workload.requests_per_day (with a traffic_log) or "
+    "mean_requests_per_s and peak_to_mean"
+)
+
+
+def decision_notes(profiles: list[str], capacity: list[dict], measure_next: list[dict]) -> dict[str, list[str]]:
+    """Per profile, the decision lines the terminal prints above its shortlist (as the report), or what to state
+    to get them."""
     notes = {}
-    for profile in dict.fromkeys(r["profile"] for r in capacity):
+    for profile in profiles:
         decision = decide(
             profile,
             [r for r in capacity if r["profile"] == profile],
             [m for m in measure_next if m["profile"] == profile],
         )
         if decision.recommended is None:
+            notes[profile] = [NO_VOLUME_NOTE]
             continue
         lines = [f"at our volume: {bill_text(decision.recommended)}", saving_text(decision.recommended)]
         if decision.measure_next:

@@ -150,3 +150,17 @@ def test_run_all_shows_every_config_and_price_class(printed):
     for profile, table in tables.items():
         classes = {(r["config_key"], r["price_class"]) for r in rows if r["profile"] == profile}
         assert len(table) == len(classes), profile
+
+
+def test_each_profile_says_its_bill_at_our_volume_or_what_to_state_for_it(printed):
+    warehouse, [(out, _err), _] = printed
+    with duckdb.connect(str(warehouse / "serving.duckdb"), read_only=True) as conn:
+        profiles = [p for (p,) in conn.execute("SELECT profile FROM analytics.profiles").fetchall()]
+        billed = {p for (p,) in conn.execute("SELECT DISTINCT profile FROM marts.capacity_plan").fetchall()}
+    for profile in profiles:
+        section = out.split(f"\n{profile}: ")[1].split("\n\n")[0]
+        first_note = section.splitlines()[1]
+        if profile in billed:
+            assert first_note.startswith("  at our volume: ") and " USD a month" in section
+        else:
+            assert first_note.startswith("  no volume stated, so no monthly bill: set workload.requests_per_day")
