@@ -10,7 +10,7 @@ WITH server AS (
     SELECT *
     FROM benchmark.mlperf_results
     WHERE scenario = 'Server'
-      AND mlperf_model NOT LIKE '%-interactive'
+      AND mlperf_model NOT LIKE '%-interactive%'
       AND division = 'closed'
       AND NOT inferred
       AND plausible
@@ -39,7 +39,7 @@ same_system AS (
            CASE WHEN scenario = 'Server' THEN 'Interactive' ELSE scenario END AS scenario, result_key,
            tokens_per_s_per_accel
     FROM benchmark.mlperf_results
-    WHERE (scenario IN ('Offline', 'Interactive') OR (scenario = 'Server' AND mlperf_model LIKE '%-interactive'))
+    WHERE (scenario IN ('Offline', 'Interactive') OR (scenario = 'Server' AND mlperf_model LIKE '%-interactive%'))
       AND result_unit = 'tokens/s' AND plausible AND official
 )
 SELECT

@@ -57,8 +57,11 @@ static AS (
 ),
 autoscaled AS (
     SELECT s.profile, s.config_key, s.price_class, s.price_provider,
-           avg(greatest(s.min_replicas, ceil(w.scaled_rate_per_s / nullif(s.delivered_high, 0)))) AS replicas_mean_low,
-           avg(greatest(s.min_replicas, ceil(w.scaled_rate_per_s / nullif(s.delivered_low, 0)))) AS replicas_mean_high
+           -- greatest() skips NULLs: without a delivered rate there is no replica count, not min_replicas
+           avg(CASE WHEN s.delivered_high > 0 THEN greatest(s.min_replicas, ceil(w.scaled_rate_per_s / s.delivered_high))
+               END) AS replicas_mean_low,
+           avg(CASE WHEN s.delivered_low > 0 THEN greatest(s.min_replicas, ceil(w.scaled_rate_per_s / s.delivered_low))
+               END) AS replicas_mean_high
     FROM static AS s
     JOIN requirement.traffic_rate AS w ON w.profile = s.profile
     WHERE s.has_windows
@@ -127,8 +130,10 @@ SELECT
     p.replicas_high,
     p.monthly_low AS monthly_usd_low,
     p.monthly_high AS monthly_usd_high,
-    least(p.utilisation_a, p.utilisation_b) AS utilisation_low,
-    greatest(p.utilisation_a, p.utilisation_b) AS utilisation_high,
+    CASE WHEN p.utilisation_a IS NOT NULL AND p.utilisation_b IS NOT NULL
+         THEN least(p.utilisation_a, p.utilisation_b) END AS utilisation_low,
+    CASE WHEN p.utilisation_a IS NOT NULL AND p.utilisation_b IS NOT NULL
+         THEN greatest(p.utilisation_a, p.utilisation_b) END AS utilisation_high,
     p.monthly_low / (p.mean_rps * 730 * 3600) AS effective_cost_per_request_usd_low,
     p.monthly_high / (p.mean_rps * 730 * 3600) AS effective_cost_per_request_usd_high,
     p.replicas_mean_low AS autoscaled_replicas_mean_low,

@@ -53,8 +53,8 @@ def cost_row(config_key, low, high, usd=2.0, count=1, evidence="observed", accel
         price_source="s",
         delivered_requests_per_s_low=low,
         delivered_requests_per_s_high=high,
-        cost_per_request_usd_low=usd * count / (high * 3600),
-        cost_per_request_usd_high=usd * count / (low * 3600),
+        cost_per_request_usd_low=usd * count / (high * 3600) if high else None,
+        cost_per_request_usd_high=usd * count / (low * 3600) if low else None,
         token_cost_basis="b",
     )
     return row
@@ -314,3 +314,13 @@ def test_otherwise_server_and_the_reason_names_the_bound(conn, ttft, tpot, inter
     row = references_for(conn, ttft, tpot, interactive)
     assert (row["reference_scenario"], row["reference_tokens_per_s_per_accel"]) == ("Server", 5000)
     assert row["reference_reason"].startswith("Server: ") and why in row["reference_reason"]
+
+
+def test_a_config_without_a_delivered_rate_has_no_capacity_not_the_floor(conn):
+    """A projected config whose requests/s are unknown (no output tokens per request) plans nothing: every
+    figure empty, never min_replicas or a utilisation from one end alone."""
+    traffic(conn, min_replicas=2)
+    (row,) = plan(conn, [cost_row("mlperf:k", None, None, evidence="projected", accelerator=B200)]).values()
+    columns = ("replicas_low", "monthly_usd_high", "utilisation_low", "utilisation_high")
+    assert all(row[c] is None for c in columns)
+    assert row["autoscaled_replicas_mean_low"] is None and row["autoscaled_monthly_usd_high"] is None
