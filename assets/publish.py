@@ -24,9 +24,9 @@ def serving_duckdb(context: dg.AssetExecutionContext, warehouse: Warehouse) -> d
     to Parquet and rendered as the report, then the three swapped in one right after the other and recorded
     as one publish, so readers never see a half-written state and the export and report belong to the file."""
     tables, manifest, _record = publish_serving(warehouse.build_path, warehouse.layout, write_report)
-    context.log.info(
-        f"published {warehouse.serving_path} ({tables} tables), its Parquet export {manifest['export_id']} and "
-        f"{warehouse.report_path}, recorded in {warehouse.path / PUBLISH_RECORD}"
+    context.log.info(  # the folder named once: the line fits a terminal
+        f"published {warehouse.path}: {warehouse.serving_path.name} ({tables} tables), Parquet export "
+        f"{manifest['export_id']}, {warehouse.report_path.name}; recorded in {PUBLISH_RECORD}"
     )
     return dg.MaterializeResult(
         metadata={"path": str(warehouse.serving_path.resolve()), "tables": tables, "export_id": manifest["export_id"]}

@@ -13,7 +13,8 @@ import dagster as dg
 import duckdb
 
 from assets.core.paths import DEFAULT_PRICES, DEFAULT_PROFILES, DEFAULT_SOURCES
-from assets.report.textformat import format_shortlist
+from assets.report.decision import bill_text, decide, measure_text, saving_text
+from assets.report.textformat import format_shortlist, wrapped
 from assets.resources import Inputs, Warehouse
 from assets.runs.collect import IDLE_SIDECAR_NOTE
 from assets.warehouse.lock import WarehouseProblem
@@ -34,19 +35,59 @@ def open_published(serving_path: Path) -> duckdb.DuckDBPyConnection:
         ) from None
 
 
-def read_shortlist(serving_path: Path) -> tuple[list[dict], list[tuple]]:
-    """Shortlist rows and quarantine counts per table, read from the published file (read-only)."""
+def read_shortlist(serving_path: Path) -> tuple[list[dict], dict[str, str], dict[str, list[str]], list[tuple]]:
+    """Shortlist rows, each profile's SLO in words and decision lines, and quarantine counts per table, read from
+    the published file (read-only)."""
     conn = open_published(serving_path)
     try:
         cursor = conn.execute("SELECT * FROM marts.config_shortlist")
         columns = [d[0] for d in cursor.description]
         rows = [dict(zip(columns, r)) for r in cursor.fetchall()]
+        slo_text = dict(conn.execute("SELECT profile, slo_text FROM analytics.profiles").fetchall())
+        capacity = _dicts(conn, "SELECT * FROM analytics.capacity_plan")
+        measure_next = _dicts(conn, "SELECT * FROM analytics.measure_next")
         quarantine = conn.execute(
             "SELECT table_name, count(*) FROM audit.quarantine GROUP BY ALL ORDER BY 1"
         ).fetchall()
     finally:
         conn.close()
-    return rows, quarantine
+    return rows, slo_text, decision_notes(list(slo_text), capacity, measure_next), quarantine
+
+
+def _dicts(conn: duckdb.DuckDBPyConnection, sql: str) -> list[dict]:
+    cursor = conn.execute(sql)
+    columns = [d[0] for d in cursor.description]
+    return [dict(zip(columns, r)) for r in cursor.fetchall()]
+
+
+NO_VOLUME_NOTE = (
+    "no volume stated, so no monthly bill: set workload.requests_per_day (with a traffic_log) or "
+    "mean_requests_per_s and peak_to_mean"
+)
+
+
+def decision_notes(profiles: list[str], capacity: list[dict], measure_next: list[dict]) -> dict[str, list[str]]:
+    """Per profile, the decision lines the terminal prints above its shortlist (as the report), or what to state
+    to get them."""
+    notes = {}
+    for profile in profiles:
+        decision = decide(
+            profile,
+            [r for r in capacity if r["profile"] == profile],
+            [m for m in measure_next if m["profile"] == profile],
+        )
+        if decision.recommended is None:
+            notes[profile] = [NO_VOLUME_NOTE]
+            continue
+        lines = [f"at our volume: {bill_text(decision.recommended)}", saving_text(decision.recommended)]
+        if decision.measure_next:
+            more = len(decision.measure_next) - 1
+            lines.append(
+                f"measure next: {measure_text(decision.measure_next[0])}"
+                + (f' (and {more} more: benchbill sql "SELECT * FROM analytics.measure_next")' if more else "")
+            )
+        notes[profile] = lines
+    return notes
 
 
 FINDINGS_SHOWN = 5  # per kind of finding, the first few are named on the terminal; the rest are counted
@@ -165,7 +206,7 @@ def run(args: argparse.Namespace) -> int:
     previous = signal.signal(signal.SIGTERM, _interrupt)  # SIGTERM ends the run as Ctrl-C does: with a message
     try:
         with warehouse.hold():  # one writer from the fingerprint check through the publish
-            return _run(inputs, warehouse, force=args.force)
+            return _run(inputs, warehouse, force=args.force, show_all=args.all)
     except WarehouseProblem as problem:  # busy, read-only, full, a link for a lock file: one message, no traceback
         return _report_failure([str(problem)])
     except KeyboardInterrupt:
@@ -179,7 +220,7 @@ def _interrupt(_signum: int, _frame: object) -> None:
     raise KeyboardInterrupt
 
 
-def _run(inputs: Inputs, warehouse: Warehouse, force: bool = False) -> int:
+def _run(inputs: Inputs, warehouse: Warehouse, force: bool = False, show_all: bool = False) -> int:
     """The run under the whole-run lock: the no-change fast path (the published fingerprint is read
     while no other run can publish), else every job."""
     from assets.mlperf.ingest import reading_once
@@ -199,7 +240,7 @@ def _run(inputs: Inputs, warehouse: Warehouse, force: bool = False) -> int:
                 f"inputs by checksum, same code, same settings): showing it; --force builds anyway",
                 file=sys.stderr,
             )
-            return _print_published(warehouse, [])
+            return _print_published(warehouse, [], show_all)
         if found is not None:
             inputs = Inputs(
                 **{
@@ -212,7 +253,7 @@ def _run(inputs: Inputs, warehouse: Warehouse, force: bool = False) -> int:
         print(f"benchbill: building {warehouse.path.resolve()}", file=sys.stderr)
         definitions = build_definitions(inputs, warehouse)
         # MLPerf rounds are partitions: find the rounds the inputs hold, ingest each, then build the rest.
-        return _run_jobs(definitions, inputs, warehouse)
+        return _run_jobs(definitions, inputs, warehouse, show_all)
 
 
 def _fingerprint(inputs: Inputs) -> tuple[str, str, list] | None:
@@ -234,7 +275,7 @@ def _fingerprint(inputs: Inputs) -> tuple[str, str, list] | None:
         return None
 
 
-def _run_jobs(definitions: dg.Definitions, inputs: Inputs, warehouse: Warehouse) -> int:
+def _run_jobs(definitions: dg.Definitions, inputs: Inputs, warehouse: Warehouse, show_all: bool = False) -> int:
     from assets.benchmark import mlperf_round
     from assets.config.sources import load_sources
     from assets.core.errors import IngestError
@@ -262,31 +303,30 @@ def _run_jobs(definitions: dg.Definitions, inputs: Inputs, warehouse: Warehouse)
     failures = _execute(definitions.resolve_job_def("build_warehouse"), instance, warnings)
     if failures:
         return _report_failure(failures, warehouse)
-    return _print_published(warehouse, warnings)
+    return _print_published(warehouse, warnings, show_all)
 
 
-def _print_published(warehouse: Warehouse, warnings: list[str]) -> int:
-    """The shortlist of the published serving file, its quarantine counts, the warnings, and where things are."""
+def _print_published(warehouse: Warehouse, warnings: list[str], show_all: bool = False) -> int:
+    """The shortlist of the published serving file (the top configs per profile, or every one with `show_all`),
+    its quarantine counts, the warnings, and where things are; every line fits a 160-column terminal."""
     try:
-        rows, quarantine = read_shortlist(warehouse.serving_path)
+        rows, slo_text, notes, quarantine = read_shortlist(warehouse.serving_path)
     except WarehouseProblem as problem:  # published, but a foreign writer keeps it from being read
         print(
             f"benchbill: {published_state(warehouse.layout)}; the shortlist cannot be shown: {problem}", file=sys.stderr
         )
         return 0
-    print(format_shortlist(rows))
+    print(format_shortlist(rows, slo_text, show_all, notes))
     if quarantine:
         summary = ", ".join(f"{table}: {count}" for table, count in quarantine)
-        print(f"\nquarantined rows (see analytics.quarantine): {summary}")
+        print("\n" + "\n".join(wrapped(f"quarantined rows (see analytics.quarantine): {summary}")))
     findings = read_findings(warehouse.serving_path)
     if findings:
-        print("\n" + "\n".join(findings))
+        print("\n" + "\n".join(part for line in findings for part in wrapped(line, hanging="    ")))
     for message in warnings:
-        print(f"warning: {message} (see the check's SQL in sql/checks/)")
-    print(
-        f"\nserving file: {warehouse.serving_path.resolve()}  (SQL: benchbill sql, or "
-        f"duckdb -readonly {warehouse.serving_path})"
-    )
+        print("\n".join(wrapped(f"warning: {message} (see the check's SQL in sql/checks/)")))
+    print(f"\nserving file: {warehouse.serving_path.resolve()}")
+    print(f"              (SQL: benchbill sql, or duckdb -readonly {warehouse.serving_path})")
     print(f"report:       {warehouse.report_path.resolve()}")
     print(f"parquet:      {warehouse.parquet_current.absolute()}")
     return 0
@@ -373,6 +413,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--force",
         action="store_true",
         help="build even when no input (by checksum) and no code changed since the last publish",
+    )
+    run_parser.add_argument(
+        "--all",
+        action="store_true",
+        help="print every config and price class of each profile (default: the top 5 configs, each at its "
+        "cheapest price class)",
     )
     run_parser.set_defaults(handler=run)
 

@@ -22,8 +22,19 @@ from schemas.vocab import QUALITY_BOUND_KINDS
 
 SLO_KEY = re.compile(r"^(ttft|tpot|itl|e2e)_(p50|p90|p95|p99)_ms$")
 DEFAULT_ERROR_RATE_MAX = 0.01
-PROFILE_KEYS = {"name", "model", "slo", "delivered_fraction_prior", "workload", "quality"}
-WORKLOAD_KEYS = {"input_tokens_mean", "output_tokens_mean", "traffic_log"}
+PROFILE_KEYS = {"name", "model", "slo", "delivered_fraction_prior", "workload", "baseline", "quality"}
+WORKLOAD_KEYS = {
+    "input_tokens_mean",
+    "output_tokens_mean",
+    "traffic_log",
+    "requests_per_day",
+    "peak_window_s",
+    "min_replicas",
+    "mean_requests_per_s",
+    "peak_to_mean",
+}
+DEFAULT_PEAK_WINDOW_S = 60.0
+DEFAULT_MIN_REPLICAS = 1
 
 
 def _positive(value: Any, where: str, below: float = 1e8) -> float:
@@ -72,6 +83,7 @@ def _profile(entry: Any, where: str, source: str, names: set[str]) -> tuple[dict
     if not isinstance(workload, dict) or set(workload) - WORKLOAD_KEYS:
         raise IngestError(f"{where}: workload may only hold {sorted(WORKLOAD_KEYS)}")
     model = canonical.model_id(model_raw)
+    volume = _volume(workload, entry.get("baseline"), where)
     row = {
         "profile": name,
         "model_raw": model_raw,
@@ -89,12 +101,71 @@ def _profile(entry: Any, where: str, source: str, names: set[str]) -> tuple[dict
         "traffic_log": None
         if not workload.get("traffic_log")
         else str((Path(source).parent / str(workload["traffic_log"])).resolve()),
+        **volume,
         "slo_text": "; ".join(f"{k} <= {v:g}" for k, v in measures) + f"; error_rate <= {error_rate_max:g}",
         "source": source,
         "evidence": "requirement",
     }
     bounds = [{"profile": name, "measure": k, "bound": v} for k, v in measures]
     return row, [*bounds, {"profile": name, "measure": "error_rate", "bound": error_rate_max}]
+
+
+def _volume(workload: dict[str, Any], baseline: Any, where: str) -> dict[str, Any]:
+    """Our traffic's volume and peaks (workload keys) and the run label of what we run today (`baseline`).
+
+    With a `traffic_log`, the log gives the shape and `requests_per_day` (optional) the scale; without one,
+    the volume is stated: `mean_requests_per_s` (or `requests_per_day`) and `peak_to_mean` together."""
+    has_log = bool(workload.get("traffic_log"))
+    stated = [key for key in ("mean_requests_per_s", "peak_to_mean") if key in workload]
+    if has_log and stated:
+        raise IngestError(
+            f"{where}: workload.{stated[0]} states the traffic without a log, but workload.traffic_log is set "
+            "(the log gives the mean and the peaks; scale it with workload.requests_per_day)"
+        )
+    if "requests_per_day" in workload and "mean_requests_per_s" in workload:
+        raise IngestError(
+            f"{where}: workload.requests_per_day and workload.mean_requests_per_s both state the volume; keep one"
+        )
+    per_day = (
+        _positive(workload["requests_per_day"], f"{where}: workload.requests_per_day", 1e13)
+        if ("requests_per_day" in workload)
+        else None
+    )
+    mean = (
+        _positive(workload["mean_requests_per_s"], f"{where}: workload.mean_requests_per_s")
+        if "mean_requests_per_s" in workload
+        else None
+    )
+    peak_to_mean = None
+    if "peak_to_mean" in workload:
+        peak_to_mean = _positive(workload["peak_to_mean"], f"{where}: workload.peak_to_mean", 1e6)
+        if peak_to_mean < 1:
+            raise IngestError(f"{where}: workload.peak_to_mean must be at least 1 (got {workload['peak_to_mean']!r})")
+    window = (
+        _positive(workload["peak_window_s"], f"{where}: workload.peak_window_s", 86400.0 + 1)
+        if "peak_window_s" in workload
+        else DEFAULT_PEAK_WINDOW_S
+    )
+    replicas = workload.get("min_replicas", DEFAULT_MIN_REPLICAS)
+    if isinstance(replicas, bool) or not isinstance(replicas, int) or not 0 <= replicas <= 100000:
+        raise IngestError(f"{where}: workload.min_replicas must be a whole number from 0 to 100000 (got {replicas!r})")
+    if not has_log and ("mean_requests_per_s" in workload or "requests_per_day" in workload) != (
+        "peak_to_mean" in workload
+    ):
+        raise IngestError(
+            f"{where}: without workload.traffic_log, the volume needs both a mean "
+            "(workload.mean_requests_per_s or workload.requests_per_day) and workload.peak_to_mean"
+        )
+    if baseline is not None and (not isinstance(baseline, str) or not baseline.strip()):
+        raise IngestError(f"{where}: baseline must be the run label of what we run today (got {baseline!r})")
+    return {
+        "requests_per_day": per_day,
+        "mean_requests_per_s": mean,
+        "peak_to_mean": peak_to_mean,
+        "peak_window_s": window,
+        "min_replicas": replicas,
+        "baseline_run_label": baseline.strip() if isinstance(baseline, str) else None,
+    }
 
 
 def _slo(slo: Any, where: str) -> tuple[list[tuple[str, float]], float]:

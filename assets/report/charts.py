@@ -12,6 +12,8 @@ import math
 from dataclasses import dataclass, field
 from html import escape
 
+from assets.report.textformat import plain_number
+
 FONT = 'font-family="system-ui, -apple-system, Segoe UI, Helvetica, Arial, sans-serif"'
 
 
@@ -62,14 +64,10 @@ class RangeRow:
 
 
 def _fmt(value: float) -> str:
-    if value == 0:
-        return "0"
-    magnitude = abs(value)
-    if magnitude >= 1000:
+    """A tick label: whole numbers from 1,000 up, else 4 significant digits (2 below 1), never 1e-05."""
+    if abs(value) >= 1000:
         return f"{value:,.0f}"
-    if magnitude >= 1:
-        return f"{value:.4g}"
-    return f"{value:.2g}"
+    return plain_number(value, 4 if abs(value) >= 1 else 2)
 
 
 def linear_ticks(lo: float, hi: float, count: int = 5) -> list[float]:
@@ -238,10 +236,6 @@ def line_chart(
     return "".join(out)
 
 
-def _small(value: float) -> str:
-    return f"{value:.0e}".replace("e-0", "e-") if value < 0.01 else f"{value:g}"
-
-
 def range_chart(
     *,
     title: str,
@@ -258,7 +252,7 @@ def range_chart(
     values = [v for r in rows for v in (r.low, r.high) if v and v > 0]
     x_scale = _Scale(*_domain(values, True), label_width, width - right, True)
     out = _open_svg(title, width, height, 8, None)
-    out += _x_grid(x_scale, top, height - bottom, _small)
+    out += _x_grid(x_scale, top, height - bottom, _fmt)
     out.append(
         f'<text x="{(label_width + width - right) / 2:.1f}" y="{height - 10}" text-anchor="middle">'
         f"{escape(x_label)} (log scale)</text>"

@@ -20,7 +20,16 @@ from typing import Any
 import duckdb
 
 from assets.report.charts import Band, Point, RangeRow, RefLine, Series, line_chart, range_chart
-from assets.report.textformat import SHORTLIST_COLUMNS, shortlist_cell
+from assets.report.decision import Decision, bill_text, config_name, decide, measure_text, saving_text
+from assets.report.textformat import (
+    SHORTLIST_COLUMNS,
+    TEXT,
+    cell_spans,
+    number_text,
+    plain_number,
+    range_text,
+    shortlist_cell,
+)
 
 EVIDENCE = {
     "benchmark": ("#1d4ed8", "published, auditable reference numbers (MLPerf results, list prices)"),
@@ -65,6 +74,9 @@ class ReportData:
     runs: list[dict[str, Any]]
     quarantine: list[dict[str, Any]]
     files: list[dict[str, Any]]
+    capacity: dict[str, list[dict[str, Any]]]
+    measure_next: dict[str, list[dict[str, Any]]]
+    traffic: dict[str, list[dict[str, Any]]]
 
 
 def _rate(requests_per_s: float | None) -> str:
@@ -111,6 +123,11 @@ def read_report_data(conn: duckdb.DuckDBPyConnection, serving_path: str) -> Repo
         runs=_rows(conn, "SELECT * FROM analytics.runs"),
         quarantine=_rows(conn, "SELECT table_name, count(*) AS rows FROM analytics.quarantine GROUP BY 1 ORDER BY 1"),
         files=_rows(conn, "SELECT status, count(*) AS files FROM analytics.source_files GROUP BY 1 ORDER BY 1"),
+        capacity=_grouped(_rows(conn, "SELECT * FROM analytics.capacity_plan"), "profile"),
+        measure_next=_grouped(_rows(conn, "SELECT * FROM analytics.measure_next"), "profile"),
+        traffic=_grouped(
+            _rows(conn, "SELECT * FROM requirement.traffic_rate ORDER BY profile, window_start_s"), "profile"
+        ),
     )
 
 
@@ -128,19 +145,18 @@ def tag(evidence: str) -> str:
     return f'<span class="tag" style="background:{color}" title="{escape(meaning)}">{escape(evidence)}</span>'
 
 
-def _cell(row: dict[str, Any], source: str | tuple[str, ...], fmt: str, evidence: str | None) -> str:
+def _cell(row: dict[str, Any], source: str | tuple[str, ...], kind: str, evidence: str | None) -> str:
     """One shortlist cell: the terminal table's text; each number in a span holding its full value."""
-    if evidence is None:
-        return f"<td>{escape(shortlist_cell(row, source, fmt))}</td>"
-    columns = source if isinstance(source, tuple) else (source,)
-    if all(row.get(c) is None for c in columns):
-        inner = "-"
-    else:
-        inner = " - ".join(
-            f'<span data-column="{c}" data-value="{escape(data_value(row.get(c)))}">'
-            f"{escape('?' if row.get(c) is None else fmt.format(row.get(c)))}</span>"
-            for c in columns
+    if evidence is None or kind == TEXT:
+        return f"<td>{escape(shortlist_cell(row, source, kind))}</td>"
+    spans = cell_spans(row, source, kind)
+    inner = (
+        " - ".join(
+            f'<span data-column="{c}" data-value="{escape(data_value(row.get(c)))}">{escape(text)}</span>'
+            for c, text in spans
         )
+        or "-"
+    )
     cell_evidence = row["evidence"] if evidence == "delivered" else evidence
     return f'<td class="num" data-evidence="{cell_evidence}" style="color:{EVIDENCE[cell_evidence][0]}">{inner}</td>'
 
@@ -258,11 +274,13 @@ def _cost_chart(profile: str, rows: list[dict[str, Any]]) -> str:
                 f"{r['price_class']} {r['price_provider']}",
                 78,
             ),
-            low=r["cost_per_request_usd_low"],
-            high=r["cost_per_request_usd_high"],
+            low=r["cost_per_request_usd_low"] * 1000,
+            high=r["cost_per_request_usd_high"] * 1000,
             color=EVIDENCE[r["evidence"]][0],
-            title=f"{r['evidence']}: ${r['cost_per_request_usd_low']:.3g} - ${r['cost_per_request_usd_high']:.3g} "
-            f"per request at ${r['usd_per_accelerator_hour']:.2f}/accelerator-hour ({r['price_class']}, "
+            title=f"{r['evidence']}: "
+            f"{range_text(r['cost_per_request_usd_low'], r['cost_per_request_usd_high'], 'usd_per_1k_requests')} "
+            f"USD per 1,000 requests at {number_text(r['usd_per_accelerator_hour'], 'usd_per_hour')} USD per "
+            f"accelerator-hour ({r['price_class']}, "
             f"{r['price_provider']}, as of {r['price_as_of']})",
             data={
                 "config-key": r["config_key"],
@@ -276,8 +294,8 @@ def _cost_chart(profile: str, rows: list[dict[str, Any]]) -> str:
     if not ranges:
         return '<p class="muted">No config of this profile has a price: no cost band to show.</p>'
     return range_chart(
-        title=f"{profile}: cost per request, low - high, per config and price",
-        x_label="US dollars per request",
+        title=f"{profile}: cost per 1,000 requests, low - high, per config and price",
+        x_label="US dollars per 1,000 requests",
         rows=ranges,
         legend=[(name, EVIDENCE[name][0]) for name in ("observed", "projected")],
     )
@@ -298,7 +316,7 @@ def _sources_table(rows: list[dict[str, Any]]) -> str:
                 f'<tr class="config"><th colspan="8">{escape(r["accelerator"] or "?")} | '
                 f"{escape(r['evidence'])} | {escape(r['run_label'] or r['config_key'])}</th></tr>"
             )
-        value = "-" if r["value"] is None else f"{r['value']:,.6g}"
+        value = "-" if r["value"] is None else plain_number(r["value"])
         body.append(
             f'<tr class="source-row" data-config-key="{escape(r["config_key"])}">'
             f'<td>{escape(r["number"])}</td><td class="num" data-value="{escape(data_value(r["value"]))}">{value} '
@@ -323,9 +341,11 @@ def _profile_section(data: ReportData, profile: dict[str, Any]) -> str:
         f"<h2>Profile {escape(name)}</h2>",
         f"<p>Model <b>{escape(profile['model_id'] or profile['model_raw'])}</b>; SLO {tag('requirement')} "
         f"{escape(profile['slo_text'])}; delivered-fraction prior for projections "
-        f"[{profile['delivered_fraction_prior_lo']:g}, {profile['delivered_fraction_prior_hi']:g}]"
+        f"[{plain_number(profile['delivered_fraction_prior_lo'])}, "
+        f"{plain_number(profile['delivered_fraction_prior_hi'])}]"
         + (
-            f"; our traffic about {profile['input_tokens_mean']:g} input / {profile['output_tokens_mean']:g} "
+            f"; our traffic about {plain_number(profile['input_tokens_mean'])} input / "
+            f"{plain_number(profile['output_tokens_mean'])} "
             "output tokens per request"
             if profile["input_tokens_mean"] and profile["output_tokens_mean"]
             else ""
@@ -338,6 +358,9 @@ def _profile_section(data: ReportData, profile: dict[str, Any]) -> str:
         if rows
         else '<p class="muted">Empty: no run of ours and no priced MLPerf reference for this model.</p>'
     )
+    capacity = data.capacity.get(name, [])
+    parts.append(f"<h3>Capacity plan at our volume ({len(capacity)} configs x prices, cheapest bill first)</h3>")
+    parts.append(_capacity_table(capacity) if capacity else f'<p class="muted">{NO_VOLUME}</p>')
     parts.append("<h3>Throughput against latency, per measured config</h3>")
     charts = []
     for run in data.observed.get(name, []):
@@ -365,6 +388,138 @@ def _profile_section(data: ReportData, profile: dict[str, Any]) -> str:
     return "".join(parts)
 
 
+CAPACITY_COLORS = ["#047857", "#1d4ed8", "#b45309", "#be123c", "#6d28d9"]
+NO_VOLUME = (
+    "No volume stated for this profile, so no monthly bill: set <code>workload.requests_per_day</code> with a "
+    "<code>traffic_log</code>, or <code>workload.mean_requests_per_s</code> and <code>peak_to_mean</code>."
+)
+
+
+def _decisions(data: ReportData) -> dict[str, Decision]:
+    return {
+        p["profile"]: decide(p["profile"], data.capacity.get(p["profile"], []), data.measure_next.get(p["profile"], []))
+        for p in data.profiles
+    }
+
+
+def _decision_block(decision: Decision) -> str:
+    """A profile's decision lines: the recommended config and its bill, the saving against the baseline, what to
+    measure next."""
+    name = escape(decision.profile)
+    row = decision.recommended
+    parts = [f'<div class="decision" data-profile="{name}"><h3><a href="#profile-{name}">{name}</a></h3>']
+    if row is None:
+        parts.append(f'<p class="decision-line muted" data-line="no-volume">{NO_VOLUME}</p></div>')
+        return "".join(parts)
+    values = "".join(
+        f' data-{column.replace("_", "-")}="{escape(data_value(row.get(column)))}"'
+        for column in ("config_key", "price_class", "price_provider", "monthly_usd_low", "monthly_usd_high")
+    )
+    parts.append(
+        f'<p class="decision-line" data-line="recommended"{values}>{tag(row["evidence"])} <b>Recommended:</b> '
+        f"{escape(bill_text(row))}.</p>"
+        f'<p class="decision-line" data-line="saving"><b>Against what we run today:</b> '
+        f"{escape(saving_text(row))}.</p>"
+    )
+    if decision.measure_next:
+        items = "".join(f"<li>{escape(measure_text(m))}</li>" for m in decision.measure_next)
+        parts.append(
+            f'<div class="decision-line" data-line="measure-next"><b>What to measure next:</b><ul>{items}</ul></div>'
+        )
+    else:
+        parts.append(
+            '<p class="decision-line" data-line="measure-next"><b>What to measure next:</b> nothing flagged: no '
+            "projected config may beat the best measured one, and no run lacks load points near its SLO crossing.</p>"
+        )
+    parts.append(f'<p class="muted">Our traffic: {escape(str(row["traffic_basis"]))}.</p></div>')
+    return "".join(parts)
+
+
+def _capacity_chart(decision: Decision, windows: list[dict[str, Any]]) -> str:
+    """Our traffic per window over the log against each top config's static capacity (replicas at the peak x
+    the low end of what one replica delivers within the SLO)."""
+    if not decision.top:
+        return ""
+    if not windows:
+        row = decision.top[0]
+        return (
+            f'<p class="muted" data-profile="{escape(decision.profile)}">No traffic log for {escape(decision.profile)}'
+            f": no rate over time to draw ({escape(str(row['traffic_basis']))}).</p>"
+        )
+    lines = [
+        RefLine(
+            "y",
+            row["replicas_high"] * row["delivered_requests_per_s_low"],
+            f"{config_name(row)}: {row['replicas_high']} x "
+            f"{number_text(row['delivered_requests_per_s_low'], 'rate')} = "
+            f"{number_text(row['replicas_high'] * row['delivered_requests_per_s_low'], 'rate')} requests/s "
+            f"({row['evidence']})",
+            CAPACITY_COLORS[i % len(CAPACITY_COLORS)],
+            "capacity",
+            dashed=row["evidence"] == "projected",
+        )
+        for i, row in enumerate(decision.top)
+        if row["replicas_high"] is not None and row["delivered_requests_per_s_low"] is not None
+    ]
+    traffic = Series(
+        "our traffic",
+        [
+            Point(
+                w["window_start_s"] / 60,
+                w["scaled_rate_per_s"],
+                f"{w['window_start_s'] / 60:,.0f} min: {number_text(w['scaled_rate_per_s'], 'rate')} requests/s "
+                f"({w['requests']:,} requests in the log's window)",
+            )
+            for w in windows
+        ],
+        "#111827",
+    )
+    return line_chart(
+        title=f"{decision.profile}: our traffic against each top config's capacity",
+        x_label="minutes since the log's first request",
+        y_label="requests/s",
+        series=[traffic],
+        lines=lines,
+        width=1100,
+        height=360,
+        data={"profile": decision.profile, "chart": "capacity"},
+    )
+
+
+CAPACITY_COLUMNS: list[tuple[str, str | tuple[str, ...], str]] = [
+    ("replicas", ("replicas_low", "replicas_high"), "count"),
+    ("monthly USD (static)", ("monthly_usd_low", "monthly_usd_high"), "usd_per_month"),
+    ("monthly USD (autoscaled)", ("autoscaled_monthly_usd_low", "autoscaled_monthly_usd_high"), "usd_per_month"),
+    ("utilisation %", ("utilisation_low", "utilisation_high"), "percent"),
+    (
+        "$ per 1k requests (effective)",
+        ("effective_cost_per_request_usd_low", "effective_cost_per_request_usd_high"),
+        "usd_per_1k_requests",
+    ),
+    ("saving USD/month vs baseline", ("monthly_saving_usd_low", "monthly_saving_usd_high"), "usd_per_month"),
+]
+
+
+def _capacity_table(rows: list[dict[str, Any]]) -> str:
+    """The capacity plan of a profile, one row per config x price, cheapest bill first."""
+    heads = "".join(f"<th>{escape(title)}<br>{tag('cost')}</th>" for title, _s, _k in CAPACITY_COLUMNS)
+    body = []
+    for r in sorted(rows, key=lambda r: (r["monthly_usd_high"] is None, r["monthly_usd_high"] or 0)):
+        cells = "".join(
+            f'<td class="num">{escape(shortlist_cell(r, source, kind))}</td>' for _t, source, kind in CAPACITY_COLUMNS
+        )
+        body.append(
+            f'<tr class="capacity-row" data-config-key="{escape(r["config_key"])}">'
+            f"<td>{escape(config_name(r))}</td><td>{tag(r['evidence'])}</td>"
+            f"<td>{escape(r['price_class'])} {escape(r['price_provider'])}</td>"
+            f'<td class="num">{escape(number_text(r["usd_per_accelerator_hour"], "usd_per_hour"))}</td>{cells}</tr>'
+        )
+    return (
+        '<table class="capacity"><thead><tr><th>config</th><th>evidence</th><th>price</th><th>$/acc-h</th>'
+        f"{heads}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+    )
+
+
 def _at_a_glance(data: ReportData) -> str:
     """Per profile, the cheapest measured config and the cheapest projected one (by high cost)."""
     body = []
@@ -383,12 +538,12 @@ def _at_a_glance(data: ReportData) -> str:
             cells = [
                 shortlist_cell(row, source, fmt)
                 for source, fmt in (
-                    (("accelerator_count", "accelerator"), "{}"),
-                    ("run_label", "{}"),
-                    (("price_class", "price_provider"), "{}"),
-                    (("cost_per_request_usd_low", "cost_per_request_usd_high"), "{:.3g}"),
-                    (("delivered_requests_per_s_low", "delivered_requests_per_s_high"), "{:,.2f}"),
-                    ("mlperf_server_tokens_per_s_per_accel", "{:,.2f}"),
+                    (("accelerator_count", "accelerator"), TEXT),
+                    ("run_label", TEXT),
+                    (("price_class", "price_provider"), TEXT),
+                    (("cost_per_request_usd_low", "cost_per_request_usd_high"), "usd_per_1k_requests"),
+                    (("delivered_requests_per_s_low", "delivered_requests_per_s_high"), "rate"),
+                    ("mlperf_server_tokens_per_s_per_accel", "tokens"),
                 )
             ]
             body.append(
@@ -400,7 +555,7 @@ def _at_a_glance(data: ReportData) -> str:
         return ""
     return (
         "<h3>At a glance: the cheapest config per profile</h3><table><thead><tr><th>profile</th>"
-        "<th>evidence</th><th>accelerators</th><th>run</th><th>price</th><th>$/request</th>"
+        "<th>evidence</th><th>accelerators</th><th>run</th><th>price</th><th>$ per 1k requests</th>"
         "<th>delivered req/s</th><th>MLPerf srv tok/s/acc</th></tr></thead><tbody>" + "".join(body) + "</tbody></table>"
     )
 
@@ -420,13 +575,27 @@ def render(data: ReportData, generated_at: datetime.datetime) -> str:
         f'<a href="#profile-{escape(p["profile"])}">{escape(p["profile"])}</a>' for p in data.profiles
     )
     sections = "".join(_profile_section(data, p) for p in data.profiles)
+    decisions = _decisions(data)
+    decision_blocks = "".join(_decision_block(d) for d in decisions.values())
+    capacity_charts = "".join(_capacity_chart(d, data.traffic.get(name, [])) for name, d in decisions.items())
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>benchbill report</title>
 <meta name="viewport" content="width=device-width, initial-scale=1"><style>{CSS}</style></head>
 <body>
 <h1>benchbill: what each config costs per request, under our latency SLO</h1>
-<p class="muted">Generated {generated_at:%Y-%m-%d %H:%M} UTC from <code>{escape(data.serving_path)}</code>.
-MLPerf numbers are the reference under MLPerf's conditions; delivered numbers are what a config
+<p class="muted">Generated {generated_at:%Y-%m-%d %H:%M} UTC from <code>{escape(data.serving_path)}</code>.</p>
+<h2 id="decision">The decision, per profile</h2>
+<p class="muted">Recommended: the config of our own runs (observed) with the lowest monthly bill at our volume and
+peak, at its cheapest price; a config projected from MLPerf is never recommended over a measured one, it is listed
+under what to measure next. Money in US dollars; a band is low to high.</p>
+<div class="decisions">{decision_blocks}</div>
+<h2 id="capacity">Our traffic against each top config's capacity</h2>
+<p class="muted">Black: our requests per second in each window of the traffic log, scaled to our volume. Each
+line: a top config's capacity, the replicas it needs at our peak x what one replica delivers within the SLO (low
+end); dashed: projected from MLPerf. A line under the black curve's peaks means missed SLOs at those peaks.</p>
+<div class="capacity-charts">{capacity_charts or '<p class="muted">No profile states a volume.</p>'}</div>
+<h2>The detail</h2>
+<p class="muted">MLPerf numbers are the reference under MLPerf's conditions; delivered numbers are what a config
 sustains within the profile's SLO, on our runs (observed) or MLPerf Server x a prior (projected).
 The two stay in separate columns so the gap is visible.</p>
 <p class="legend">{legend}</p>

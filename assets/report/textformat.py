@@ -1,92 +1,300 @@
-"""Numbers as text: the shortlist's columns and cell formats (the terminal table and the HTML
-report show the same text), and plain aligned tables for query results."""
+"""Numbers as text, one definition each (never scientific notation): money as USD per 1,000 requests, per 1M
+tokens and per month, rates, fractions, plain decimals for query tables; the shortlist's columns and cells (the
+terminal table and the HTML report show the same text); the terminal shortlist, one row per config; plain
+aligned tables for query results."""
 
 from __future__ import annotations
 
 import datetime
 import json
 import math
+import textwrap
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
-# (title, column or (columns of a range / label), format, evidence class of the number).
-# "delivered" means the row's own evidence (observed or projected).
+TERMINAL_WIDTH = 160  # what `benchbill run` prints fits a terminal this wide (tests/e2e/test_terminal.py)
+TOP_CONFIGS = 5  # configs per profile the terminal shows; `benchbill run --all` shows every one
+
+
+@dataclass(frozen=True)
+class NumberFormat:
+    """How one kind of number is written: multiplied by `scale`, to `significant` digits of the smallest
+    value shown together (a range shares its decimals), never fewer than `least` decimals nor more than
+    `most`, thousands separated by commas."""
+
+    scale: float
+    significant: int
+    least: int
+    most: int
+
+
+NUMBER_FORMATS: dict[str, NumberFormat] = {
+    "rate": NumberFormat(1, 4, 0, 3),  # requests/s: 91.36, 1,006
+    "tokens": NumberFormat(1, 4, 0, 2),  # tokens/s: 5,104, 64,397
+    "fraction": NumberFormat(1, 1, 2, 2),  # delivered / MLPerf: 1.12
+    "usd_per_hour": NumberFormat(1, 3, 2, 4),  # USD per accelerator-hour: 1.30, 12.29
+    "usd_per_1k_requests": NumberFormat(1000, 3, 2, 8),  # cost per request x 1,000: 0.00324
+    "usd_per_1m_tokens": NumberFormat(1, 3, 2, 8),  # already per 1M tokens: 0.0519
+    "usd_per_month": NumberFormat(1, 1, 0, 0),  # 12,345
+    "count": NumberFormat(1, 1, 0, 0),  # replicas: 3
+    "percent": NumberFormat(100, 2, 0, 1),  # utilisation 0.456 -> 46
+}
+TEXT = "text"  # a cell of words: the values joined by spaces
+
+
+def _decimals(values: Sequence[float], fmt: NumberFormat) -> int:
+    magnitudes = [abs(v) for v in values if v and math.isfinite(v)]
+    if not magnitudes:
+        return fmt.least
+    wanted = fmt.significant - 1 - math.floor(math.log10(min(magnitudes)))
+    return min(max(wanted, fmt.least), fmt.most)
+
+
+def number_texts(values: Sequence[float | None], kind: str) -> list[str]:
+    """Values of one kind written together (one range, one cell): scaled, with shared decimals; None as '?'."""
+    fmt = NUMBER_FORMATS[kind]
+    scaled = [None if v is None else v * fmt.scale for v in values]
+    decimals = _decimals([v for v in scaled if v is not None], fmt)
+    return ["?" if v is None else f"{v:,.{decimals}f}" for v in scaled]
+
+
+def number_text(value: float | None, kind: str) -> str:
+    """One value of a kind as text ('-' when there is none)."""
+    return "-" if value is None else number_texts([value], kind)[0]
+
+
+def range_text(low: float | None, high: float | None, kind: str, dash: str = " - ") -> str:
+    """`low - high` with shared decimals; one value when both read the same; '-' when neither is known."""
+    if low is None and high is None:
+        return "-"
+    low_text, high_text = number_texts([low, high], kind)
+    return low_text if low_text == high_text else f"{low_text}{dash}{high_text}"
+
+
+def plain_number(value: float, significant: int = 6) -> str:
+    """A float in positional notation to `significant` digits, thousands separated, trailing zeros dropped:
+    0.0000128, 5,103.99, 1,234,568 (query tables and chart ticks: never 1.28e-05)."""
+    if value == 0 or not math.isfinite(value):
+        return "0" if value == 0 else str(value)
+    decimals = max(0, significant - 1 - math.floor(math.log10(abs(value))))
+    text = f"{value:,.{decimals}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+# The report's detail table, one row per config x price: (title, column or (columns of a range / words), number
+# kind or TEXT, evidence class of the number). "delivered" means the row's own evidence (observed or projected).
 SHORTLIST_COLUMNS: list[tuple[str, str | tuple[str, ...], str, str | None]] = [
-    ("profile", "profile", "{}", None),
-    ("accelerator", "accelerator", "{}", None),
-    ("n", "accelerator_count", "{}", None),
-    ("evidence", "evidence", "{}", None),
-    ("run", "run_label", "{}", None),
-    ("prec", "precision", "{}", None),
-    ("MLPerf srv tok/s/acc", "mlperf_server_tokens_per_s_per_accel", "{:,.2f}", "benchmark"),
-    ("MLPerf off tok/s/acc", "mlperf_offline_tokens_per_s_per_accel", "{:,.2f}", "benchmark"),
-    ("delivered req/s", ("delivered_requests_per_s_low", "delivered_requests_per_s_high"), "{:,.2f}", "delivered"),
+    ("profile", "profile", TEXT, None),
+    ("accelerator", "accelerator", TEXT, None),
+    ("n", "accelerator_count", TEXT, None),
+    ("evidence", "evidence", TEXT, None),
+    ("run", "run_label", TEXT, None),
+    ("prec", "precision", TEXT, None),
+    ("MLPerf srv tok/s/acc", "mlperf_server_tokens_per_s_per_accel", "tokens", "benchmark"),
+    ("MLPerf off tok/s/acc", "mlperf_offline_tokens_per_s_per_accel", "tokens", "benchmark"),
+    ("delivered req/s", ("delivered_requests_per_s_low", "delivered_requests_per_s_high"), "rate", "delivered"),
     (
         "delivered out tok/s",
         ("delivered_output_tokens_per_s_low", "delivered_output_tokens_per_s_high"),
-        "{:,.1f}",
+        "tokens",
         "delivered",
     ),
-    ("fraction", ("delivered_fraction_low", "delivered_fraction_high"), "{:.2f}", "delivered"),
-    ("price", ("price_class", "price_provider"), "{}", None),
-    ("$/acc-h", "usd_per_accelerator_hour", "{:.2f}", "benchmark"),
-    ("$/request", ("cost_per_request_usd_low", "cost_per_request_usd_high"), "{:.3g}", "cost"),
+    ("fraction", ("delivered_fraction_low", "delivered_fraction_high"), "fraction", "delivered"),
+    ("price", ("price_class", "price_provider"), TEXT, None),
+    ("$/acc-h", "usd_per_accelerator_hour", "usd_per_hour", "benchmark"),
+    ("$ per 1k requests", ("cost_per_request_usd_low", "cost_per_request_usd_high"), "usd_per_1k_requests", "cost"),
     (
-        "$/1M out tok",
+        "$ per 1M out tokens",
         ("cost_per_million_output_tokens_usd_low", "cost_per_million_output_tokens_usd_high"),
-        "{:.3g}",
+        "usd_per_1m_tokens",
         "cost",
     ),
     # our own task quality at the row's model and precision under the profile's requirement (marts.quality_gate)
-    ("quality", "quality_status", "{}", None),
+    ("quality", "quality_status", TEXT, None),
 ]
 
 
-def shortlist_cell(row: dict, source: str | tuple[str, ...], fmt: str) -> str:
-    """One shortlist cell as text: a number, a `low - high` range, or words joined by spaces."""
-    if isinstance(source, tuple):
-        values = [row.get(s) for s in source]
-        if all(v is None for v in values):
-            return "-"
-        if fmt == "{}":
-            return " ".join(str(v) for v in values if v is not None)
-        return " - ".join("?" if v is None else fmt.format(v) for v in values)
-    value = row.get(source)
-    return "-" if value is None else fmt.format(value)
+def cell_spans(row: dict, source: str | tuple[str, ...], kind: str) -> list[tuple[str, str]]:
+    """A number cell as (column, text) pieces: one per end of a range, one when both ends read the same;
+    empty when no value is known."""
+    columns = source if isinstance(source, tuple) else (source,)
+    values = [row.get(c) for c in columns]
+    if all(v is None for v in values):
+        return []
+    texts = number_texts(values, kind)
+    if len(texts) == 2 and texts[0] == texts[1]:
+        return [(columns[0], texts[0])]
+    return list(zip(columns, texts))
 
 
-def align_rows(header: Sequence[str], body: Sequence[Sequence[str]]) -> list[str]:
-    """Columns padded to their widest cell, with a dashed rule under the header."""
-    widths = [max(len(line[i]) for line in [header, *body]) for i in range(len(header))]
-    lines = ["  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip() for line in [header, *body]]
-    lines.insert(1, "  ".join("-" * w for w in widths))
+def shortlist_cell(row: dict, source: str | tuple[str, ...], kind: str) -> str:
+    """One shortlist cell as text: a number, a `low - high` range, or words joined by spaces; '-' when empty."""
+    if kind == TEXT:
+        columns = source if isinstance(source, tuple) else (source,)
+        words = [str(row[c]) for c in columns if row.get(c) is not None]
+        return " ".join(words) if words else "-"
+    spans = cell_spans(row, source, kind)
+    return " - ".join(text for _c, text in spans) if spans else "-"
+
+
+def align_rows(header: Sequence[str], body: Sequence[Sequence[str]], right: Sequence[bool] = ()) -> list[str]:
+    """Columns padded to their widest cell, with a dashed rule under the header; a header cell may hold
+    several lines ('\\n'); columns marked in `right` are right-aligned (numbers)."""
+    heads = [cell.split("\n") for cell in header]
+    depth = max((len(h) for h in heads), default=1)
+    head_lines = [[h[i - depth + len(h)] if i - depth + len(h) >= 0 else "" for h in heads] for i in range(depth)]
+    table = [*head_lines, *body]
+    widths = [max(len(line[i]) for line in table) for i in range(len(header))]
+    aligned = [i < len(right) and right[i] for i in range(len(header))]
+
+    def text(line: Sequence[str]) -> str:
+        cells = (cell.rjust(w) if r else cell.ljust(w) for cell, w, r in zip(line, widths, aligned))
+        return "  ".join(cells).rstrip()
+
+    lines = [text(line) for line in table]
+    lines.insert(depth, "  ".join("-" * w for w in widths))
     return lines
 
 
-def format_shortlist(rows: list[dict]) -> str:
-    """The shortlist as a plain-text table, caveats listed under it by row number."""
+def wrapped(text: str, width: int = TERMINAL_WIDTH, indent: str = "", hanging: str = "  ") -> list[str]:
+    """A line of text folded to `width` columns, the first line starting with `indent`; continuation lines
+    indented as far, plus `hanging`."""
+    return textwrap.wrap(
+        text, width=width, initial_indent=indent, subsequent_indent=" " * len(indent) + hanging, break_on_hyphens=False
+    ) or [indent]
+
+
+# The terminal shortlist, one row per config: (title, key of the config row, number kind or TEXT).
+# The quality column is left out when no row carries a requirement's status.
+TERMINAL_COLUMNS: list[tuple[str, str | tuple[str, ...], str]] = [
+    ("#", "rank", TEXT),
+    ("config", "config", TEXT),
+    ("run", "run", TEXT),
+    ("prec", "precision", TEXT),
+    ("MLPerf\ntok/s/acc", "mlperf_server_tokens_per_s_per_accel", "tokens"),
+    ("delivered\nreq/s", ("delivered_requests_per_s_low", "delivered_requests_per_s_high"), "rate"),
+    ("delivered\n/ MLPerf", ("delivered_fraction_low", "delivered_fraction_high"), "fraction"),
+    ("price class,\n$/acc-hour", "price", TEXT),
+    ("$ per 1k\nrequests", ("cost_per_request_usd_low", "cost_per_request_usd_high"), "usd_per_1k_requests"),
+    (
+        "$ per 1M\nout tokens",
+        ("cost_per_million_output_tokens_usd_low", "cost_per_million_output_tokens_usd_high"),
+        "usd_per_1m_tokens",
+    ),
+    ("quality", "quality_status", TEXT),
+    ("caveats", "caveat_refs", TEXT),
+]
+_SPREAD = (  # columns taken across the providers of one price class: (column, min or max)
+    ("usd_per_accelerator_hour_low", "usd_per_accelerator_hour", min),
+    ("usd_per_accelerator_hour_high", "usd_per_accelerator_hour", max),
+    ("cost_per_request_usd_low", "cost_per_request_usd_low", min),
+    ("cost_per_request_usd_high", "cost_per_request_usd_high", max),
+    ("cost_per_million_output_tokens_usd_low", "cost_per_million_output_tokens_usd_low", min),
+    ("cost_per_million_output_tokens_usd_high", "cost_per_million_output_tokens_usd_high", max),
+)
+
+
+def config_rows(rows: list[dict], every_price_class: bool = False) -> list[dict]:
+    """Shortlist rows (one per config x price, cheapest first) as one row per config at its cheapest price
+    class, or per config x price class: costs and prices as the range across that class's providers."""
+    groups: dict[tuple, list[dict]] = {}
+    for row in rows:
+        key = (row["profile"], row["config_key"])
+        cheapest_class = groups.get(key, [row])[0].get("price_class")
+        if every_price_class:
+            groups.setdefault((*key, row.get("price_class")), []).append(row)
+        elif row.get("price_class") == cheapest_class:
+            groups.setdefault(key, []).append(row)
+    merged = []
+    for members in groups.values():
+        first = dict(members[0])
+        for column, source, pick in _SPREAD:
+            known = [m[source] for m in members if m.get(source) is not None]
+            first[column] = pick(known) if known else None
+        first["price_providers"] = [m["price_provider"] for m in members if m.get("price_provider")]
+        first["config"] = f"{first['accelerator_count']}x {first.get('accelerator') or '(unknown accelerator)'}"
+        first["run"] = first.get("run_label") or first["evidence"]
+        first["price"] = (
+            "-"
+            if first.get("price_class") is None
+            else f"{first['price_class']} "
+            + range_text(
+                first["usd_per_accelerator_hour_low"], first["usd_per_accelerator_hour_high"], "usd_per_hour", dash="-"
+            )
+        )
+        first["caveat_list"] = list(
+            dict.fromkeys(c.strip() for m in members for c in (m.get("caveats") or "").split("; ") if c.strip())
+        )
+        merged.append(first)
+    return merged
+
+
+def terminal_cell(row: dict, source: str | tuple[str, ...], kind: str) -> str:
+    """One cell of the terminal shortlist: words, a number, or a compact `low-high` range."""
+    if kind == TEXT:
+        value = row.get(source) if isinstance(source, str) else None
+        return "-" if value is None else str(value)
+    columns = source if isinstance(source, tuple) else (source,)
+    return range_text(row.get(columns[0]), row.get(columns[-1]), kind, dash="-")
+
+
+def format_shortlist(
+    rows: list[dict],
+    slo_text: dict[str, str] | None = None,
+    show_all: bool = False,
+    notes: dict[str, list[str]] | None = None,
+    top: int = TOP_CONFIGS,
+    width: int = TERMINAL_WIDTH,
+) -> str:
+    """The shortlist as plain text, per profile: its `notes` (the decision at our volume), then the top `top`
+    configs (every config and price class with `show_all`), one row each, cheapest first; each profile's caveats
+    numbered once and referenced by number."""
     if not rows:
         return "(the shortlist is empty: no run of ours and no priced MLPerf reference matches a profile)"
-    header = ["#"] + [title for title, _s, _f, _e in SHORTLIST_COLUMNS]
-    body = [
-        [str(i + 1)] + [shortlist_cell(row, source, fmt) for _t, source, fmt, _e in SHORTLIST_COLUMNS]
-        for i, row in enumerate(rows)
-    ]
-    lines = align_rows(header, body)
-    lines.append("")
-    lines.append("caveats:")
-    for i, row in enumerate(rows):
-        if row.get("caveats"):
-            lines.append(f"  {i + 1}. {row['caveats']}")
-    return "\n".join(lines)
+    by_profile: dict[str, list[dict]] = {}
+    for row in config_rows(rows, every_price_class=show_all):
+        by_profile.setdefault(row["profile"], []).append(row)
+    # the quality column only where some profile states a quality requirement (else every row is not_required)
+    gated = any(r.get("quality_status") not in (None, "not_required") for r in rows)
+    columns = [c for c in TERMINAL_COLUMNS if c[1] != "quality_status" or gated]
+    out = wrapped(
+        "Every config and price class per profile, cheapest first (high cost per request)"
+        if show_all
+        else f"Top {top} configs per profile, cheapest first (high cost per request), each at its cheapest price "
+        "class; every config and class: benchbill run --all",
+        width,
+    )
+    out += wrapped(
+        "Price, costs: low-high across the class's providers, accelerators busy at their SLO-limited rate; "
+        "each provider: benchbill sql shortlist --param profile=NAME",
+        width,
+    )
+    for profile, configs in by_profile.items():
+        total = len({r["config_key"] for r in configs})
+        shown = configs if show_all else configs[:top]
+        caveats: dict[str, int] = {}
+        for i, row in enumerate(shown):
+            row["rank"] = str(i + 1)
+            row["caveat_refs"] = ",".join(str(caveats.setdefault(c, len(caveats) + 1)) for c in row["caveat_list"])
+        out.append("")
+        scope = f"{total} configs, {len(shown)} rows" if show_all else f"top {len(shown)} of {total} configs"
+        out += wrapped(f"{profile}: {scope}; SLO {(slo_text or {}).get(profile) or 'not stated'}", width)
+        for note in (notes or {}).get(profile, []):
+            out += wrapped(note, width, indent="  ", hanging="  ")
+        body = [[terminal_cell(row, source, kind) for _t, source, kind in columns] for row in shown]
+        out += align_rows([t for t, _s, _k in columns], body, [kind != TEXT for _t, _s, kind in columns])
+        for text, number in caveats.items():
+            out += wrapped(text, width, indent=f"{number:>4}. ", hanging="")
+    return "\n".join(out)
 
 
 def value_text(value: Any) -> str:
-    """A query result value for a terminal table: NULL, numbers to 6 significant digits."""
+    """A query result value for a terminal table: NULL, floats positional to 6 significant digits."""
     if value is None:
         return "NULL"
     if isinstance(value, float):
-        return "NaN" if math.isnan(value) else f"{value:.6g}"
+        return "NaN" if math.isnan(value) else plain_number(value)
     return str(value)
 
 

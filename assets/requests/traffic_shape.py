@@ -21,6 +21,7 @@ from typing import Any, cast
 import duckdb
 import polars as pl
 
+from assets.config.profiles import DEFAULT_PEAK_WINDOW_S
 from assets.core.errors import IngestError
 from assets.core.records import SourceFile
 from assets.core.sqltext import sql_path_literal
@@ -34,10 +35,7 @@ from assets.warehouse.write import WriteReport, write_table
 from schemas.requirement.traffic_rate import TrafficRate
 from schemas.requirement.traffic_shape import TrafficShape
 
-
-def window_seconds(span_s: float) -> float:
-    """Rate windows: a twentieth of the log, between 1 s and 60 s."""
-    return float(min(60, max(1, math.floor(span_s / 20)))) if span_s > 0 else 1.0
+SECONDS_PER_DAY = 86400
 
 
 def _number(value: Any) -> float:
@@ -56,33 +54,54 @@ def gamma_shape(gaps: pl.Series) -> float | None:
     return (3 - s + math.sqrt((s - 3) ** 2 + 24 * s)) / (12 * s)
 
 
-def shape_of(frame: pl.DataFrame) -> tuple[dict[str, Any], pl.DataFrame]:
-    """The arrival pattern and token mix of a request frame (generic columns), and its rate windows."""
+def shape_of(
+    frame: pl.DataFrame, peak_window_s: float = DEFAULT_PEAK_WINDOW_S, requests_per_day: float | None = None
+) -> tuple[dict[str, Any], pl.DataFrame]:
+    """The arrival pattern and token mix of a request frame (generic columns), and its rate windows.
+
+    Windows are tumbling, `peak_window_s` long, aligned to the first request; a last window shorter than
+    `peak_window_s` is left out. A window's rate is its request count / `peak_window_s`; the scaled rate is
+    that rate x `requests_per_day / 86400 / (mean window rate)` (x 1 without a volume), so that the scaled
+    windows' mean is our daily volume per second. `mean_requests_per_s` and `peak_requests_per_s` are the
+    mean and the highest scaled window rate."""
     starts = frame.get_column("start_offset_s").drop_nulls().sort()
     if starts.len() < 3:
         raise FormatProblem(f"{starts.len()} requests with a start time: too few for an arrival pattern")
     span = float(starts[-1] - starts[0])
+    windows_in_log = int(span // peak_window_s)
+    if windows_in_log < 1:
+        raise FormatProblem(
+            f"the log spans {span:g} s, shorter than one peak window of {peak_window_s:g} s "
+            "(set a shorter workload.peak_window_s)"
+        )
     gaps = starts.diff().drop_nulls()
-    window = window_seconds(span)
     counts = (
         pl.DataFrame({"t": starts - starts[0]})
-        .with_columns((pl.col("t") // window).cast(pl.Int64).alias("w"))
+        .with_columns((pl.col("t") // peak_window_s).cast(pl.Int64).alias("w"))
         .group_by("w")
         .len()
         .sort("w")
     )
-    full = pl.DataFrame({"w": pl.int_range(0, max(1, int(span // window)), eager=True)})
+    full = pl.DataFrame({"w": pl.int_range(0, windows_in_log, eager=True)})
     windows = full.join(counts, on="w", how="left").with_columns(pl.col("len").fill_null(0))
+    window_mean = _number(windows.get_column("len").sum()) / (windows_in_log * peak_window_s)
+    scale = requests_per_day / SECONDS_PER_DAY / window_mean if requests_per_day else 1.0
     mean_rate = (starts.len() - 1) / span if span > 0 else None
     tokens_in, tokens_out = frame.get_column("input_tokens"), frame.get_column("output_tokens")
-    peak = _number(windows.get_column("len").max()) / window
+    peak = _number(windows.get_column("len").max()) / peak_window_s
     shape = {
         "requests": starts.len(),
         "span_s": span,
         "mean_rate_per_s": mean_rate,
-        "window_s": window,
+        "window_s": float(peak_window_s),
+        "windows": windows_in_log,
+        "window_mean_rate_per_s": window_mean,
         "peak_rate_per_s": peak,
-        "peak_to_mean": peak / mean_rate if mean_rate else None,
+        "peak_to_mean": peak / window_mean,
+        "requests_per_day": requests_per_day,
+        "volume_scale": scale,
+        "mean_requests_per_s": window_mean * scale,
+        "peak_requests_per_s": peak * scale,
         "interarrival_cv": float(_number(gaps.std()) / _number(gaps.mean())) if gaps.mean() else None,
         "gamma_shape": gamma_shape(gaps),
         "input_tokens_mean": tokens_in.mean(),
@@ -93,9 +112,10 @@ def shape_of(frame: pl.DataFrame) -> tuple[dict[str, Any], pl.DataFrame]:
         "output_tokens_p95": tokens_out.quantile(0.95, "linear"),
     }
     rates = windows.select(
-        (pl.col("w") * window).cast(pl.Float64).alias("window_start_s"),
+        (pl.col("w") * peak_window_s).cast(pl.Float64).alias("window_start_s"),
         pl.col("len").cast(pl.Int64).alias("requests"),
-        (pl.col("len") / window).alias("rate_per_s"),
+        (pl.col("len") / peak_window_s).alias("rate_per_s"),
+        (pl.col("len") / peak_window_s * scale).alias("scaled_rate_per_s"),
     )
     return shape, rates
 
@@ -224,9 +244,12 @@ def read_traffic_requests(dump: Dump, form: str) -> pl.DataFrame:
     return generic.read_requests(dump, scan)
 
 
-def read_traffic_log(path: str) -> tuple[dict[str, Any], pl.DataFrame, SourceFile]:
-    """The shape of one traffic log, read by DuckDB where it lies (a large log is hashed as it streams past,
-    never held in memory, as the dumps' per-request files are)."""
+def read_traffic_log(
+    path: str, peak_window_s: float = DEFAULT_PEAK_WINDOW_S, requests_per_day: float | None = None
+) -> tuple[dict[str, Any], pl.DataFrame, SourceFile]:
+    """The shape of one traffic log over `peak_window_s` windows, scaled to `requests_per_day` (see `shape_of`),
+    read by DuckDB where it lies (a large log is hashed as it streams past, never held in memory, as the dumps'
+    per-request files are)."""
     fetched = read_dump_file(Path(path))
     dump = decode(fetched, str(path))
     form = traffic_form(dump)
@@ -236,7 +259,7 @@ def read_traffic_log(path: str) -> tuple[dict[str, Any], pl.DataFrame, SourceFil
             + "; ".join(f"{name}: {what}" for name, what in TRAFFIC_FORMS.items())
         )
     try:
-        shape, rates = shape_of(read_traffic_requests(dump, form))
+        shape, rates = shape_of(read_traffic_requests(dump, form), peak_window_s, requests_per_day)
     except (FormatProblem, pl.exceptions.PolarsError) as problem:
         raise IngestError(
             f"{path}: not a usable traffic log ({problem}); read as the {form}: {TRAFFIC_FORMS[form]}"
@@ -255,13 +278,18 @@ def write_traffic(conn: duckdb.DuckDBPyConnection, log: Callable[[str], None]) -
     """requirement.traffic_shape and requirement.traffic_rate from the traffic log of every profile that names
     one (requirement.profiles); IngestError naming the profile when its log does not exist."""
     logs = query_frame(
-        conn, "SELECT profile, traffic_log FROM requirement.profiles WHERE traffic_log IS NOT NULL ORDER BY profile"
+        conn,
+        "SELECT profile, traffic_log, peak_window_s, requests_per_day, source FROM requirement.profiles "
+        "WHERE traffic_log IS NOT NULL ORDER BY profile",
     )
     shapes, rate_frames, files = [], [], []
-    for profile, path in logs.iter_rows():
+    for profile, path, peak_window_s, requests_per_day, source in logs.iter_rows():
         if not Path(path).exists():
-            raise IngestError(f"profile {profile!r}: workload.traffic_log {path} does not exist")
-        shape, rates, file = read_traffic_log(path)
+            raise IngestError(f"{source}: profile {profile!r}: workload.traffic_log {path} does not exist")
+        try:
+            shape, rates, file = read_traffic_log(path, peak_window_s, requests_per_day)
+        except IngestError as problem:
+            raise IngestError(f"{source}: profile {profile!r}: {problem}") from None
         shapes.append({"profile": profile, "traffic_log": path, **shape, "evidence": "requirement"})
         rate_frames.append(rates.with_columns(pl.lit(profile).alias("profile")))
         files.append(file)
@@ -270,7 +298,7 @@ def write_traffic(conn: duckdb.DuckDBPyConnection, log: Callable[[str], None]) -
         conn, "requirement.traffic_shape", frame_from_rows(shapes, TrafficShape), TrafficShape, [], files
     )
     rates = (
-        pl.concat(rate_frames).select("profile", "window_start_s", "requests", "rate_per_s")
+        pl.concat(rate_frames).select("profile", "window_start_s", "requests", "rate_per_s", "scaled_rate_per_s")
         if rate_frames
         else frame_from_rows([], TrafficRate)
     )

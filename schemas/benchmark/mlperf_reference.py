@@ -34,6 +34,13 @@ class MlperfReference(pa.DataFrameModel):
         gt=0,
         description=("Same system's Offline tokens per second per accelerator: an upper bound, never a capacity plan."),
     )
+    interactive_result_key: str = pa.Field(
+        nullable=True,
+        description=(
+            "result_key of the same system's Interactive result (v5.1 scenario, or v5.0 <model>-interactive), "
+            "if published."
+        ),
+    )
     interactive_tokens_per_s_per_accel: float = pa.Field(
         nullable=True, gt=0, description=("Same system's Interactive tokens per second per accelerator, if published.")
     )

@@ -48,6 +48,22 @@ class ConfigShortlist(pa.DataFrameModel):
         gt=0,
         description=("MLPerf Offline tokens/s per accelerator of the same system (benchmark): an upper bound only."),
     )
+    mlperf_interactive_tokens_per_s_per_accel: float = pa.Field(
+        nullable=True,
+        gt=0,
+        description="MLPerf Interactive tokens/s per accelerator of the same system (benchmark), when published.",
+    )
+    mlperf_reference_scenario: str = pa.Field(
+        nullable=True,
+        isin=["Server", "Interactive"],
+        description=(
+            "MLPerf scenario the config is compared with (delivered fraction, projection): the one whose p99 "
+            "bounds are closest to the profile's SLO without being tighter (benchmark.mlperf_profile_reference)."
+        ),
+    )
+    mlperf_reference_reason: str = pa.Field(
+        nullable=True, description="Why that scenario: the profile's bounds against Interactive's, bound by bound."
+    )
     delivered_requests_per_s_low: float = pa.Field(
         nullable=True,
         ge=0,
@@ -66,13 +82,14 @@ class ConfigShortlist(pa.DataFrameModel):
         nullable=True,
         ge=0,
         description=(
-            "Delivered output tokens/s per accelerator (low) / MLPerf Server tokens/s per accelerator: the gap."
+            "Delivered output tokens/s per accelerator (low) / MLPerf tokens/s per accelerator of the reference "
+            "scenario (mlperf_reference_scenario): the gap."
         ),
     )
     delivered_fraction_high: float = pa.Field(
         nullable=True,
         ge=0,
-        description=("Delivered output tokens/s per accelerator (high) / MLPerf Server tokens/s per accelerator."),
+        description="Delivered output tokens/s per accelerator (high) / MLPerf tokens/s per accelerator (reference).",
     )
     price_class: str = pa.Field(nullable=True, description="Price class of the price applied (benchmark).")
     price_provider: str = pa.Field(nullable=True, description="Provider of the price applied.")
@@ -91,6 +108,19 @@ class ConfigShortlist(pa.DataFrameModel):
     )
     cost_per_million_output_tokens_usd_high: float = pa.Field(
         nullable=True, gt=0, description=("US dollars per million output tokens, high end.")
+    )
+    baseline_run_label: str = pa.Field(
+        nullable=True, description="Run label of what we run today (the profile's baseline), when it names one."
+    )
+    monthly_saving_usd_low: float = pa.Field(
+        nullable=True,
+        description=(
+            "US dollars a month saved at our volume by moving from the baseline to this config, low end "
+            "(marts.capacity_plan; negative: it costs more)."
+        ),
+    )
+    monthly_saving_usd_high: float = pa.Field(
+        nullable=True, description="US dollars a month saved against the baseline, high end (marts.capacity_plan)."
     )
     method: str = pa.Field(description="How the delivered band was computed, in words.")
     mlperf_source: str = pa.Field(

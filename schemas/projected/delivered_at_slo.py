@@ -14,7 +14,16 @@ class ProjectedDeliveredAtSlo(pa.DataFrameModel):
     precision: str = pa.Field(nullable=True, description="Normalised weight precision of the reference system.")
     runtime: str = pa.Field(nullable=True, description="Inference runtime of the reference system.")
     runtime_version: str = pa.Field(nullable=True, description="Version of that runtime.")
-    mlperf_result_key: str = pa.Field(description="result_key of the MLPerf Server result projected from.")
+    mlperf_result_key: str = pa.Field(
+        description="result_key of the MLPerf result projected from (its scenario: reference_scenario)."
+    )
+    reference_scenario: str = pa.Field(
+        isin=["Server", "Interactive"],
+        description="MLPerf scenario projected from: the profile's match (benchmark.mlperf_profile_reference).",
+    )
+    reference_tokens_per_s_per_accel: float = pa.Field(
+        gt=0, description="MLPerf tokens/s per accelerator of that scenario's result: what the prior multiplies."
+    )
     server_tokens_per_s_per_accel: float = pa.Field(gt=0, description="MLPerf Server tokens/s per accelerator.")
     delivered_fraction_prior_lo: float = pa.Field(gt=0, description="Low end of the profile's prior fraction.")
     delivered_fraction_prior_hi: float = pa.Field(gt=0, description="High end of the profile's prior fraction.")

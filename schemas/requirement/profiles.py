@@ -30,6 +30,34 @@ class Profiles(pa.DataFrameModel):
         nullable=True,
         description=("Production request log describing our traffic (workload.traffic_log), as an absolute path."),
     )
+    requests_per_day: float = pa.Field(
+        nullable=True,
+        gt=0,
+        description=(
+            "Our daily volume (workload.requests_per_day): the traffic log's windows are scaled so that their mean "
+            "is requests_per_day / 86400; without a log, the stated mean rate."
+        ),
+    )
+    mean_requests_per_s: float = pa.Field(
+        nullable=True,
+        gt=0,
+        description="Our stated mean rate without a traffic log (workload.mean_requests_per_s), requests/s.",
+    )
+    peak_to_mean: float = pa.Field(
+        nullable=True,
+        ge=1,
+        description="Our stated peak-window rate / mean rate without a traffic log (workload.peak_to_mean).",
+    )
+    peak_window_s: float = pa.Field(
+        gt=0,
+        description="Length of the tumbling windows the peak and autoscaled replicas are taken over, s (default 60).",
+    )
+    min_replicas: int = pa.Field(
+        ge=0, description="Fewest replicas kept running when autoscaling (workload.min_replicas, default 1)."
+    )
+    baseline_run_label: str = pa.Field(
+        nullable=True, description="Run label of what we run today (the profile's `baseline`): savings are against it."
+    )
     slo_text: str = pa.Field(description="The SLO in words, e.g. ttft_p95_ms <= 1000; tpot_p95_ms <= 50.")
     source: str = pa.Field(description="Profiles YAML file the profile was read from.")
     evidence: str = pa.Field(isin=["requirement"], description="Evidence class of the row: requirement.")

@@ -11,10 +11,31 @@ class TrafficShape(pa.DataFrameModel):
     traffic_log: str = pa.Field(description="The request log read.")
     requests: int = pa.Field(ge=3, description="Requests in the log.")
     span_s: float = pa.Field(ge=0, description="Time from the first to the last request, s.")
-    mean_rate_per_s: float = pa.Field(nullable=True, ge=0, description="Mean request rate over the span, requests/s.")
-    window_s: float = pa.Field(gt=0, description="Window length for the rate over time and the peak, s.")
-    peak_rate_per_s: float = pa.Field(ge=0, description="Highest request rate in any window, requests/s.")
-    peak_to_mean: float = pa.Field(nullable=True, ge=0, description="peak_rate_per_s / mean_rate_per_s.")
+    mean_rate_per_s: float = pa.Field(
+        nullable=True,
+        ge=0,
+        description="(requests - 1) / span_s: the log's own mean rate between its ends, requests/s.",
+    )
+    window_s: float = pa.Field(
+        gt=0, description="Window length for the rate over time and the peak: the profile's peak_window_s, s."
+    )
+    windows: int = pa.Field(ge=1, description="Whole windows in the log (a last, shorter window is left out).")
+    window_mean_rate_per_s: float = pa.Field(
+        gt=0, description="Mean of the windows' rates (requests in whole windows / their time), requests/s."
+    )
+    peak_rate_per_s: float = pa.Field(ge=0, description="Highest window rate of the log, requests/s.")
+    peak_to_mean: float = pa.Field(nullable=True, ge=0, description="peak_rate_per_s / window_mean_rate_per_s.")
+    requests_per_day: float = pa.Field(
+        nullable=True, gt=0, description="Our daily volume the windows are scaled to (workload.requests_per_day)."
+    )
+    volume_scale: float = pa.Field(
+        gt=0,
+        description="requests_per_day / 86400 / window_mean_rate_per_s; 1 without requests_per_day.",
+    )
+    mean_requests_per_s: float = pa.Field(
+        gt=0, description="Mean scaled window rate: our mean volume, requests/s (requests_per_day / 86400)."
+    )
+    peak_requests_per_s: float = pa.Field(gt=0, description="Highest scaled window rate: our peak, requests/s.")
     interarrival_cv: float = pa.Field(
         nullable=True,
         ge=0,

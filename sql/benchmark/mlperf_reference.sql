@@ -2,11 +2,15 @@
 -- The highest per-accelerator Server result (closed division, tokens/s, not inferred, plausible and
 -- official) in the newest round that has one; Offline (an upper bound only) and Interactive of the same
 -- system beside it. Implausible and unofficial results (benchmark.mlperf_results.plausible / official)
--- are never a reference, nor the Offline or Interactive beside one.
+-- are never a reference, nor the Offline or Interactive beside one. Interactive is the scenario from v5.1
+-- and, in v5.0, the separate `<model>-interactive` benchmarks published under Server (never a Server result
+-- here); it is matched to the Server result by round, division, suite, submitter, system, model and accuracy
+-- target. Which of Server and Interactive a profile is compared with: benchmark.mlperf_profile_reference.
 WITH server AS (
     SELECT *
     FROM benchmark.mlperf_results
     WHERE scenario = 'Server'
+      AND mlperf_model NOT LIKE '%-interactive%'
       AND division = 'closed'
       AND NOT inferred
       AND plausible
@@ -31,9 +35,12 @@ ranked AS (
     JOIN newest AS n USING (accelerator_id, model_id, round_order)
 ),
 same_system AS (
-    SELECT round, division, suite, submitter, platform, used_model, scenario, result_key, tokens_per_s_per_accel
+    SELECT round, division, suite, submitter, platform, used_model, model_id, accuracy_target,
+           CASE WHEN scenario = 'Server' THEN 'Interactive' ELSE scenario END AS scenario, result_key,
+           tokens_per_s_per_accel
     FROM benchmark.mlperf_results
-    WHERE scenario IN ('Offline', 'Interactive') AND result_unit = 'tokens/s' AND plausible AND official
+    WHERE (scenario IN ('Offline', 'Interactive') OR (scenario = 'Server' AND mlperf_model LIKE '%-interactive%'))
+      AND result_unit = 'tokens/s' AND plausible AND official
 )
 SELECT
     r.accelerator_id,
@@ -55,6 +62,7 @@ SELECT
     r.tokens_per_s_per_accel AS server_tokens_per_s_per_accel,
     o.result_key AS offline_result_key,
     o.tokens_per_s_per_accel AS offline_tokens_per_s_per_accel,
+    i.result_key AS interactive_result_key,
     i.tokens_per_s_per_accel AS interactive_tokens_per_s_per_accel,
     TRY_CAST(json_extract_string(r.accuracy_json, '$.TOKENS_PER_SAMPLE') AS DOUBLE) AS output_tokens_per_sample,
     r.dataset,
@@ -66,7 +74,8 @@ LEFT JOIN same_system AS o
     ON o.scenario = 'Offline' AND (o.round, o.division, o.suite, o.submitter, o.platform, o.used_model)
         = (r.round, r.division, r.suite, r.submitter, r.platform, r.used_model)
 LEFT JOIN same_system AS i
-    ON i.scenario = 'Interactive' AND (i.round, i.division, i.suite, i.submitter, i.platform, i.used_model)
-        = (r.round, r.division, r.suite, r.submitter, r.platform, r.used_model)
+    ON i.scenario = 'Interactive' AND (i.round, i.division, i.suite, i.submitter, i.platform, i.model_id)
+        = (r.round, r.division, r.suite, r.submitter, r.platform, r.model_id)
+       AND i.accuracy_target IS NOT DISTINCT FROM r.accuracy_target
 WHERE r.rank_in_round = 1
 ORDER BY r.model_id, r.accelerator_id

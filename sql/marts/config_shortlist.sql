@@ -59,16 +59,28 @@ compared AS (
            r.server_tokens_per_s_per_accel AS mlperf_server_tokens_per_s_per_accel,
            r.offline_tokens_per_s_per_accel AS mlperf_offline_tokens_per_s_per_accel,
            r.round || ' ' || r.division || ' ' || r.submitter || ' ' || r.platform || ' ' || r.mlperf_model
-               || ' Server (' || r.source || ')' AS mlperf_source,
-           pr.delivered_output_tokens_per_s_low / pr.accelerator_count / r.server_tokens_per_s_per_accel
+               || ' ' || coalesce(mr.reference_scenario, 'Server') || ' (' || r.source || ')' AS mlperf_source,
+           r.interactive_tokens_per_s_per_accel AS mlperf_interactive_tokens_per_s_per_accel,
+           mr.reference_scenario AS mlperf_reference_scenario, mr.reference_reason AS mlperf_reference_reason,
+           pr.delivered_output_tokens_per_s_low / pr.accelerator_count
+               / coalesce(mr.reference_tokens_per_s_per_accel, r.server_tokens_per_s_per_accel)
                AS delivered_fraction_low,
-           pr.delivered_output_tokens_per_s_high / pr.accelerator_count / r.server_tokens_per_s_per_accel
-               AS delivered_fraction_high
+           pr.delivered_output_tokens_per_s_high / pr.accelerator_count
+               / coalesce(mr.reference_tokens_per_s_per_accel, r.server_tokens_per_s_per_accel)
+               AS delivered_fraction_high,
+           cp.baseline_run_label, cp.monthly_saving_usd_low, cp.monthly_saving_usd_high
     FROM priced AS pr
     LEFT JOIN benchmark.mlperf_reference AS r
         ON r.accelerator_id = pr.accelerator_id AND r.model_id = pr.model_id
+    -- the scenario (Server or Interactive) that matches the profile's SLO
+    LEFT JOIN benchmark.mlperf_profile_reference AS mr
+        ON mr.profile = pr.profile AND mr.accelerator_id = r.accelerator_id AND mr.model_id = r.model_id
     LEFT JOIN requirement.traffic_shape AS t ON t.profile = pr.profile
     LEFT JOIN measured_arrivals AS ma ON ma.run_id = pr.config_key AND pr.evidence = 'observed'
+    -- the monthly saving against the profile's baseline at our volume (marts.capacity_plan)
+    LEFT JOIN marts.capacity_plan AS cp
+        ON cp.profile = pr.profile AND cp.config_key = pr.config_key AND cp.price_class = pr.price_class
+       AND cp.price_provider = pr.price_provider
 ),
 quality_gated AS (
     -- our own task-quality evidence at the config's model and precision (marts.quality_gate), and MLPerf's
@@ -111,6 +123,9 @@ SELECT
     mlperf_precision,
     mlperf_server_tokens_per_s_per_accel,
     mlperf_offline_tokens_per_s_per_accel,
+    mlperf_interactive_tokens_per_s_per_accel,
+    mlperf_reference_scenario,
+    mlperf_reference_reason,
     delivered_requests_per_s_low,
     delivered_requests_per_s_high,
     delivered_output_tokens_per_s_low,
@@ -125,13 +140,16 @@ SELECT
     cost_per_request_usd_high,
     cost_per_million_output_tokens_usd_low,
     cost_per_million_output_tokens_usd_high,
+    baseline_run_label,
+    monthly_saving_usd_low,
+    monthly_saving_usd_high,
     method,
     mlperf_source,
     quality_status,
     quality_evidence,
     mlperf_accuracy,
     concat_ws('; ',
-        CASE WHEN evidence = 'projected' THEN 'projected: no run of ours on this accelerator; MLPerf Server x prior ['
+        CASE WHEN evidence = 'projected' THEN 'projected: no run of ours on this accelerator, MLPerf ' || coalesce(mlperf_reference_scenario, 'Server') || ' x prior ['
             || prior_lo || ', ' || prior_hi || ']' END,
         CASE WHEN evidence = 'observed' AND NOT feasible THEN 'no load point meets the SLO: nothing delivered at this SLO' END,
         CASE WHEN evidence = 'observed' AND feasible AND NOT slo_crossed
@@ -145,7 +163,7 @@ SELECT
                 || coalesce(precision, 'unknown') END,
         CASE WHEN mlperf_round IS NOT NULL AND evidence = 'observed'
             THEN 'workload differs: MLPerf ' || mlperf_model || ' runs ' || coalesce(mlperf_dataset, 'its own data set')
-                || ' with Poisson arrivals (Server); ours about ' || coalesce(round(mean_input_tokens)::BIGINT::VARCHAR, '?')
+                || ' with Poisson arrivals (Server), ours about ' || coalesce(round(mean_input_tokens)::BIGINT::VARCHAR, '?')
                 || ' input / ' || coalesce(round(mean_output_tokens)::BIGINT::VARCHAR, '?')
                 || ' output tokens per request, ' || arrival || ' arrivals' END,
         CASE WHEN mlperf_round IS NOT NULL AND evidence = 'observed'
@@ -157,13 +175,14 @@ SELECT
             THEN 'MLPerf system has ' || mlperf_accelerators || ' accelerators, ours ' || accelerator_count
                 || ': compared per accelerator' END,
         CASE WHEN evidence = 'observed' AND delivered_fraction_high > 1
-            THEN 'delivered above the MLPerf Server reference (fraction > 1): the workloads are not comparable' END,
+            THEN 'delivered above the MLPerf ' || coalesce(mlperf_reference_scenario, 'Server')
+                || ' reference (fraction > 1): the workloads are not comparable' END,
         CASE WHEN evidence = 'observed' AND traffic_cv IS NOT NULL
                   AND (arrival IN ('concurrency', 'trace') OR measured_cv IS NULL OR abs(measured_cv - traffic_cv) > 0.25)
             THEN 'arrival pattern differs: our traffic has inter-arrival CV ' || round(traffic_cv, 2)
                 || coalesce(' (gamma shape ' || round(traffic_gamma_shape, 2) || ')', '')
                 || ', peak/mean ' || coalesce(round(traffic_peak_to_mean, 1)::VARCHAR, '?') || ' over '
-                || traffic_window_s::BIGINT || ' s windows; measured '
+                || traffic_window_s::BIGINT || ' s windows, measured '
                 || CASE WHEN arrival = 'concurrency' THEN 'closed loop (fixed concurrency, no arrival process)'
                         ELSE 'under ' || arrival || ' arrivals (CV ' || coalesce(round(measured_cv, 2)::VARCHAR, 'unknown')
                              || ')' END END,

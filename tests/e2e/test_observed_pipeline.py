@@ -14,7 +14,7 @@ profiles:
     model: llama3.1-8b
     slo: {ttft_p95_ms: 200, tpot_p95_ms: 50, error_rate_max: 0.05}
     delivered_fraction_prior: [0.5, 0.8]
-    workload: {traffic_log: production_log.csv}
+    workload: {traffic_log: production_log.csv, peak_window_s: 15}  # a 5-minute log: 15 s windows
 """
 PRICES = """\
 accelerator,price_class,usd_per_accelerator_hour,provider,source,as_of

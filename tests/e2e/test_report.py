@@ -10,7 +10,7 @@ import pytest
 from assets.report.report import REPORT_COLUMNS, data_value
 from assets.report.textformat import shortlist_cell
 from pipelines.cli import main
-from tests.support.data import REPO_ROOT
+from tests.support.data import DATA, REPO_ROOT, build_published
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = REPO_ROOT / "test-artifacts"
@@ -26,6 +26,42 @@ CHROMIUM_ARGS = [
 ]
 
 
+TRACE = DATA / "traffic" / "azure-llm-inference-2023" / "AzureLLMInferenceTrace_conv.csv"
+# The bundled profiles with our volume: chat-8b on the real Azure conversation trace scaled to 12M requests a day,
+# against what we run today (the vllm sweep); chat-70b from a stated mean and peak-to-mean (no log to draw).
+PROFILES = f"""\
+profiles:
+  - name: chat-8b-interactive
+    model: meta-llama/Llama-3.1-8B-Instruct
+    slo: {{ttft_p95_ms: 1000, tpot_p95_ms: 50}}
+    delivered_fraction_prior: [0.5, 0.8]
+    baseline: vllm
+    workload: {{input_tokens_mean: 200, output_tokens_mean: 64, traffic_log: {TRACE}, requests_per_day: 12000000}}
+  - name: chat-70b-interactive
+    model: meta-llama/Llama-2-70b-chat-hf
+    slo: {{ttft_p95_ms: 2000, tpot_p95_ms: 100}}
+    delivered_fraction_prior: [0.5, 0.8]
+    workload: {{input_tokens_mean: 550, output_tokens_mean: 150, mean_requests_per_s: 25, peak_to_mean: 2.5}}
+"""
+WINDOW_PX = 1600
+SCIENTIFIC = re.compile(r"\b\d+(\.\d+)?[eE][-+]\d+")  # 1e-05, 1.28e+20 (a hex digest is not)
+
+
+@pytest.fixture(scope="module")
+def published(tmp_path_factory):
+    """The shared published warehouse's inputs, with our volume and baseline stated in the profiles."""
+    root = tmp_path_factory.mktemp("published-with-volume")
+    (root / "profiles.yaml").write_text(PROFILES)
+    return build_published(root, ("--profiles", str(root / "profiles.yaml")))
+
+
+def query(published, sql):
+    with duckdb.connect(str(published / "serving.duckdb"), read_only=True) as conn:
+        cursor = conn.execute(sql)
+        names = [d[0] for d in cursor.description]
+        return [dict(zip(names, row)) for row in cursor.fetchall()]
+
+
 @pytest.fixture(scope="module")
 def page(published, tmp_path_factory):
     if not CHROMIUM.exists():
@@ -38,7 +74,7 @@ def page(published, tmp_path_factory):
             executable_path=str(CHROMIUM),
             headless=True,
             args=CHROMIUM_ARGS,
-            viewport={"width": 1500, "height": 1000},
+            viewport={"width": WINDOW_PX, "height": 1000},
         )
         page = browser.new_page()
         requests = []
@@ -63,7 +99,7 @@ def test_the_report_renders_with_its_charts_visible(page):
     page.locator("#profile-chat-8b-interactive .charts").screenshot(path=str(ARTIFACTS / "report-charts.png"))
     assert screenshot.stat().st_size > 100_000
     charts = page.locator("svg.chart")
-    assert charts.count() == 6  # chat-8b: 2 runs x 2 bounded latencies + costs; chat-70b: costs
+    assert charts.count() == 7  # chat-8b: capacity, 2 runs x 2 bounded latencies, costs; chat-70b: costs
     for i in range(charts.count()):
         chart = charts.nth(i)
         box = chart.bounding_box()
@@ -122,7 +158,8 @@ def test_the_charts_mark_the_slo_the_mlperf_reference_and_the_cost_bands(page, p
         assert chart["points"] == points
     bars = page.evaluate("""() => [...document.querySelectorAll('g.range-row')].map(g => [
         g.dataset.configKey, g.dataset.priceClass, g.dataset.priceProvider, g.dataset.low, g.dataset.high])""")
-    assert {(k, c, p): (float(lo), float(hi)) for k, c, p, lo, hi in bars} == costs
+    shown_per_1000 = {(k, c, p): (float(lo), float(hi)) for k, c, p, lo, hi in bars}
+    assert shown_per_1000 == {key: pytest.approx((lo * 1000, hi * 1000)) for key, (lo, hi) in costs.items()}
 
 
 def test_the_report_opens_from_disk_without_the_network(page, published):
@@ -139,3 +176,75 @@ def test_benchbill_report_rewrites_it_from_the_serving_file(published, tmp_path,
     assert 'class="shortlist-row"' in target.read_text()
     assert main(["report", "--warehouse", str(tmp_path / "none")]) == 1
     assert "run `benchbill run` first" in capsys.readouterr().err
+
+
+def test_the_report_leads_with_the_decision_per_profile(page, published):
+    capacity = query(published, "SELECT * FROM marts.capacity_plan WHERE monthly_usd_high IS NOT NULL")
+    lines = page.evaluate("""() => [...document.querySelectorAll('.decision-line')].map(e => ({
+        profile: e.closest('.decision').dataset.profile, line: e.dataset.line, text: e.innerText,
+        visible: e.offsetParent !== null, top: e.getBoundingClientRect().top + window.scrollY,
+        data: {...e.dataset}}))""")
+    first_detail = page.evaluate("() => document.querySelector('table').getBoundingClientRect().top + window.scrollY")
+    assert lines and all(line["visible"] and line["top"] < first_detail for line in lines)
+    by_profile = {(line["profile"], line["line"]): line for line in lines}
+    assert {p for p, _l in by_profile} == {"chat-8b-interactive", "chat-70b-interactive"}
+    for profile in ("chat-8b-interactive", "chat-70b-interactive"):
+        assert {line for p, line in by_profile if p == profile} == {"recommended", "saving", "measure-next"}
+    # chat-8b: the measured config with the lowest monthly bill (high end) is recommended, with its bill
+    observed = [r for r in capacity if r["profile"] == "chat-8b-interactive" and r["evidence"] == "observed"]
+    best = min(observed, key=lambda r: (r["monthly_usd_high"], r["monthly_usd_low"]))
+    recommended = by_profile[("chat-8b-interactive", "recommended")]
+    assert float(recommended["data"]["monthlyUsdHigh"]) == best["monthly_usd_high"]
+    assert recommended["data"]["configKey"] == best["config_key"] and best["run_label"] in recommended["text"]
+    assert f"{best['monthly_usd_high']:,.0f} USD a month" in recommended["text"]
+    assert (
+        f"{best['replicas_high'] * best['accelerator_count'] * best['usd_per_accelerator_hour'] * 730:,.0f}"
+        in (recommended["text"])
+    )
+    # the saving against what we run today, as the issue words it
+    saving = by_profile[("chat-8b-interactive", "saving")]["text"]
+    assert saving.startswith(f"Against what we run today: moving from vllm to {best['run_label']} on ")
+    assert f"{best['monthly_saving_usd_high']:,.0f} USD a month at our volume, on this evidence (observed)" in saving
+    # chat-70b has no run of ours: its projected recommendation says to measure before buying; no baseline stated
+    assert "measure it before buying" in by_profile[("chat-70b-interactive", "recommended")]["text"]
+    assert "no baseline stated" in by_profile[("chat-70b-interactive", "saving")]["text"]
+
+
+def test_the_capacity_chart_draws_our_traffic_against_each_top_configs_capacity(page, published):
+    windows = query(
+        published,
+        "SELECT window_start_s, scaled_rate_per_s FROM requirement.traffic_rate "
+        "WHERE profile = 'chat-8b-interactive' ORDER BY 1",
+    )
+    capacity = query(
+        published,
+        "SELECT * FROM marts.capacity_plan WHERE profile = 'chat-8b-interactive' AND monthly_usd_high IS NOT NULL",
+    )
+    chart = page.locator('svg[data-chart="capacity"][data-profile="chat-8b-interactive"]')
+    assert chart.count() == 1 and chart.is_visible()
+    box = chart.bounding_box()
+    assert box["width"] >= 1000 and box["height"] >= 300
+    first_detail = page.evaluate("() => document.querySelector('table').getBoundingClientRect().top + window.scrollY")
+    assert box["y"] + page.evaluate("() => window.scrollY") < first_detail
+    points = chart.evaluate("svg => [...svg.querySelectorAll('circle.point')].map(c => [+c.dataset.x, +c.dataset.y])")
+    assert points == [pytest.approx((w["window_start_s"] / 60, w["scaled_rate_per_s"])) for w in windows]
+    lines = chart.evaluate("svg => [...svg.querySelectorAll('line.capacity')].map(l => +l.dataset.value)")
+    cheapest = {}
+    for row in sorted(capacity, key=lambda r: (r["monthly_usd_high"], r["monthly_usd_low"])):
+        cheapest.setdefault(row["config_key"], row)
+    expected = [r["replicas_high"] * r["delivered_requests_per_s_low"] for r in list(cheapest.values())[:5]]
+    assert lines == pytest.approx(expected)
+    assert max(lines) >= max(w["scaled_rate_per_s"] for w in windows)  # the plan covers our peak
+
+
+def test_nothing_overflows_a_1600_px_window_and_no_number_is_in_scientific_notation(page):
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= WINDOW_PX
+    wide = page.evaluate(
+        """(limit) => [...document.querySelectorAll('table, svg, p, div, section')]
+            .filter(e => e.getBoundingClientRect().right > limit).map(e => e.tagName + '.' + e.className)""",
+        WINDOW_PX,
+    )
+    assert wide == []
+    text = page.evaluate("() => document.body.innerText")
+    assert not SCIENTIFIC.search(text), SCIENTIFIC.search(text)
+    assert "USD per 1,000 requests" in text

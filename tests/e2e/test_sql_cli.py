@@ -3,6 +3,7 @@
 import csv
 import io
 import json
+import re
 
 import duckdb
 import pytest
@@ -105,3 +106,22 @@ def test_benchbill_shell_is_duckdbs_prompt_on_the_serving_file_read_only(publish
     )
     assert "49" in session.stdout
     assert "read-only" in session.stdout + session.stderr
+
+
+def test_the_table_format_writes_costs_plainly_never_in_scientific_notation(published, capsys):
+    """Costs per request are around 1e-5 USD: the table shows them as 0.0000xxx to 6 significant digits."""
+    query = (
+        "SELECT rank_in_profile, cost_per_request_usd_low, cost_per_request_usd_high, usd_per_accelerator_hour "
+        "FROM analytics.shortlist WHERE profile = 'chat-8b-interactive' AND cost_per_request_usd_low IS NOT NULL "
+        "ORDER BY 1"
+    )
+    assert sql(published, query) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert not re.search(r"\b\d+(\.\d+)?[eE][-+]\d+", "\n".join(lines))
+    shown = [[float(cell.replace(",", "")) for cell in line.split()] for line in lines[2:-1]]
+    with duckdb.connect(str(published / "serving.duckdb"), read_only=True) as conn:
+        expected = conn.execute(query).fetchall()
+    assert len(shown) == len(expected) > 0
+    for row, values in zip(shown, expected):
+        assert row == pytest.approx(list(values), rel=1e-5)
+        assert 0 < row[1] < 1e-3  # costs per request, in USD

@@ -134,6 +134,7 @@ def test_the_installed_wheel_runs_the_worked_case_outside_the_repository(install
         timeout=600,
     )
     assert run.returncode == 0, run.stderr[-3000:]
-    worked = [line for line in run.stdout.splitlines() if "nvidia-h100-sxm-80gb" in line and "observed" in line]
-    assert worked and all("5,103.99" in line and "5,777.08" in line for line in worked), run.stdout
+    # one terminal row per config: the vllm run on one H100, against MLPerf Server 5,103.99 tokens/s per accelerator
+    worked = [line for line in run.stdout.splitlines() if "1x nvidia-h100-sxm-80gb" in line and "  vllm  " in line]
+    assert len(worked) == 1 and "  5,104  " in worked[0], run.stdout
     assert (tmp_path / "warehouse" / "serving.duckdb").exists() and (tmp_path / "warehouse" / "report.html").exists()

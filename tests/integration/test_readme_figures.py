@@ -2,12 +2,15 @@
 tests' own: counted from the corpus, the faults, the kill points, the readers and the archives."""
 
 import collections
+import csv
+import datetime
+import math
 import re
 
 from tests.e2e import test_concurrency, test_kills
 from tests.integration import test_bad_input
 from tests.integration import test_security as test_security_archives
-from tests.support.data import REPO_ROOT
+from tests.support.data import DATA, REPO_ROOT
 from tests.unit import test_faults, test_security, test_sql_guards
 
 SECTION = REPO_ROOT.joinpath("README.md").read_text().split("## Reliability and security")[1].split("\n## ")[0]
@@ -50,3 +53,82 @@ def test_the_readme_states_the_figures_of_the_tests():
     assert stated("hostile archive members") == len(test_security_archives.REFUSED_MEMBERS)
     assert stated("archives over their limits") == len(test_security.BOMBS)
     assert stated("writing statements") == len(test_sql_guards.WRITES)
+
+
+# --- the capacity plan's worked example (README "What it costs a month at our volume") ----------------------
+
+CAPACITY = REPO_ROOT.joinpath("README.md").read_text().split("### What it costs a month at our volume")[1]
+CAPACITY = CAPACITY.split("\n## ")[0]
+AZURE_CONV = DATA / "traffic" / "azure-llm-inference-2023" / "AzureLLMInferenceTrace_conv.csv"
+
+
+def capacity_figure(pattern: str) -> tuple[str, ...]:
+    match = re.search(pattern.replace(" ", r"\s+"), CAPACITY)  # the README wraps its lines anywhere
+    assert match, f"README's capacity worked example does not state {pattern!r}"
+    return match.groups()
+
+
+def number(text: str) -> float:
+    return float(text.replace(",", ""))
+
+
+def test_the_capacity_worked_example_is_the_trace_recomputed():
+    """Recomputed from the raw trace (csv, datetime), the stated volume, delivered bands and price: the windows,
+    mean and peak, and every figure of the table."""
+    (per_day,) = capacity_figure(r"scaled to \*\*([\d,]+) requests a day\*\*")
+    (requests,) = capacity_figure(r"\(`AzureLLMInferenceTrace_conv.csv`, ([\d,]+) requests")
+    with open(AZURE_CONV, newline="") as handle:
+        stamps = [row["TIMESTAMP"] for row in csv.DictReader(handle)]
+    ticks = sorted(
+        int(datetime.datetime.strptime(s[:19], "%Y-%m-%d %H:%M:%S").replace(tzinfo=datetime.UTC).timestamp())
+        * 10_000_000
+        + int(s[20:].ljust(7, "0"))
+        for s in stamps
+    )
+    offsets = [(t - ticks[0]) / 1e7 for t in ticks]
+    counts = [0] * int(offsets[-1] // 60)
+    for t in offsets:
+        if int(t // 60) < len(counts):
+            counts[int(t // 60)] += 1
+    scale = number(per_day) / 86400 / (sum(counts) / len(counts) / 60)
+    rates = [c / 60 * scale for c in counts]
+    mean, peak = sum(rates) / len(rates), max(rates)
+    assert number(requests) == len(stamps)
+    assert capacity_figure(
+        r"\*\*(\d+) windows\*\*, mean \*\*([\d.]+) requests/s\*\*, peak \*\*([\d.]+) requests/s"
+    ) == (
+        str(len(counts)),
+        f"{mean:.2f}",
+        f"{peak:.2f}",
+    )
+    (ratio,) = capacity_figure(r"\(peak / mean ([\d.]+)\)")
+    assert ratio == f"{peak / mean:.2f}"
+    (usd,) = capacity_figure(r"on-demand\s+([\d.]+) USD per accelerator-hour")
+    monthly = lambda replicas: replicas * number(usd) * 730  # noqa: E731
+    autoscaled = {}
+    for run in ("vllm", "vllm+batch_size"):
+        cells = [c.strip() for c in capacity_figure(r"\n\| " + re.escape(run) + r" \|([^\n]+)\|")[0].split("|")]
+        low, high = (number(x) for x in cells[0].split(" - "))
+        r_low, r_high = math.ceil(peak / high), math.ceil(peak / low)
+        utilisation = sorted((mean / (r_high * low), mean / (r_low * high)))
+        auto = [
+            sum(max(1, math.ceil(r / high)) for r in rates) / len(rates),
+            sum(max(1, math.ceil(r / low)) for r in rates) / len(rates),
+        ]
+        autoscaled[run] = [monthly(a) for a in auto]
+        assert cells[1:6] == [
+            f"{r_low} - {r_high}",
+            f"{monthly(r_low):,.2f} - {monthly(r_high):,.2f}",
+            f"{utilisation[0]:.2f} - {utilisation[1]:.2f}",
+            f"{monthly(r_low) / (mean * 730 * 3600) * 1e6:.2f} - {monthly(r_high) / (mean * 730 * 3600) * 1e6:.2f}",
+            f"{autoscaled[run][0]:,.2f} - {autoscaled[run][1]:,.2f}",
+        ], run
+    saving = capacity_figure(r"autoscaled, it saves ([\d,]+) to ([\d,]+) USD a month")
+    assert saving == (
+        f"{autoscaled['vllm'][0] - autoscaled['vllm+batch_size'][1]:,.0f}",
+        f"{autoscaled['vllm'][1] - autoscaled['vllm+batch_size'][0]:,.0f}",
+    )
+    last, failing = (number(x) for x in capacity_figure(r"between the sweep's ([\d.]+) and ([\d.]+) requests/s"))
+    assert capacity_figure(r"asks for ([\d.]+), ([\d.]+) and ([\d.]+) requests/s") == tuple(
+        f"{last + k * (failing - last) / 4:.2f}" for k in (1, 2, 3)
+    )

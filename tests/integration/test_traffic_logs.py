@@ -11,15 +11,16 @@ import duckdb
 import pytest
 
 from assets.config.profiles import read_profiles, write_profiles
-from assets.requests.traffic_shape import AZURE_TRACE, read_traffic_log, window_seconds, write_traffic
+from assets.requests.traffic_shape import AZURE_TRACE, read_traffic_log, write_traffic
 from tests.support.data import DATA
 
 AZURE = DATA / "traffic" / "azure-llm-inference-2023"
 
 
-def independent_shape(path):
+def independent_shape(path, window=60, per_day=None):
     """The shape recomputed from the raw file: arrivals as integer 100 ns ticks (Python's %f reads only 6 of
-    the 7 fractional digits), rates over full windows from the first arrival, tokens by statistics."""
+    the 7 fractional digits), rates over whole `window`-second windows from the first arrival (scaled so that
+    their mean is `per_day` / 86400), tokens by statistics."""
     with open(path, newline="") as handle:
         rows = list(csv.DictReader(handle))
     ticks = []
@@ -30,11 +31,11 @@ def independent_shape(path):
     ticks.sort()
     offsets = [(t - ticks[0]) / 1e7 for t in ticks]
     span = offsets[-1]
-    window = min(60, max(1, math.floor(span / 20)))
     counts = [0] * int(span // window)
     for t in offsets:
         if int(t // window) < len(counts):
             counts[int(t // window)] += 1
+    scale = per_day / 86400 / (sum(counts) / (len(counts) * window)) if per_day else 1.0
     gaps = [b - a for a, b in zip(offsets, offsets[1:])]
     positive = [g for g in gaps if g > 0]
     s = math.log(statistics.mean(positive)) - statistics.mean(math.log(g) for g in positive)
@@ -46,7 +47,13 @@ def independent_shape(path):
         "span_s": span,
         "mean_rate_per_s": (len(rows) - 1) / span,
         "window_s": window,
+        "windows": len(counts),
+        "window_mean_rate_per_s": sum(counts) / (len(counts) * window),
         "peak_rate_per_s": max(counts) / window,
+        "peak_to_mean": max(counts) / (sum(counts) / len(counts)),
+        "volume_scale": scale,
+        "mean_requests_per_s": sum(counts) / (len(counts) * window) * scale,
+        "peak_requests_per_s": max(counts) / window * scale,
         "interarrival_cv": statistics.stdev(gaps) / statistics.mean(gaps),
         "gamma_shape": (3 - s + math.sqrt((s - 3) ** 2 + 24 * s)) / (12 * s),
         "input_tokens_mean": statistics.mean(inputs),
@@ -59,15 +66,19 @@ def independent_shape(path):
 
 
 @pytest.mark.parametrize("name", ["AzureLLMInferenceTrace_code.csv", "AzureLLMInferenceTrace_conv.csv"])
-def test_azure_trace_shape_equals_an_independent_recomputation(name):
+@pytest.mark.parametrize("window,per_day", [(60, None), (60, 2_000_000), (15, 500_000), (300, None)])
+def test_azure_trace_shape_equals_an_independent_recomputation(name, window, per_day):
     path = AZURE / name
-    expected, counts = independent_shape(path)
-    shape, rates, source = read_traffic_log(str(path))
+    expected, counts = independent_shape(path, window, per_day)
+    shape, rates, source = read_traffic_log(str(path), window, per_day)
     for key, value in expected.items():
         assert shape[key] == pytest.approx(value, rel=1e-9, abs=1e-9), key
     assert rates.get_column("requests").to_list() == counts
+    scaled = rates.get_column("scaled_rate_per_s").to_list()
+    assert scaled == pytest.approx([c / window * expected["volume_scale"] for c in counts], rel=1e-12)
+    if per_day:  # the scaled windows' mean is the stated volume per second
+        assert sum(scaled) / len(scaled) == pytest.approx(per_day / 86400, rel=1e-12)
     assert source.detected_format == f"traffic log ({AZURE_TRACE})" and source.rows == expected["requests"]
-    assert window_seconds(shape["span_s"]) == 60
 
 
 def test_azure_trace_figures():

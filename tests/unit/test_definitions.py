@@ -49,6 +49,9 @@ ASSETS = {
     "benchmark/mlperf_accuracy_targets",
     "benchmark/mlperf_accuracy",
     "marts/quality_to_measure",
+    # issue 13: our volume, the capacity plan, the MLPerf scenario matching a profile
+    "benchmark/mlperf_profile_reference",
+    "marts/capacity_plan",
 }
 
 

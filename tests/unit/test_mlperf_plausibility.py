@@ -254,3 +254,40 @@ def test_the_reference_is_never_an_implausible_or_unofficial_result(tmp_path):
     conn = tables(tmp_path, rows)
     (reference,) = MlperfReference.validate(run_sql_file(conn, "benchmark/mlperf_reference.sql")).iter_rows(named=True)
     assert reference["platform"] == "honest" and reference["server_tokens_per_s_per_accel"] == pytest.approx(3000.0)
+
+
+def test_v5_0_interactive_benchmarks_are_interactive_beside_the_server_reference_never_it(tmp_path):
+    """v5.0 published Interactive as separate benchmarks (llama2-70b-interactive-99) under Server; v5.1 as a
+    scenario. Either is the Interactive beside the same system's Server result, never a Server reference."""
+
+    def llama(platform, tokens_per_s, **changes):
+        fields = dict(Platform=platform, Suite="datacenter", Model="llama2-70b-99", Scenario="Server")
+        fields |= dict(Performance_Units="Tokens/s", version="v5.1", ID="5.1-0001", Details=None)
+        return row(**(fields | {"Performance_Result": tokens_per_s} | changes))
+
+    v50 = dict(version="v5.0", ID="5.0-0001")
+    rows = [
+        llama("sys", 3000.0, **v50),
+        llama("sys", 9000.0, Model="llama2-70b-interactive-99", **v50),  # higher, but Interactive
+        llama("new", 3500.0),
+        llama("new", 2500.0, Scenario="Interactive"),
+    ]
+    conn = tables(tmp_path, rows)
+    scenarios = conn.execute(
+        "SELECT mlperf_model, scenario FROM benchmark.mlperf_results ORDER BY round, mlperf_model, scenario"
+    ).fetchall()
+    assert scenarios == [
+        ("llama2-70b-99", "Server"),
+        ("llama2-70b-interactive-99", "Server"),
+        ("llama2-70b-99", "Interactive"),
+        ("llama2-70b-99", "Server"),
+    ]
+    reference = MlperfReference.validate(run_sql_file(conn, "benchmark/mlperf_reference.sql")).to_dicts()
+    (newest,) = reference  # one per accelerator and model: the newest round's Server
+    assert (newest["round"], newest["server_tokens_per_s_per_accel"]) == ("v5.1", pytest.approx(3500.0))
+    assert newest["interactive_tokens_per_s_per_accel"] == pytest.approx(2500.0)
+    conn.execute("DELETE FROM benchmark.mlperf_results WHERE round = 'v5.1'")
+    (older,) = MlperfReference.validate(run_sql_file(conn, "benchmark/mlperf_reference.sql")).to_dicts()
+    assert older["server_tokens_per_s_per_accel"] == pytest.approx(3000.0)
+    assert older["interactive_tokens_per_s_per_accel"] == pytest.approx(9000.0)
+    assert older["interactive_result_key"].endswith("llama2-70b-interactive-99/Server")

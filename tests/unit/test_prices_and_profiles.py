@@ -136,3 +136,66 @@ def test_profiles_yaml_round_trip(tmp_path):
     rows, bounds, file = read_profiles(path)
     assert rows[0]["error_rate_max"] == 0.05 and file.sha256
     assert ("e2e_p99_ms", 3000.0) in [(b["measure"], b["bound"]) for b in bounds]
+
+
+# --- our volume and peaks, and what we run today (workload keys, baseline) ------------------------------------
+
+
+def test_volume_keys_default_and_scale_a_traffic_log(tmp_path):
+    path = tmp_path / "profiles.yaml"
+    path.write_text(
+        "profiles:\n  - name: chat\n    model: llama3.1-8b\n    slo: {ttft_p95_ms: 1000}\n"
+        "    delivered_fraction_prior: [0.5, 0.8]\n    baseline: vllm-h100\n"
+        "    workload:\n      traffic_log: logs/chat.csv\n      requests_per_day: 2000000\n"
+    )
+    (row,), _bounds, _file = read_profiles(path)
+    assert row["traffic_log"] == str(tmp_path / "logs" / "chat.csv")
+    assert (row["requests_per_day"], row["peak_window_s"], row["min_replicas"]) == (2_000_000.0, 60.0, 1)
+    assert (row["mean_requests_per_s"], row["peak_to_mean"]) == (None, None)
+    assert row["baseline_run_label"] == "vllm-h100"
+
+
+def test_a_stated_volume_without_a_log():
+    workload = {"mean_requests_per_s": 25, "peak_to_mean": 2.5, "peak_window_s": 30, "min_replicas": 2}
+    (row,), _bounds = parse_profiles(profile(workload=workload), "p.yaml")
+    assert (row["mean_requests_per_s"], row["peak_to_mean"], row["peak_window_s"], row["min_replicas"]) == (
+        25.0,
+        2.5,
+        30.0,
+        2,
+    )
+    assert row["requests_per_day"] is None and row["traffic_log"] is None and row["baseline_run_label"] is None
+    (daily,), _bounds = parse_profiles(profile(workload={"requests_per_day": 86400, "peak_to_mean": 3}), "p.yaml")
+    assert (daily["requests_per_day"], daily["peak_to_mean"]) == (86400.0, 3.0)
+
+
+@pytest.mark.parametrize(
+    "changes,problem",
+    [
+        ({"workload": {"requests_per_day": 0}}, "workload.requests_per_day must be a positive number"),
+        ({"workload": {"requests_per_day": "lots"}}, "workload.requests_per_day must be a positive number"),
+        ({"workload": {"peak_window_s": -60}}, "workload.peak_window_s must be a positive number"),
+        ({"workload": {"peak_window_s": 90000}}, "workload.peak_window_s must be a positive number below 86401"),
+        ({"workload": {"min_replicas": 1.5}}, "workload.min_replicas must be a whole number"),
+        ({"workload": {"min_replicas": -1}}, "workload.min_replicas must be a whole number"),
+        ({"workload": {"min_replicas": True}}, "workload.min_replicas must be a whole number"),
+        ({"workload": {"mean_requests_per_s": 25}}, "needs both a mean"),
+        ({"workload": {"peak_to_mean": 2.5}}, "needs both a mean"),
+        ({"workload": {"mean_requests_per_s": 25, "peak_to_mean": 0.5}}, "workload.peak_to_mean must be at least 1"),
+        (
+            {"workload": {"mean_requests_per_s": 25, "requests_per_day": 9, "peak_to_mean": 2}},
+            "requests_per_day and workload.mean_requests_per_s both state the volume",
+        ),
+        (
+            {"workload": {"traffic_log": "chat.csv", "peak_to_mean": 2.5}},
+            "workload.peak_to_mean states the traffic without a log",
+        ),
+        ({"workload": {"peak_hour": 3}}, "workload may only hold"),
+        ({"baseline": ""}, "baseline must be the run label"),
+        ({"baseline": ["a", "b"]}, "baseline must be the run label"),
+    ],
+)
+def test_bad_volume_keys_name_file_profile_and_key(changes, problem):
+    with pytest.raises(IngestError, match="p.yaml: profile 'p'") as error:
+        parse_profiles(profile(**changes), "p.yaml")
+    assert problem in str(error.value)

@@ -10,6 +10,7 @@ from assets.warehouse.sqlfiles import run_sql_file
 from assets.warehouse.validate import frame_from_rows
 from assets.warehouse.write import write_table
 from schemas.benchmark.accelerator_prices import AcceleratorPrices
+from schemas.benchmark.mlperf_profile_reference import MlperfProfileReference
 from schemas.benchmark.mlperf_reference import MlperfReference
 from schemas.cost.cost_per_request import CostPerRequest
 from schemas.observed.delivered_at_slo import DeliveredAtSlo
@@ -107,6 +108,12 @@ def profile_rows(name="p", model=LLAMA, ttft=1000.0, tpot=50.0, error_rate=0.01,
         "input_tokens_mean": None,
         "output_tokens_mean": 50.0,
         "traffic_log": None,
+        "requests_per_day": None,
+        "mean_requests_per_s": None,
+        "peak_to_mean": None,
+        "peak_window_s": 60.0,
+        "min_replicas": 1,
+        "baseline_run_label": None,
         "slo_text": "t",
         "source": "s",
         "evidence": "requirement",
@@ -252,6 +259,7 @@ def reference_row(accelerator, per_accel=1000.0, total=8):
         "server_tokens_per_s_per_accel": per_accel,
         "offline_result_key": None,
         "offline_tokens_per_s_per_accel": None,
+        "interactive_result_key": None,
         "interactive_tokens_per_s_per_accel": None,
         "output_tokens_per_sample": None,
         "dataset": "d",
@@ -259,6 +267,13 @@ def reference_row(accelerator, per_accel=1000.0, total=8):
         "details_url": None,
         "evidence": "benchmark",
     }
+
+
+def write_references(conn, rows):
+    """benchmark.mlperf_reference from `rows`, and the scenario each profile is compared with."""
+    write_table(conn, "benchmark.mlperf_reference", pl.DataFrame(rows), MlperfReference)
+    frame = run_sql_file(conn, "benchmark/mlperf_profile_reference.sql")
+    write_table(conn, "benchmark.mlperf_profile_reference", frame, MlperfProfileReference)
 
 
 def prices(*rows):
@@ -285,12 +300,7 @@ def prices(*rows):
 def test_projection_and_cost_formulas(conn):
     load(conn, [run_row("a")], [point("a", 0, 10, 100), point("a", 1, 20, 2100)])
     delivered(conn)
-    write_table(
-        conn,
-        "benchmark.mlperf_reference",
-        pl.DataFrame([reference_row(H100), reference_row("nvidia-b200-sxm-180gb", 4000.0)]),
-        MlperfReference,
-    )
+    write_references(conn, [reference_row(H100), reference_row("nvidia-b200-sxm-180gb", 4000.0)])
     projected = run_sql_file(conn, "projected/delivered_at_slo.sql")
     write_table(conn, "projected.delivered_at_slo", projected, ProjectedDeliveredAtSlo)
     # H100 has a run of ours, so only B200 is projected: 4000 tok/s x 8 accelerators x [0.5, 0.8]

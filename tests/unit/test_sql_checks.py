@@ -71,6 +71,23 @@ CASES = {
                  cost_per_million_output_tokens_usd_low, cost_per_million_output_tokens_usd_high)""",
         ["upside down", "tokens upside down"],
     ),
+    "marts/capacity_plan__bands_ordered": (
+        """
+        CREATE TABLE marts.capacity_plan AS SELECT * FROM (VALUES
+            ('ok', 'a', 'on_demand', 'P', 1, 2, 100.0, 200.0, 0.4, 0.5, 1.0, 2.0, 80.0, 150.0, -10.0, 20.0, 1),
+            ('floored', 'f', 'on_demand', 'P', 1, 1, 100.0, 100.0, 0.4, 0.5, 1.0, 1.0, 300.0, 300.0, 0.0, 0.0, 3),
+            ('replicas upside down', 'b', 'on_demand', 'P', 3, 2,
+                100.0, 200.0, 0.4, 0.5, 1.0, 2.0, 80.0, 150.0, 0.0, 1.0, 1),
+            ('autoscaled above static', 'c', 'on_demand', 'P', 1, 2,
+                100.0, 200.0, 0.4, 0.5, 1.0, 2.0, 80.0, 250.0, 0.0, 1.0, 1),
+            ('saving upside down', 'd', 'on_demand', 'P', 1, 2,
+                100.0, 200.0, 0.4, 0.5, 1.0, 2.0, 80.0, 150.0, 5.0, 1.0, 1))
+            AS t(profile, config_key, price_class, price_provider, replicas_low, replicas_high, monthly_usd_low,
+                 monthly_usd_high, utilisation_low, utilisation_high, effective_cost_per_request_usd_low,
+                 effective_cost_per_request_usd_high, autoscaled_monthly_usd_low, autoscaled_monthly_usd_high,
+                 monthly_saving_usd_low, monthly_saving_usd_high, min_replicas)""",
+        ["replicas upside down", "autoscaled above static", "saving upside down"],
+    ),
     "observed/load_points__achieved_not_above_offered": (
         """
         CREATE TABLE observed.load_points AS SELECT * FROM (VALUES

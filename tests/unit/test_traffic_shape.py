@@ -5,6 +5,7 @@ import json
 import re
 import statistics
 
+import polars as pl
 import pytest
 
 from assets.core.errors import IngestError
@@ -15,6 +16,7 @@ from assets.requests.traffic_shape import (
     GENERIC_LOG,
     TRACE_JSON_LINES,
     read_traffic_log,
+    shape_of,
     traffic_form,
 )
 from tests.support.data import FIXTURES
@@ -46,7 +48,7 @@ def test_json_lines_trace_shape_equals_an_independent_recomputation():
     outputs = [r["output_length"] for r in records]
     span = arrivals_s[-1] - arrivals_s[0]
 
-    shape, rates, source = read_traffic_log(str(TRACE))
+    shape, rates, source = read_traffic_log(str(TRACE), peak_window_s=1)
 
     assert shape["requests"] == len(records) == 8
     assert shape["span_s"] == pytest.approx(span) == 9.999
@@ -56,7 +58,7 @@ def test_json_lines_trace_shape_equals_an_independent_recomputation():
     assert shape["output_tokens_mean"] == pytest.approx(statistics.mean(outputs))
     assert shape["input_tokens_p50"] == pytest.approx(statistics.median(inputs))
     assert shape["output_tokens_p95"] == pytest.approx(statistics.quantiles(outputs, n=100, method="inclusive")[94])
-    # 1 s windows (span / 20 is under 1 s), full windows only: the last request (at 9.999 s) opens a partial one
+    # 1 s windows, whole windows only: the last request (at 9.999 s) opens a partial one
     full_windows = int(span // 1)
     counts = [sum(1 for t in arrivals_s if k <= t - arrivals_s[0] < k + 1) for k in range(full_windows)]
     assert shape["window_s"] == 1 and shape["peak_rate_per_s"] == max(counts)
@@ -71,7 +73,7 @@ def test_azure_timestamps_keep_their_seven_fractional_digits(tmp_path):
         f"{AZURE_HEADER}\n2023-11-16 18:15:46.6805900,374,44\n2023-11-16 18:15:46.6805901,396,109\n"
         "2023-11-16 18:15:47.0000000,91,16\n2023-11-16 18:15:48,10,1"  # no final newline, as published
     )
-    shape, rates, _source = read_traffic_log(str(log))
+    shape, rates, _source = read_traffic_log(str(log), peak_window_s=1)
     assert shape["requests"] == 4  # the last line, without a newline, is read
     assert shape["span_s"] == pytest.approx(48 - 46.68059, abs=1e-9)
     assert shape["gamma_shape"] is not None
@@ -140,7 +142,7 @@ def test_a_large_json_lines_trace_is_read_in_place_and_its_bad_line_named(tmp_pa
     lines = [json.dumps({"timestamp": 100 * i, "input_length": i, "output_length": 1}) for i in range(80)]
     log = tmp_path / "trace.jsonl"
     log.write_text("\n".join(lines) + "\n")
-    assert read_traffic_log(str(log))[0]["requests"] == 80
+    assert read_traffic_log(str(log), peak_window_s=1)[0]["requests"] == 80
     log.write_text("\n".join(lines[:69] + ["not json"] + lines[69:]) + "\n")
     with pytest.raises(IngestError, match=r"line 70 is 'not json': expected a JSON object with timestamp"):
         read_traffic_log(str(log))
@@ -153,7 +155,7 @@ def test_blank_lines_in_json_lines_are_skipped_and_lines_keep_their_numbers(tmp_
     with pytest.raises(IngestError, match=r"output_tokens of line 5 is not a whole number"):
         read_traffic_log(str(log))
     log.write_text("\n".join(lines[:3] + [""] + lines[3:]) + "\n")
-    assert read_traffic_log(str(log))[0]["requests"] == len(lines)
+    assert read_traffic_log(str(log), peak_window_s=1)[0]["requests"] == len(lines)
 
 
 def test_a_file_in_no_known_form_is_refused_listing_the_forms(tmp_path):
@@ -164,3 +166,23 @@ def test_a_file_in_no_known_form_is_refused_listing_the_forms(tmp_path):
     message = str(caught.value)
     assert str(log) in message and all(form in message for form in (GENERIC_LOG, AZURE_TRACE, TRACE_JSON_LINES))
     assert re.search(r"TIMESTAMP,ContextTokens,GeneratedTokens", message)
+
+
+def test_a_log_shorter_than_one_peak_window_is_refused_naming_the_window():
+    with pytest.raises(IngestError, match=r"the log spans 9.999 s, shorter than one peak window of 60 s"):
+        read_traffic_log(str(TRACE))
+
+
+def test_windows_are_whole_tumbling_windows_from_the_first_request_scaled_to_the_volume():
+    # arrivals at 0, 0.5, 1.2, 2.9, 3.0, 3.5 s: 2-second windows [0, 2) and [2, 4) hold 3 and 3; 4 to 6 s is
+    # partial (the log ends at 4.1 s) and left out, so the request at 4.1 s counts in no window
+    starts = [0.0, 0.5, 1.2, 2.9, 3.0, 3.5, 4.1]
+    frame = pl.DataFrame({"start_offset_s": starts, "input_tokens": [1] * 7, "output_tokens": [1] * 7})
+    shape, rates = shape_of(frame, peak_window_s=2, requests_per_day=86400 * 3)
+    assert rates.get_column("requests").to_list() == [3, 3]
+    assert rates.get_column("rate_per_s").to_list() == [1.5, 1.5]
+    assert (shape["window_mean_rate_per_s"], shape["volume_scale"]) == (1.5, 2.0)
+    assert rates.get_column("scaled_rate_per_s").to_list() == [3.0, 3.0]
+    assert (shape["mean_requests_per_s"], shape["peak_requests_per_s"], shape["windows"]) == (3.0, 3.0, 2)
+    unscaled, _rates = shape_of(frame, peak_window_s=1)
+    assert unscaled["volume_scale"] == 1 and unscaled["peak_rate_per_s"] == 2  # [0,1): 0, 0.5

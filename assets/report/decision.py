@@ -1,0 +1,110 @@
+"""The decision per profile, from the capacity plan (marts.capacity_plan) and what to measure next
+(analytics.measure_next): the recommended config, its monthly bill and utilisation at our volume, the saving
+against the config we run today, the top configs; in sentences the terminal and the report both print."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from assets.report.textformat import number_text, range_text
+
+TOP_CAPACITY_CONFIGS = 5  # configs whose capacity the report draws against our traffic
+
+
+@dataclass
+class Decision:
+    """One profile's decision: `recommended` and `top` are capacity plan rows (each config at its cheapest
+    price), `measure_next` analytics.measure_next rows; empty when the profile states no volume."""
+
+    profile: str
+    recommended: dict[str, Any] | None = None
+    top: list[dict[str, Any]] = field(default_factory=list)
+    measure_next: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _bill_order(row: dict[str, Any]) -> tuple:
+    return (row["monthly_usd_high"], row["monthly_usd_low"], row["config_key"], row["price_class"])
+
+
+def decide(profile: str, capacity: list[dict[str, Any]], measure_next: list[dict[str, Any]]) -> Decision:
+    """The recommended config: the one with the lowest static monthly bill (high end, then low) among our own
+    measurements (observed); a projected config is recommended only when no run of ours serves the profile, and
+    a projected one that may beat it is listed under what to measure next. `top`: the cheapest configs, each at
+    its cheapest price, observed or projected."""
+    billed = sorted((r for r in capacity if r["monthly_usd_high"] is not None), key=_bill_order)
+    cheapest: dict[str, dict[str, Any]] = {}
+    for row in billed:
+        cheapest.setdefault(row["config_key"], row)
+    configs = list(cheapest.values())
+    observed = [r for r in configs if r["evidence"] == "observed"]
+    recommended = (observed or configs)[0] if configs else None
+    return Decision(profile, recommended, configs[:TOP_CAPACITY_CONFIGS], measure_next)
+
+
+def config_name(row: dict[str, Any]) -> str:
+    """`vllm on 1x nvidia-h100-sxm-80gb` (our run), or `8x amd-mi300x-192gb (projected from MLPerf)`."""
+    hardware = f"{row['accelerator_count']}x {row['accelerator']}"
+    return f"{row['run_label']} on {hardware}" if row.get("run_label") else f"{hardware} (projected from MLPerf)"
+
+
+def _band(row: dict[str, Any], column: str, kind: str) -> str:
+    """`<column>_low to <column>_high` of a row, written as `kind`."""
+    return range_text(row.get(f"{column}_low"), row.get(f"{column}_high"), kind, " to ")
+
+
+def bill_text(row: dict[str, Any]) -> str:
+    """The recommended config's bill at our volume, in one sentence."""
+    autoscaled = (
+        f" ({_band(row, 'autoscaled_monthly_usd', 'usd_per_month')} autoscaled)"
+        if row.get("autoscaled_monthly_usd_high") is not None
+        else ""
+    )
+    replicas = "replica" if row["replicas_high"] == 1 else "replicas"
+    unmeasured = (
+        " (no run of ours serves this profile: measure it before buying)" if row["evidence"] != "observed" else ""
+    )
+    return (
+        f"{config_name(row)}{unmeasured} at {row['price_class']} {row['price_provider']} "
+        f"{number_text(row['usd_per_accelerator_hour'], 'usd_per_hour')} USD per accelerator-hour: "
+        f"{_band(row, 'replicas', 'count')} {replicas} for our peak of "
+        f"{number_text(row['peak_requests_per_s'], 'rate')} requests/s "
+        f"(mean {number_text(row['mean_requests_per_s'], 'rate')}), "
+        f"{_band(row, 'monthly_usd', 'usd_per_month')} USD a month{autoscaled}, "
+        f"utilisation {_band(row, 'utilisation', 'percent')}%, "
+        f"{_band(row, 'effective_cost_per_request_usd', 'usd_per_1k_requests')} USD per 1,000 requests"
+    )
+
+
+def saving_text(row: dict[str, Any]) -> str:
+    """Before / after: what moving from the baseline to the recommended config saves a month, as a band."""
+    baseline = row.get("baseline_run_label")
+    if baseline is None:
+        return "no baseline stated: set the profile's `baseline:` to the run label of what we run today"
+    if row["evidence"] == "observed" and row.get("run_label") == baseline:
+        return f"we already run the recommended config ({baseline}): no move, no saving"
+    low, high = row.get("monthly_saving_usd_low"), row.get("monthly_saving_usd_high")
+    if low is None or high is None:
+        return str(row.get("baseline_note") or f"no saving against {baseline}: it has no priced run at this price")
+    if high < 0:
+        verb = f"costs {range_text(-high, -low, 'usd_per_month', ' to ')} USD a month more"
+    elif low < 0:
+        verb = (
+            f"changes the bill by {range_text(low, high, 'usd_per_month', ' to ')} USD a month (negative: costs more)"
+        )
+    else:
+        verb = f"saves {range_text(low, high, 'usd_per_month', ' to ')} USD a month"
+    return f"moving from {baseline} to {config_name(row)} {verb} at our volume, on this evidence ({row['evidence']})"
+
+
+def measure_text(row: dict[str, Any]) -> str:
+    """One thing to measure next, with the saving it may bring and what it rests on."""
+    text = str(row["what_to_measure"])
+    if row.get("possible_monthly_saving_usd_high") is not None:
+        band = range_text(
+            row["possible_monthly_saving_usd_low"], row["possible_monthly_saving_usd_high"], "usd_per_month", " to "
+        )
+        text += f"; possible saving {band} USD a month"
+    if row.get("mlperf_result"):
+        text += f" (rests on MLPerf {row['mlperf_result']})"
+    return text

@@ -1,0 +1,158 @@
+-- marts.capacity_plan: what a config costs a month at our volume. One row per profile x config x price (as
+-- cost.cost_per_request), for each profile with a volume: a traffic log (requirement.traffic_shape and its
+-- windows, requirement.traffic_rate, scaled to workload.requests_per_day) or a stated mean rate and
+-- peak-to-mean ratio (requirement.profiles). A replica is one config (accelerator_count accelerators);
+-- delivered_low/high are the config's delivered requests/s (observed or projected); mean and peak the
+-- (scaled) window rates; a month is 730 hours.
+--
+--   replicas_low/high          = ceil(peak / delivered_high) / ceil(peak / delivered_low)
+--   monthly_usd_low/high       = replicas_low/high x accelerator_count x usd_per_accelerator_hour x 730
+--   utilisation_low/high       = the smaller / larger of mean / (replicas_high x delivered_low) and
+--                                mean / (replicas_low x delivered_high)
+--   effective_cost_per_request_usd_low/high = monthly_usd_low/high / (mean x 730 x 3600)
+--   autoscaled_monthly_usd_low/high = the mean over the windows of max(min_replicas, ceil(rate_w / delivered_high))
+--                                (low) or max(min_replicas, ceil(rate_w / delivered_low)) (high) replicas,
+--                                x accelerator_count x usd_per_accelerator_hour x 730 (a traffic log only)
+--   baseline (the profile's `baseline:` run label): its observed rows at the same price class and provider, or
+--   where it has no price from that provider, its rows at the same price class (every provider):
+--     baseline_monthly_usd_low/high = the lowest monthly_usd_low / highest monthly_usd_high of those rows
+--     monthly_saving_usd_low     = baseline_monthly_usd_low - monthly_usd_high
+--     monthly_saving_usd_high    = baseline_monthly_usd_high - monthly_usd_low (negative: costs more)
+--     (the baseline's own rows: 0, the same bill)
+WITH volume AS (
+    SELECT p.profile, p.peak_window_s, p.min_replicas, p.baseline_run_label,
+           coalesce(t.mean_requests_per_s, p.mean_requests_per_s, p.requests_per_day / 86400) AS mean_rps,
+           coalesce(t.peak_requests_per_s,
+                    coalesce(p.mean_requests_per_s, p.requests_per_day / 86400) * p.peak_to_mean) AS peak_rps,
+           CASE
+               WHEN t.profile IS NOT NULL AND t.requests_per_day IS NOT NULL
+                   THEN 'traffic log ' || t.traffic_log || ' scaled to ' || t.requests_per_day::BIGINT
+                       || ' requests a day (' || t.windows || ' windows of ' || t.window_s || ' s)'
+               WHEN t.profile IS NOT NULL
+                   THEN 'traffic log ' || t.traffic_log || ' at its own volume (' || t.windows || ' windows of '
+                       || t.window_s || ' s)'
+               ELSE 'stated mean ' || coalesce(p.mean_requests_per_s, p.requests_per_day / 86400)
+                   || ' requests/s x peak_to_mean ' || p.peak_to_mean || ' (no traffic log: no autoscaled cost)'
+           END AS traffic_basis,
+           t.profile IS NOT NULL AS has_windows
+    FROM requirement.profiles AS p
+    LEFT JOIN requirement.traffic_shape AS t ON t.profile = p.profile
+    WHERE t.profile IS NOT NULL OR p.peak_to_mean IS NOT NULL
+),
+configs AS (
+    SELECT k.profile, k.evidence, k.config_key, k.run_label, k.model_id, k.accelerator_id, k.accelerator_count,
+           k.precision, k.runtime, k.runtime_version, k.price_class, k.price_provider, k.usd_per_accelerator_hour,
+           k.price_as_of, k.delivered_requests_per_s_low AS delivered_low,
+           k.delivered_requests_per_s_high AS delivered_high,
+           v.mean_rps, v.peak_rps, v.peak_window_s, v.min_replicas, v.baseline_run_label, v.traffic_basis,
+           v.has_windows
+    FROM cost.cost_per_request AS k
+    JOIN volume AS v ON v.profile = k.profile
+),
+static AS (
+    SELECT *,
+           CAST(ceil(peak_rps / nullif(delivered_high, 0)) AS BIGINT) AS replicas_low,
+           CAST(ceil(peak_rps / nullif(delivered_low, 0)) AS BIGINT) AS replicas_high
+    FROM configs
+),
+autoscaled AS (
+    SELECT s.profile, s.config_key, s.price_class, s.price_provider,
+           -- greatest() skips NULLs: without a delivered rate there is no replica count, not min_replicas
+           avg(CASE WHEN s.delivered_high > 0 THEN greatest(s.min_replicas, ceil(w.scaled_rate_per_s / s.delivered_high))
+               END) AS replicas_mean_low,
+           avg(CASE WHEN s.delivered_low > 0 THEN greatest(s.min_replicas, ceil(w.scaled_rate_per_s / s.delivered_low))
+               END) AS replicas_mean_high
+    FROM static AS s
+    JOIN requirement.traffic_rate AS w ON w.profile = s.profile
+    WHERE s.has_windows
+    GROUP BY s.profile, s.config_key, s.price_class, s.price_provider
+),
+planned AS (
+    SELECT s.*, a.replicas_mean_low, a.replicas_mean_high,
+           s.replicas_low * s.accelerator_count * s.usd_per_accelerator_hour * 730 AS monthly_low,
+           s.replicas_high * s.accelerator_count * s.usd_per_accelerator_hour * 730 AS monthly_high,
+           s.mean_rps / (s.replicas_high * s.delivered_low) AS utilisation_a,
+           s.mean_rps / (s.replicas_low * s.delivered_high) AS utilisation_b
+    FROM static AS s
+    LEFT JOIN autoscaled AS a USING (profile, config_key, price_class, price_provider)
+),
+baseline_rows AS (
+    SELECT * FROM planned WHERE evidence = 'observed' AND run_label = baseline_run_label
+),
+baseline_provider AS (
+    SELECT profile, price_class, price_provider, min(monthly_low) AS baseline_low, max(monthly_high) AS baseline_high
+    FROM baseline_rows
+    GROUP BY profile, price_class, price_provider
+),
+baseline_class AS (
+    SELECT profile, price_class, min(monthly_low) AS baseline_low, max(monthly_high) AS baseline_high,
+           count(DISTINCT price_provider) AS providers
+    FROM baseline_rows
+    GROUP BY profile, price_class
+),
+baseline AS (
+    SELECT p.profile, p.config_key, p.price_class, p.price_provider,
+           coalesce(bp.baseline_low, bc.baseline_low) AS baseline_low,
+           coalesce(bp.baseline_high, bc.baseline_high) AS baseline_high,
+           bp.profile IS NOT NULL AND p.evidence = 'observed' AND p.run_label = p.baseline_run_label AS is_baseline,
+           CASE WHEN bp.profile IS NOT NULL THEN 'at the same price (' || p.price_class || ', ' || p.price_provider || ')'
+                WHEN bc.profile IS NOT NULL THEN 'at price class ' || p.price_class || ' (no ' || p.price_provider
+                    || ' price for it: its lowest and highest monthly bill across ' || bc.providers || ' providers)'
+           END AS basis
+    FROM planned AS p
+    LEFT JOIN baseline_provider AS bp
+        ON bp.profile = p.profile AND bp.price_class = p.price_class AND bp.price_provider = p.price_provider
+    LEFT JOIN baseline_class AS bc ON bc.profile = p.profile AND bc.price_class = p.price_class
+)
+SELECT
+    p.profile,
+    p.model_id AS model,
+    p.accelerator_id AS accelerator,
+    p.accelerator_count,
+    p.precision,
+    p.runtime,
+    p.runtime_version,
+    p.run_label,
+    p.evidence,
+    p.config_key,
+    p.price_class,
+    p.price_provider,
+    p.usd_per_accelerator_hour,
+    p.price_as_of,
+    p.delivered_low AS delivered_requests_per_s_low,
+    p.delivered_high AS delivered_requests_per_s_high,
+    p.traffic_basis,
+    p.mean_rps AS mean_requests_per_s,
+    p.peak_rps AS peak_requests_per_s,
+    p.peak_window_s,
+    p.min_replicas,
+    p.replicas_low,
+    p.replicas_high,
+    p.monthly_low AS monthly_usd_low,
+    p.monthly_high AS monthly_usd_high,
+    CASE WHEN p.utilisation_a IS NOT NULL AND p.utilisation_b IS NOT NULL
+         THEN least(p.utilisation_a, p.utilisation_b) END AS utilisation_low,
+    CASE WHEN p.utilisation_a IS NOT NULL AND p.utilisation_b IS NOT NULL
+         THEN greatest(p.utilisation_a, p.utilisation_b) END AS utilisation_high,
+    p.monthly_low / (p.mean_rps * 730 * 3600) AS effective_cost_per_request_usd_low,
+    p.monthly_high / (p.mean_rps * 730 * 3600) AS effective_cost_per_request_usd_high,
+    p.replicas_mean_low AS autoscaled_replicas_mean_low,
+    p.replicas_mean_high AS autoscaled_replicas_mean_high,
+    p.replicas_mean_low * p.accelerator_count * p.usd_per_accelerator_hour * 730 AS autoscaled_monthly_usd_low,
+    p.replicas_mean_high * p.accelerator_count * p.usd_per_accelerator_hour * 730 AS autoscaled_monthly_usd_high,
+    p.baseline_run_label,
+    b.baseline_low AS baseline_monthly_usd_low,
+    b.baseline_high AS baseline_monthly_usd_high,
+    CASE WHEN b.is_baseline THEN 0.0 ELSE b.baseline_low - p.monthly_high END AS monthly_saving_usd_low,
+    CASE WHEN b.is_baseline THEN 0.0 ELSE b.baseline_high - p.monthly_low END AS monthly_saving_usd_high,
+    CASE
+        WHEN p.baseline_run_label IS NULL THEN NULL
+        WHEN b.basis IS NULL
+            THEN 'baseline ' || p.baseline_run_label || ' has no priced, SLO-feasible run of this profile at price class '
+                || p.price_class || ': no saving'
+        ELSE 'against ' || p.baseline_run_label || ' ' || b.basis
+    END AS baseline_note
+FROM planned AS p
+LEFT JOIN baseline AS b USING (profile, config_key, price_class, price_provider)
+ORDER BY p.profile, effective_cost_per_request_usd_high NULLS LAST, p.evidence, p.accelerator_id, p.run_label,
+         p.price_class, p.price_provider

@@ -1,0 +1,229 @@
+"""End to end through `benchbill run`: the capacity plan on the real Azure conversation trace scaled to a stated
+daily volume, the worked case's two real vLLM sweeps and the bundled prices. Every column of one capacity row,
+the saving against the baseline and a measure-next row are recomputed here from the raw files (csv, datetime,
+math), never with the project's code."""
+
+import csv
+import datetime
+import math
+
+import duckdb
+import pytest
+
+from assets.core.paths import DEFAULT_PRICES
+from pipelines.cli import main
+from schemas.marts.capacity_plan import CapacityPlan
+from tests.support.data import DATA, V51_TABLE, make_dumps
+
+TRACE = DATA / "traffic" / "azure-llm-inference-2023" / "AzureLLMInferenceTrace_conv.csv"
+REQUESTS_PER_DAY = 20_000_000
+WINDOW_S = 60
+MONTH_H = 730
+PROFILES = f"""\
+profiles:
+  - name: chat-8b
+    model: llama3.1-8b
+    slo: {{ttft_p95_ms: 1000, tpot_p95_ms: 50}}
+    delivered_fraction_prior: [0.5, 0.8]
+    baseline: vllm
+    workload:
+      input_tokens_mean: 1155
+      output_tokens_mean: 211
+      traffic_log: {TRACE}
+      requests_per_day: {REQUESTS_PER_DAY}
+  - name: chat-8b-slow-start
+    model: llama3.1-8b
+    slo: {{ttft_p95_ms: 3000, tpot_p95_ms: 50}}
+    delivered_fraction_prior: [0.5, 0.8]
+    workload: {{output_tokens_mean: 211, mean_requests_per_s: 25, peak_to_mean: 2.5}}
+"""
+
+
+@pytest.fixture(scope="module")
+def serving(tmp_path_factory):
+    root = tmp_path_factory.mktemp("capacity")
+    dumps = make_dumps(root / "dumps")
+    (root / "profiles.yaml").write_text(PROFILES)
+    warehouse = root / "warehouse"
+    args = ["run", "--mlperf", str(V51_TABLE), "--dumps", str(dumps), "--profiles", str(root / "profiles.yaml")]
+    assert main([*args, "--warehouse", str(warehouse), "--allow-links-into", str(DATA)]) == 0
+    return warehouse / "serving.duckdb"
+
+
+def query(serving, sql, *params):
+    with duckdb.connect(str(serving), read_only=True) as conn:
+        cursor = conn.execute(sql, list(params))
+        names = [d[0] for d in cursor.description]
+        return [dict(zip(names, row)) for row in cursor.fetchall()]
+
+
+def scaled_windows():
+    """The trace's 60 s windows from its first request (whole windows only), scaled to REQUESTS_PER_DAY."""
+    ticks = []
+    with open(TRACE, newline="") as handle:
+        for row in csv.DictReader(handle):
+            whole, _dot, fraction = row["TIMESTAMP"].partition(".")
+            seconds = datetime.datetime.strptime(whole, "%Y-%m-%d %H:%M:%S").replace(tzinfo=datetime.UTC)
+            ticks.append(int(seconds.timestamp()) * 10_000_000 + int(fraction.ljust(7, "0")))
+    ticks.sort()
+    offsets = [(t - ticks[0]) / 1e7 for t in ticks]
+    counts = [0] * int(offsets[-1] // WINDOW_S)
+    for t in offsets:
+        if int(t // WINDOW_S) < len(counts):
+            counts[int(t // WINDOW_S)] += 1
+    rates = [c / WINDOW_S for c in counts]
+    scale = REQUESTS_PER_DAY / 86400 / (sum(rates) / len(rates))
+    return [r * scale for r in rates]
+
+
+def lambda_h100_price():
+    with open(DEFAULT_PRICES, newline="") as handle:
+        (row,) = {
+            (r["price_class"], r["provider"], r["usd_per_accelerator_hour"], r["as_of"]): r
+            for r in csv.DictReader(handle)
+            if r["accelerator"] == "H100-SXM" and r["provider"] == "Lambda"
+        }.values()
+    return float(row["usd_per_accelerator_hour"]), datetime.date.fromisoformat(row["as_of"])
+
+
+def by_hand(rates, low, high, usd, count=1, min_replicas=1):
+    mean, peak = sum(rates) / len(rates), max(rates)
+    replicas_low, replicas_high = math.ceil(peak / high), math.ceil(peak / low)
+    auto_low = sum(max(min_replicas, math.ceil(r / high)) for r in rates) / len(rates)
+    auto_high = sum(max(min_replicas, math.ceil(r / low)) for r in rates) / len(rates)
+    per_replica_month = count * usd * MONTH_H
+    utilisations = (mean / (replicas_high * low), mean / (replicas_low * high))
+    return {
+        "mean_requests_per_s": mean,
+        "peak_requests_per_s": peak,
+        "replicas_low": replicas_low,
+        "replicas_high": replicas_high,
+        "monthly_usd_low": replicas_low * per_replica_month,
+        "monthly_usd_high": replicas_high * per_replica_month,
+        "utilisation_low": min(utilisations),
+        "utilisation_high": max(utilisations),
+        "effective_cost_per_request_usd_low": replicas_low * per_replica_month / (mean * MONTH_H * 3600),
+        "effective_cost_per_request_usd_high": replicas_high * per_replica_month / (mean * MONTH_H * 3600),
+        "autoscaled_replicas_mean_low": auto_low,
+        "autoscaled_replicas_mean_high": auto_high,
+        "autoscaled_monthly_usd_low": auto_low * per_replica_month,
+        "autoscaled_monthly_usd_high": auto_high * per_replica_month,
+    }
+
+
+def test_every_column_of_a_capacity_row_equals_a_hand_computation_from_the_trace(serving):
+    (band,) = query(serving, "SELECT * FROM observed.delivered_at_slo WHERE profile = 'chat-8b' AND run_label = 'vllm'")
+    low, high = band["delivered_requests_per_s_low"], band["delivered_requests_per_s_high"]
+    assert (round(low, 2), round(high, 2)) == (91.36, 94.28)  # the worked case's band (README)
+    usd, as_of = lambda_h100_price()
+    rates = scaled_windows()
+    assert len(rates) == 58 and sum(rates) / len(rates) == pytest.approx(REQUESTS_PER_DAY / 86400)
+    expected = {
+        "profile": "chat-8b",
+        "model": "llama-3.1-8b-instruct",
+        "accelerator": "nvidia-h100-sxm-80gb",
+        "accelerator_count": 1,
+        "precision": "bf16",
+        "runtime": "vLLM",
+        "runtime_version": "0.11.0",
+        "run_label": "vllm",
+        "evidence": "observed",
+        "config_key": band["run_id"],
+        "price_class": "on_demand",
+        "price_provider": "Lambda",
+        "usd_per_accelerator_hour": usd,
+        "price_as_of": as_of,
+        "delivered_requests_per_s_low": low,
+        "delivered_requests_per_s_high": high,
+        "traffic_basis": f"traffic log {TRACE} scaled to {REQUESTS_PER_DAY} requests a day (58 windows of 60.0 s)",
+        "peak_window_s": WINDOW_S,
+        "min_replicas": 1,
+        **by_hand(rates, low, high, usd),
+        "baseline_run_label": "vllm",
+        "baseline_monthly_usd_low": math.ceil(max(rates) / high) * usd * MONTH_H,
+        "baseline_monthly_usd_high": math.ceil(max(rates) / low) * usd * MONTH_H,
+        "monthly_saving_usd_low": 0,  # the baseline itself
+        "monthly_saving_usd_high": 0,
+        "baseline_note": "against vllm at the same price (on_demand, Lambda)",
+    }
+    assert set(expected) == set(CapacityPlan.to_schema().columns)  # every column, none forgotten
+    (row,) = query(
+        serving,
+        "SELECT * FROM marts.capacity_plan WHERE profile = 'chat-8b' AND run_label = 'vllm' "
+        "AND price_provider = 'Lambda'",
+    )
+    for column, value in expected.items():
+        assert row[column] == (pytest.approx(value, rel=1e-12) if isinstance(value, float) else value), column
+    # the figures the README's worked example states
+    assert (round(row["mean_requests_per_s"], 2), round(row["peak_requests_per_s"], 2)) == (231.48, 352.16)
+    assert (row["replicas_low"], row["replicas_high"], row["monthly_usd_low"]) == (4, 4, pytest.approx(8730.8))
+
+
+def test_the_saving_against_the_baseline_at_our_volume(serving):
+    rates = scaled_windows()
+    peak = max(rates)
+    bands = {
+        r["run_label"]: (r["delivered_requests_per_s_low"], r["delivered_requests_per_s_high"])
+        for r in query(serving, "SELECT * FROM observed.delivered_at_slo WHERE profile = 'chat-8b'")
+    }
+    usd, _as_of = lambda_h100_price()
+    (row,) = query(
+        serving,
+        "SELECT * FROM analytics.capacity_plan WHERE profile = 'chat-8b' AND run_label = 'vllm+batch_size' "
+        "AND price_provider = 'Lambda'",
+    )
+    baseline = [math.ceil(peak / bands["vllm"][1]) * usd * MONTH_H, math.ceil(peak / bands["vllm"][0]) * usd * MONTH_H]
+    candidate = [math.ceil(peak / b) * usd * MONTH_H for b in reversed(bands["vllm+batch_size"])]
+    assert row["monthly_saving_usd_low"] == pytest.approx(baseline[0] - candidate[1])
+    assert row["monthly_saving_usd_high"] == pytest.approx(baseline[1] - candidate[0])
+    # both need 4 replicas at the peak: static, batching saves nothing; autoscaled it needs fewer replicas
+    assert row["monthly_saving_usd_low"] == row["monthly_saving_usd_high"] == 0
+    assert row["autoscaled_monthly_usd_high"] < by_hand(rates, *bands["vllm"], usd)["autoscaled_monthly_usd_low"]
+    (shortlisted,) = query(
+        serving,
+        "SELECT * FROM marts.config_shortlist WHERE profile = 'chat-8b' AND run_label = 'vllm+batch_size' "
+        "AND price_provider = 'Lambda'",
+    )
+    assert (shortlisted["baseline_run_label"], shortlisted["monthly_saving_usd_low"]) == ("vllm", 0)
+
+
+def test_a_sweep_sparse_near_a_loose_slo_asks_for_the_loads_between(serving):
+    """At p95 TTFT <= 3000 ms the SLO falls between the sweep's 92.19 and 122.59 req/s points, far apart: the
+    band is wide and measure_next asks for three loads evenly spaced between them."""
+    (band,) = query(
+        serving, "SELECT * FROM observed.delivered_at_slo WHERE profile = 'chat-8b-slow-start' AND run_label = 'vllm'"
+    )
+    rows = query(
+        serving,
+        "SELECT * FROM analytics.measure_next WHERE profile = 'chat-8b-slow-start' AND config_key = ?",
+        band["run_id"],
+    )
+    (row,) = rows
+    last, failing = band["low_load_value"], band["failing_load_value"]
+    assert row["kind"] == "sparse_near_slo"
+    assert row["band_width_fraction"] == pytest.approx(
+        band["delivered_requests_per_s_high"] / band["delivered_requests_per_s_low"] - 1
+    )
+    assert row["band_width_fraction"] > 0.10
+    assert (row["last_meeting_load"], row["first_failing_load"]) == (last, failing)
+    assert row["loads_to_add"] == ", ".join(str(round(last + k * (failing - last) / 4, 2)) for k in (1, 2, 3))
+    assert row["what_to_measure"].startswith(f"add loads {row['loads_to_add']} requests/s to vllm")
+
+
+def test_no_projected_config_may_beat_the_measured_h100_at_this_volume(serving):
+    """On this evidence, the projected 8-accelerator MLPerf systems cost more per request than the measured H100
+    at every price class (so measure_next names none): checked from the capacity rows themselves."""
+    plan = query(serving, "SELECT * FROM marts.capacity_plan WHERE profile = 'chat-8b'")
+    best = {}
+    for r in plan:
+        if r["evidence"] == "observed":
+            best[r["price_class"]] = min(best.get(r["price_class"], 1.0), r["effective_cost_per_request_usd_high"])
+    beating = [
+        r
+        for r in plan
+        if r["evidence"] == "projected"
+        and r["price_class"] in best
+        and r["effective_cost_per_request_usd_low"] <= best[r["price_class"]]
+    ]
+    assert [r for r in plan if r["evidence"] == "projected"] and beating == []
+    assert query(serving, "SELECT * FROM analytics.measure_next WHERE kind = 'projected_may_beat'") == []

@@ -1,0 +1,326 @@
+"""The capacity plan, the saving against the baseline, what to measure next and the MLPerf scenario a profile
+is compared with, on a small DuckDB: every figure recomputed by hand from the formulas in the README."""
+
+import datetime
+import math
+
+import duckdb
+import polars as pl
+import pytest
+
+from assets.warehouse.sqlfiles import run_sql_file
+from assets.warehouse.write import write_table
+from schemas.benchmark.mlperf_results import MlperfResults
+from schemas.cost.cost_per_request import CostPerRequest
+from schemas.marts.capacity_plan import CapacityPlan
+from schemas.observed.delivered_at_slo import DeliveredAtSlo
+from schemas.requirement.profiles import Profiles
+from schemas.requirement.slo_bounds import SloBounds
+from schemas.requirement.traffic_rate import TrafficRate
+from schemas.requirement.traffic_shape import TrafficShape
+from tests.unit.test_sql import H100, LLAMA, profile_rows, reference_row, write_references
+
+B200 = "nvidia-b200-sxm-180gb"
+MONTH_H = 730
+RATES = [2.0, 6.0, 4.0, 8.0]  # the scaled window rates of our traffic: mean 5, peak 8
+
+
+@pytest.fixture
+def conn(tmp_path):
+    connection = duckdb.connect(str(tmp_path / "build.duckdb"))
+    yield connection
+    connection.close()
+
+
+def blank(model):
+    return {column: None for column in model.to_schema().columns}
+
+
+def cost_row(config_key, low, high, usd=2.0, count=1, evidence="observed", accelerator=H100, provider="P"):
+    row = blank(CostPerRequest)
+    row.update(
+        profile="p",
+        evidence=evidence,
+        config_key=config_key,
+        run_label=config_key if evidence == "observed" else None,
+        model_id=LLAMA,
+        accelerator_id=accelerator,
+        accelerator_count=count,
+        price_class="on_demand",
+        price_provider=provider,
+        usd_per_accelerator_hour=usd,
+        price_as_of=datetime.date(2026, 1, 1),
+        price_source="s",
+        delivered_requests_per_s_low=low,
+        delivered_requests_per_s_high=high,
+        cost_per_request_usd_low=usd * count / (high * 3600) if high else None,
+        cost_per_request_usd_high=usd * count / (low * 3600) if low else None,
+        token_cost_basis="b",
+    )
+    return row
+
+
+def traffic(conn, rates=RATES, window=60.0, per_day=5 * 86400.0, min_replicas=1, baseline="today"):
+    """Profile p with a traffic log whose scaled windows are `rates`."""
+    (profile,), bounds = profile_rows()
+    profile.update(
+        traffic_log="/logs/chat.csv",
+        requests_per_day=per_day,
+        peak_window_s=window,
+        min_replicas=min_replicas,
+        baseline_run_label=baseline,
+    )
+    write_table(conn, "requirement.profiles", pl.DataFrame([profile]), Profiles)
+    write_table(conn, "requirement.slo_bounds", pl.DataFrame(bounds), SloBounds)
+    shape = blank(TrafficShape)
+    mean = sum(rates) / len(rates)
+    shape.update(
+        profile="p",
+        traffic_log="/logs/chat.csv",
+        requests=100,
+        span_s=window * len(rates) + 1,
+        window_s=window,
+        windows=len(rates),
+        window_mean_rate_per_s=mean,
+        peak_rate_per_s=max(rates),
+        peak_to_mean=max(rates) / mean,
+        requests_per_day=per_day,
+        volume_scale=1.0,
+        mean_requests_per_s=mean,
+        peak_requests_per_s=max(rates),
+        source_sha256="x",
+        evidence="requirement",
+    )
+    write_table(conn, "requirement.traffic_shape", pl.DataFrame([shape]), TrafficShape)
+    windows = [
+        {
+            "profile": "p",
+            "window_start_s": i * window,
+            "requests": int(r * window),
+            "rate_per_s": r,
+            "scaled_rate_per_s": r,
+        }
+        for i, r in enumerate(rates)
+    ]
+    write_table(conn, "requirement.traffic_rate", pl.DataFrame(windows), TrafficRate)
+
+
+def plan(conn, costs):
+    write_table(conn, "cost.cost_per_request", pl.DataFrame(costs), CostPerRequest)
+    frame = run_sql_file(conn, "marts/capacity_plan.sql")
+    write_table(conn, "marts.capacity_plan", frame, CapacityPlan)
+    return {(r["config_key"], r["price_provider"]): r for r in frame.iter_rows(named=True)}
+
+
+def by_hand(low, high, usd=2.0, count=1, rates=RATES, min_replicas=1):
+    """The README's formulas, written out again."""
+    mean, peak = sum(rates) / len(rates), max(rates)
+    r_low, r_high = math.ceil(peak / high), math.ceil(peak / low)
+    monthly = lambda replicas: replicas * count * usd * MONTH_H  # noqa: E731
+    utilisations = (mean / (r_high * low), mean / (r_low * high))
+    auto_low = sum(max(min_replicas, math.ceil(r / high)) for r in rates) / len(rates)
+    auto_high = sum(max(min_replicas, math.ceil(r / low)) for r in rates) / len(rates)
+    return {
+        "mean_requests_per_s": mean,
+        "peak_requests_per_s": peak,
+        "replicas_low": r_low,
+        "replicas_high": r_high,
+        "monthly_usd_low": monthly(r_low),
+        "monthly_usd_high": monthly(r_high),
+        "utilisation_low": min(utilisations),
+        "utilisation_high": max(utilisations),
+        "effective_cost_per_request_usd_low": monthly(r_low) / (mean * MONTH_H * 3600),
+        "effective_cost_per_request_usd_high": monthly(r_high) / (mean * MONTH_H * 3600),
+        "autoscaled_replicas_mean_low": auto_low,
+        "autoscaled_replicas_mean_high": auto_high,
+        "autoscaled_monthly_usd_low": monthly(auto_low),
+        "autoscaled_monthly_usd_high": monthly(auto_high),
+    }
+
+
+def test_static_and_autoscaled_capacity_follow_the_formulas(conn):
+    traffic(conn)
+    rows = plan(conn, [cost_row("a", 3.0, 5.0), cost_row("b", 0.7, 0.9, usd=3.0, count=8)])
+    for key, (low, high, usd, count) in {"a": (3.0, 5.0, 2.0, 1), "b": (0.7, 0.9, 3.0, 8)}.items():
+        row = rows[(key, "P")]
+        for column, value in by_hand(low, high, usd, count).items():
+            assert row[column] == pytest.approx(value), (key, column)
+        assert row["peak_window_s"] == 60 and row["min_replicas"] == 1
+    # a: peak 8 over delivered [3, 5] needs 2 to 3 replicas; autoscaled 1,2,1,2 (low) and 1,2,2,3 (high)
+    a = rows[("a", "P")]
+    assert (a["replicas_low"], a["replicas_high"]) == (2, 3)
+    assert (a["monthly_usd_low"], a["monthly_usd_high"]) == (2920, 4380)
+    assert (a["autoscaled_monthly_usd_low"], a["autoscaled_monthly_usd_high"]) == (2190, 2920)
+    assert (a["utilisation_low"], a["utilisation_high"]) == pytest.approx((0.5, 5 / 9))
+
+
+def test_min_replicas_floors_the_autoscaled_windows(conn):
+    traffic(conn, min_replicas=3)
+    (row,) = plan(conn, [cost_row("a", 3.0, 5.0)]).values()
+    assert row["autoscaled_replicas_mean_low"] == 3 and row["autoscaled_replicas_mean_high"] == pytest.approx(3)
+    assert row["replicas_low"] == 2  # the static plan is for the peak, with no floor
+
+
+def test_the_saving_against_the_baseline_is_a_band_at_the_same_price(conn):
+    traffic(conn, baseline="today")
+    rows = plan(
+        conn,
+        [
+            cost_row("a", 3.0, 5.0),
+            cost_row("b", 3.0, 5.0, accelerator=B200, provider="R"),
+            cost_row("today", 1.0, 2.0),
+            cost_row("today", 1.0, 2.0, usd=2.5, provider="Q"),
+        ],
+    )
+    # today: ceil(8/2)=4 to ceil(8/1)=8 replicas at 2.0 (P) and 2.5 (Q) USD/h
+    a = rows[("a", "P")]  # provider P prices both: compared at P's price
+    assert (a["baseline_monthly_usd_low"], a["baseline_monthly_usd_high"]) == (4 * 2.0 * MONTH_H, 8 * 2.0 * MONTH_H)
+    assert a["monthly_saving_usd_low"] == 4 * 2.0 * MONTH_H - 3 * 2.0 * MONTH_H
+    assert a["monthly_saving_usd_high"] == 8 * 2.0 * MONTH_H - 2 * 2.0 * MONTH_H
+    assert a["baseline_run_label"] == "today" and a["baseline_note"] == "against today at the same price (on_demand, P)"
+    b = rows[("b", "R")]  # R has no price for today's accelerator: today's band across its on_demand providers
+    baseline_low, baseline_high = 4 * 2.0 * MONTH_H, 8 * 2.5 * MONTH_H
+    assert (b["baseline_monthly_usd_low"], b["baseline_monthly_usd_high"]) == (baseline_low, baseline_high)
+    assert b["monthly_saving_usd_low"] == baseline_low - 3 * 2.0 * MONTH_H
+    assert b["monthly_saving_usd_high"] == baseline_high - 2 * 2.0 * MONTH_H
+    assert "at price class on_demand (no R price for it" in b["baseline_note"]
+    assert rows[("today", "Q")]["monthly_saving_usd_low"] == rows[("today", "Q")]["monthly_saving_usd_high"] == 0
+
+
+def test_a_baseline_without_a_row_says_so_and_saves_nothing(conn):
+    traffic(conn, baseline="retired")
+    (row,) = plan(conn, [cost_row("a", 3.0, 5.0)]).values()
+    assert row["monthly_saving_usd_low"] is None and row["monthly_saving_usd_high"] is None
+    assert "baseline retired has no priced, SLO-feasible run" in row["baseline_note"]
+
+
+def test_a_stated_volume_plans_static_capacity_only(conn):
+    (profile,), bounds = profile_rows()
+    profile.update(mean_requests_per_s=25.0, peak_to_mean=2.5)
+    write_table(conn, "requirement.profiles", pl.DataFrame([profile]), Profiles)
+    write_table(conn, "requirement.slo_bounds", pl.DataFrame(bounds), SloBounds)
+    write_table(conn, "requirement.traffic_shape", pl.DataFrame([], schema=_schema(TrafficShape)), TrafficShape)
+    write_table(conn, "requirement.traffic_rate", pl.DataFrame([], schema=_schema(TrafficRate)), TrafficRate)
+    (row,) = plan(conn, [cost_row("a", 10.0, 20.0)]).values()
+    assert (row["mean_requests_per_s"], row["peak_requests_per_s"]) == (25.0, 62.5)
+    assert (row["replicas_low"], row["replicas_high"]) == (4, 7)
+    assert row["autoscaled_monthly_usd_low"] is None and "no traffic log: no autoscaled cost" in row["traffic_basis"]
+
+
+def _schema(model):
+    return {name: column.dtype.type for name, column in model.to_schema().columns.items()}
+
+
+def mlperf_result(key, scenario="Server", per_accel=4000.0):
+    return {
+        "result_key": key,
+        "round": "v5.1",
+        "division": "closed",
+        "submitter": "S",
+        "platform": "P",
+        "system_name": "Sys",
+        "mlperf_model": "llama3.1-8b",
+        "scenario": scenario,
+        "tokens_per_s_per_accel": per_accel,
+    }
+
+
+def test_a_projected_config_that_may_beat_the_best_observed_one_is_named_with_its_saving(conn):
+    traffic(conn)
+    plan(
+        conn,
+        [
+            cost_row("a", 3.0, 5.0),  # best observed: 2920 - 4380 USD a month
+            cost_row("slow", 1.0, 2.0),  # dearer: never the comparison
+            cost_row("mlperf:k-b200", 6.0, 10.0, evidence="projected", accelerator=B200),  # 1460 - 2920
+            cost_row("mlperf:k-dear", 0.5, 1.0, evidence="projected", accelerator=B200),  # 11680 - 23360
+        ],
+    )
+    results = pl.DataFrame([mlperf_result("k-b200"), mlperf_result("k-dear")])  # the columns the view reads
+    conn.register("results", results)
+    conn.execute(
+        "CREATE SCHEMA IF NOT EXISTS benchmark; CREATE TABLE benchmark.mlperf_results AS SELECT * FROM results"
+    )
+    write_table(conn, "observed.delivered_at_slo", pl.DataFrame([], schema=_schema(DeliveredAtSlo)), DeliveredAtSlo)
+    rows = run_sql_file(conn, "analytics/measure_next.sql").to_dicts()
+    (row,) = rows
+    assert (row["kind"], row["config_key"], row["best_observed_config_key"]) == (
+        "projected_may_beat",
+        "mlperf:k-b200",
+        "a",
+    )
+    assert row["possible_monthly_saving_usd_low"] == 2 * 2.0 * MONTH_H - 2 * 2.0 * MONTH_H
+    assert row["possible_monthly_saving_usd_high"] == 3 * 2.0 * MONTH_H - 1 * 2.0 * MONTH_H
+    assert row["mlperf_result_key"] == "k-b200"
+    assert row["mlperf_result"] == "v5.1 closed S Sys llama3.1-8b Server: 4000.0 tokens/s per accelerator"
+
+
+def test_a_wide_band_with_no_point_near_the_crossing_asks_for_the_loads_between(conn):
+    from tests.unit.test_sql import delivered, load, point, run_row
+
+    # 10 meets, 30 fails far beyond: the band [10, 20] is 100% wide; 20 is where the SLO falls
+    load(
+        conn,
+        [run_row("wide"), run_row("tight")],
+        [
+            point("wide", 0, 10, 100),
+            point("wide", 1, 30, 1900),
+            point("tight", 0, 10, 100),
+            point("tight", 1, 11, 1100),
+        ],
+    )
+    delivered(conn)
+    write_table(conn, "marts.capacity_plan", pl.DataFrame([], schema=_schema(CapacityPlan)), CapacityPlan)
+    write_table(conn, "benchmark.mlperf_results", pl.DataFrame([], schema=_schema(MlperfResults)), MlperfResults)
+    (row,) = run_sql_file(conn, "analytics/measure_next.sql").to_dicts()
+    assert (row["kind"], row["config_key"]) == ("sparse_near_slo", "wide")
+    assert row["band_width_fraction"] == pytest.approx((10 + (1000 - 100) / (1900 - 100) * 20) / 10 - 1)
+    assert (row["last_meeting_load"], row["first_failing_load"], row["loads_to_add"]) == (10, 30, "15.0, 20.0, 25.0")
+    assert row["what_to_measure"].startswith("add loads 15.0, 20.0, 25.0 requests/s to wide")
+
+
+# --- which MLPerf scenario a profile is compared with ------------------------------------------------------
+
+
+def references_for(conn, ttft, tpot, interactive=1500.0):
+    (profile,), bounds = profile_rows(ttft=ttft, tpot=tpot)
+    write_table(conn, "requirement.profiles", pl.DataFrame([profile]), Profiles)
+    write_table(conn, "requirement.slo_bounds", pl.DataFrame(bounds), SloBounds)
+    ref = reference_row(H100, per_accel=5000.0)
+    ref.update(interactive_result_key="k-int" if interactive else None, interactive_tokens_per_s_per_accel=interactive)
+    write_references(conn, [ref])
+    (row,) = conn.execute("SELECT * FROM benchmark.mlperf_profile_reference").pl().to_dicts()
+    return row
+
+
+def test_a_profile_as_strict_as_interactive_is_compared_with_interactive(conn):
+    row = references_for(conn, ttft=400, tpot=30)  # llama3.1-8b Interactive: p99 TTFT 500 ms, TPOT 30 ms
+    assert (row["reference_scenario"], row["reference_result_key"]) == ("Interactive", "k-int")
+    assert row["reference_tokens_per_s_per_accel"] == 1500 and row["server_tokens_per_s_per_accel"] == 5000
+    assert (row["interactive_ttft_p99_ms"], row["interactive_tpot_p99_ms"]) == (500, 30)
+    assert "ttft_p95_ms <= 400.0 ms is at least as strict as Interactive's p99 <= 500.0 ms" in row["reference_reason"]
+    assert "MLPerf bounds are p99" in row["reference_reason"]
+
+
+@pytest.mark.parametrize(
+    "ttft,tpot,interactive,why",
+    [
+        (1000, 50, 1500.0, "ttft_p95_ms <= 1000.0 ms is looser than Interactive's p99 <= 500.0 ms"),  # worked case
+        (400, 31, 1500.0, "tpot_p95_ms <= 31.0 ms is looser than Interactive's p99 <= 30.0 ms"),
+        (400, 30, None, "this system published no Interactive result"),
+    ],
+)
+def test_otherwise_server_and_the_reason_names_the_bound(conn, ttft, tpot, interactive, why):
+    row = references_for(conn, ttft, tpot, interactive)
+    assert (row["reference_scenario"], row["reference_tokens_per_s_per_accel"]) == ("Server", 5000)
+    assert row["reference_reason"].startswith("Server: ") and why in row["reference_reason"]
+
+
+def test_a_config_without_a_delivered_rate_has_no_capacity_not_the_floor(conn):
+    """A projected config whose requests/s are unknown (no output tokens per request) plans nothing: every
+    figure empty, never min_replicas or a utilisation from one end alone."""
+    traffic(conn, min_replicas=2)
+    (row,) = plan(conn, [cost_row("mlperf:k", None, None, evidence="projected", accelerator=B200)]).values()
+    columns = ("replicas_low", "monthly_usd_high", "utilisation_low", "utilisation_high")
+    assert all(row[c] is None for c in columns)
+    assert row["autoscaled_replicas_mean_low"] is None and row["autoscaled_monthly_usd_high"] is None

@@ -1,0 +1,123 @@
+"""The decision per profile (assets/report/decision.py): which config is recommended from the capacity plan, and
+the sentences the report and the terminal print about its bill, the saving against the baseline and what to
+measure next."""
+
+from assets.report.decision import bill_text, decide, measure_text, saving_text
+from assets.report.textformat import format_shortlist
+
+
+def plan_row(config, evidence, run_label, usd_per_hour, replicas, delivered, provider="Lambda", **extra):
+    """A marts.capacity_plan row of one config (1 accelerator) at one price; mean 23.15, peak 35.22 requests/s."""
+    return {
+        "profile": "chat",
+        "config_key": config,
+        "evidence": evidence,
+        "run_label": run_label,
+        "accelerator": "nvidia-h100-sxm-80gb",
+        "accelerator_count": 1,
+        "price_class": "on_demand",
+        "price_provider": provider,
+        "usd_per_accelerator_hour": usd_per_hour,
+        "delivered_requests_per_s_low": delivered,
+        "delivered_requests_per_s_high": delivered * 1.05,
+        "mean_requests_per_s": 23.15,
+        "peak_requests_per_s": 35.22,
+        "replicas_low": replicas,
+        "replicas_high": replicas,
+        "monthly_usd_low": replicas * usd_per_hour * 730,
+        "monthly_usd_high": replicas * usd_per_hour * 730,
+        "utilisation_low": 23.15 / (replicas * delivered * 1.05),
+        "utilisation_high": 23.15 / (replicas * delivered),
+        "effective_cost_per_request_usd_low": replicas * usd_per_hour / (23.15 * 3600),
+        "effective_cost_per_request_usd_high": replicas * usd_per_hour / (23.15 * 3600),
+        "autoscaled_monthly_usd_low": None,
+        "autoscaled_monthly_usd_high": None,
+        "baseline_run_label": "today",
+        "monthly_saving_usd_low": None,
+        "monthly_saving_usd_high": None,
+        "traffic_basis": "stated",
+        **extra,
+    }
+
+
+TODAY = plan_row(
+    "run-today", "observed", "today", 2.99, 3, 12.0, monthly_saving_usd_low=0.0, monthly_saving_usd_high=0.0
+)
+# 1 replica at 2.99 USD/h = 2,182.70 USD a month against 3 x 2.99 x 730 = 6,548.10: saves 4,365.40
+BATCHED = plan_row(
+    "run-batched", "observed", "batched", 2.99, 1, 40.0, monthly_saving_usd_low=4365.4, monthly_saving_usd_high=4365.4
+)
+BATCHED_AWS = plan_row("run-batched", "observed", "batched", 12.29, 1, 40.0, provider="AWS")
+PROJECTED = plan_row("mlperf:x", "projected", None, 1.0, 1, 500.0)  # cheaper, but not measured
+
+
+def test_the_recommendation_is_the_cheapest_measured_config_at_its_cheapest_price():
+    decision = decide("chat", [BATCHED_AWS, TODAY, PROJECTED, BATCHED], [])
+    assert decision.recommended is BATCHED
+    assert [r["config_key"] for r in decision.top] == ["mlperf:x", "run-batched", "run-today"]
+    assert decision.top[1] is BATCHED  # each config at its cheapest price
+
+
+def test_a_projected_config_is_recommended_only_when_no_run_of_ours_serves_the_profile():
+    decision = decide("chat", [PROJECTED], [])
+    assert decision.recommended is PROJECTED
+    assert "measure it before buying" in bill_text(PROJECTED)
+    assert decide("chat", [{**TODAY, "monthly_usd_high": None}], []).recommended is None
+
+
+def test_the_bill_in_words():
+    assert bill_text(BATCHED) == (
+        "batched on 1x nvidia-h100-sxm-80gb at on_demand Lambda 2.99 USD per accelerator-hour: 1 replica for our "
+        "peak of 35.22 requests/s (mean 23.15), 2,183 USD a month, utilisation 55 to 58%, 0.0359 USD per 1,000 "
+        "requests"
+    )
+
+
+def test_the_saving_against_what_we_run_today_in_the_issues_words():
+    assert saving_text(BATCHED) == (
+        "moving from today to batched on 1x nvidia-h100-sxm-80gb saves 4,365 USD a month at our volume, "
+        "on this evidence (observed)"
+    )
+    more = {**BATCHED, "monthly_saving_usd_low": -2000.0, "monthly_saving_usd_high": -1000.0}
+    assert "costs 1,000 to 2,000 USD a month more" in saving_text(more)
+    mixed = {**BATCHED, "monthly_saving_usd_low": -500.0, "monthly_saving_usd_high": 1500.0}
+    assert "changes the bill by -500 to 1,500 USD a month (negative: costs more)" in saving_text(mixed)
+    assert saving_text(TODAY) == "we already run the recommended config (today): no move, no saving"
+    assert saving_text({**BATCHED, "baseline_run_label": None}).startswith("no baseline stated")
+
+
+def test_what_to_measure_next_names_the_saving_and_the_mlperf_result():
+    row = {
+        "what_to_measure": "run 8 x nvidia-b200-sxm-180gb",
+        "possible_monthly_saving_usd_low": -1200.0,
+        "possible_monthly_saving_usd_high": 15000.0,
+        "mlperf_result": "v5.1 closed NVIDIA B200 Server: 16,099 tokens/s",
+    }
+    assert measure_text(row) == (
+        "run 8 x nvidia-b200-sxm-180gb; possible saving -1,200 to 15,000 USD a month "
+        "(rests on MLPerf v5.1 closed NVIDIA B200 Server: 16,099 tokens/s)"
+    )
+
+
+def test_decision_lines_above_the_terminal_shortlist_fold_to_160_columns():
+    shortlist = [
+        {
+            "profile": "chat",
+            "config_key": "run-batched",
+            "accelerator": "nvidia-h100-sxm-80gb",
+            "accelerator_count": 1,
+            "run_label": "batched",
+            "evidence": "observed",
+            "price_class": "on_demand",
+            "price_provider": "Lambda",
+            "usd_per_accelerator_hour": 2.99,
+            "cost_per_request_usd_low": 2e-05,
+            "cost_per_request_usd_high": 2.1e-05,
+            "caveats": "",
+        }
+    ]
+    notes = {"chat": [f"at our volume: {bill_text(BATCHED)}", saving_text(BATCHED)]}
+    text = format_shortlist(shortlist, notes=notes)
+    assert max(len(line) for line in text.splitlines()) <= 160
+    assert "  at our volume: batched on 1x nvidia-h100-sxm-80gb" in text
+    assert " ".join(text.split()).count("saves 4,365 USD a month at our volume") == 1
