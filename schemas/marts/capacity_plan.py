@@ -5,6 +5,8 @@ from typing import Any
 
 import pandera.polars as pa
 
+from schemas.vocab import QUALITY_STATUSES
+
 MONTH = "a month is 730 hours"
 
 
@@ -124,6 +126,12 @@ class CapacityPlan(pa.DataFrameModel):
     baseline_note: str = pa.Field(
         nullable=True, description="What the saving is against, or why there is none (the baseline has no such row)."
     )
+    quality_status: str = pa.Field(
+        isin=QUALITY_STATUSES,
+        description="Our own task quality at this model and precision under the profile's quality requirement "
+        "(marts.quality_gate): meets, fails (ranked last), inconclusive, untested, not_required.",
+    )
+    quality_evidence: str = pa.Field(description="The figures the quality status rests on (marts.quality_gate).")
 
     class Config:
         strict = True

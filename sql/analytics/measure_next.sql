@@ -9,10 +9,13 @@
 --   sparse_near_slo: an observed run whose delivered band (observed.delivered_at_slo) is wide, high / low - 1 above
 --     0.10, because no load point lies between the last one meeting the SLO and the first failing one: add the
 --     three loads evenly spaced between the two.
+--   quality_before_deciding: a precision the shortlist offers for a profile with a quality requirement whose
+--     status is untested or inconclusive (marts.quality_to_measure): evaluate quality at it before deciding.
 -- The kinds are unioned in `to_measure`: another kind adds a SELECT of the same columns there.
 --
 -- Columns described on: marts.capacity_plan
--- column kind: What to measure: projected_may_beat (run this config) or sparse_near_slo (add load points to this run).
+-- column kind: What to measure: projected_may_beat (run this config), sparse_near_slo (add load points to this run) or quality_before_deciding (evaluate task quality at this precision).
+-- column quality_status: The quality status that asks for an evaluation: untested or inconclusive (quality_before_deciding).
 -- column what_to_measure: The action in words: which config to run, or which loads to add to which run, and why.
 -- column best_observed_config_key: config_key of the best observed config it is compared with (projected_may_beat).
 -- column best_observed_run_label: Run label of that best observed config.
@@ -133,6 +136,10 @@ to_measure AS (
     SELECT * FROM projected_may_beat
     UNION ALL BY NAME
     SELECT * FROM sparse_near_slo
+    UNION ALL BY NAME
+    SELECT profile, 'quality_before_deciding' AS kind, model, precision, quality_status,
+           action || ': ' || reason AS what_to_measure
+    FROM marts.quality_to_measure
 )
 SELECT *
 FROM to_measure

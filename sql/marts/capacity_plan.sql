@@ -19,6 +19,7 @@
 --     monthly_saving_usd_low     = baseline_monthly_usd_low - monthly_usd_high
 --     monthly_saving_usd_high    = baseline_monthly_usd_high - monthly_usd_low (negative: costs more)
 --     (the baseline's own rows: 0, the same bill)
+-- quality_status and quality_evidence: as on marts.config_shortlist (marts.quality_gate); rows that fail rank last.
 WITH volume AS (
     SELECT p.profile, p.peak_window_s, p.min_replicas, p.baseline_run_label,
            coalesce(t.mean_requests_per_s, p.mean_requests_per_s, p.requests_per_day / 86400) AS mean_rps,
@@ -151,8 +152,12 @@ SELECT
             THEN 'baseline ' || p.baseline_run_label || ' has no priced, SLO-feasible run of this profile at price class '
                 || p.price_class || ': no saving'
         ELSE 'against ' || p.baseline_run_label || ' ' || b.basis
-    END AS baseline_note
+    END AS baseline_note,
+    coalesce(q.quality_status, 'untested') AS quality_status,
+    coalesce(q.quality_evidence, 'no quality evaluation at this model and precision') AS quality_evidence
 FROM planned AS p
 LEFT JOIN baseline AS b USING (profile, config_key, price_class, price_provider)
-ORDER BY p.profile, effective_cost_per_request_usd_high NULLS LAST, p.evidence, p.accelerator_id, p.run_label,
+LEFT JOIN marts.quality_gate AS q
+    ON q.profile = p.profile AND q.model = p.model_id AND q.precision IS NOT DISTINCT FROM p.precision
+ORDER BY p.profile, quality_status = 'fails', effective_cost_per_request_usd_high NULLS LAST, p.evidence, p.accelerator_id, p.run_label,
          p.price_class, p.price_provider

@@ -145,6 +145,8 @@ def test_every_column_of_a_capacity_row_equals_a_hand_computation_from_the_trace
         "monthly_saving_usd_low": 0,  # the baseline itself
         "monthly_saving_usd_high": 0,
         "baseline_note": "against vllm at the same price (on_demand, Lambda)",
+        "quality_status": "not_required",  # the profile states no quality requirement
+        "quality_evidence": "the profile states no quality requirement",
     }
     assert set(expected) == set(CapacityPlan.to_schema().columns)  # every column, none forgotten
     (row,) = query(
