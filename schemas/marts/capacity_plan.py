@@ -121,6 +121,18 @@ class CapacityPlan(pa.DataFrameModel):
     monthly_saving_usd_high: float = _band(
         "US dollars a month saved against the baseline", "high", "baseline_monthly_usd_high - monthly_usd_low", ge=None
     )
+    autoscaled_monthly_saving_usd_low: float = _band(
+        "US dollars a month saved against the baseline when both autoscale (a traffic log only; negative: costs more)",
+        "low",
+        "the baseline's lowest autoscaled_monthly_usd_low - autoscaled_monthly_usd_high",
+        ge=None,
+    )
+    autoscaled_monthly_saving_usd_high: float = _band(
+        "US dollars a month saved against the baseline when both autoscale",
+        "high",
+        "the baseline's highest autoscaled_monthly_usd_high - autoscaled_monthly_usd_low",
+        ge=None,
+    )
     baseline_note: str = pa.Field(
         nullable=True, description="What the saving is against, or why there is none (the baseline has no such row)."
     )

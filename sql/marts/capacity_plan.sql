@@ -19,6 +19,7 @@
 --     monthly_saving_usd_low     = baseline_monthly_usd_low - monthly_usd_high
 --     monthly_saving_usd_high    = baseline_monthly_usd_high - monthly_usd_low (negative: costs more)
 --     (the baseline's own rows: 0, the same bill)
+--     autoscaled_monthly_saving_usd_low/high: the same on the autoscaled bills (a traffic log only)
 WITH volume AS (
     SELECT p.profile, p.peak_window_s, p.min_replicas, p.baseline_run_label,
            coalesce(t.mean_requests_per_s, p.mean_requests_per_s, p.requests_per_day / 86400) AS mean_rps,
@@ -71,6 +72,8 @@ planned AS (
     SELECT s.*, a.replicas_mean_low, a.replicas_mean_high,
            s.replicas_low * s.accelerator_count * s.usd_per_accelerator_hour * 730 AS monthly_low,
            s.replicas_high * s.accelerator_count * s.usd_per_accelerator_hour * 730 AS monthly_high,
+           a.replicas_mean_low * s.accelerator_count * s.usd_per_accelerator_hour * 730 AS autoscaled_low,
+           a.replicas_mean_high * s.accelerator_count * s.usd_per_accelerator_hour * 730 AS autoscaled_high,
            s.mean_rps / (s.replicas_high * s.delivered_low) AS utilisation_a,
            s.mean_rps / (s.replicas_low * s.delivered_high) AS utilisation_b
     FROM static AS s
@@ -80,12 +83,14 @@ baseline_rows AS (
     SELECT * FROM planned WHERE evidence = 'observed' AND run_label = baseline_run_label
 ),
 baseline_provider AS (
-    SELECT profile, price_class, price_provider, min(monthly_low) AS baseline_low, max(monthly_high) AS baseline_high
+    SELECT profile, price_class, price_provider, min(monthly_low) AS baseline_low, max(monthly_high) AS baseline_high,
+           min(autoscaled_low) AS baseline_autoscaled_low, max(autoscaled_high) AS baseline_autoscaled_high
     FROM baseline_rows
     GROUP BY profile, price_class, price_provider
 ),
 baseline_class AS (
     SELECT profile, price_class, min(monthly_low) AS baseline_low, max(monthly_high) AS baseline_high,
+           min(autoscaled_low) AS baseline_autoscaled_low, max(autoscaled_high) AS baseline_autoscaled_high,
            count(DISTINCT price_provider) AS providers
     FROM baseline_rows
     GROUP BY profile, price_class
@@ -94,6 +99,10 @@ baseline AS (
     SELECT p.profile, p.config_key, p.price_class, p.price_provider,
            coalesce(bp.baseline_low, bc.baseline_low) AS baseline_low,
            coalesce(bp.baseline_high, bc.baseline_high) AS baseline_high,
+           CASE WHEN bp.profile IS NOT NULL THEN bp.baseline_autoscaled_low ELSE bc.baseline_autoscaled_low END
+               AS baseline_autoscaled_low,
+           CASE WHEN bp.profile IS NOT NULL THEN bp.baseline_autoscaled_high ELSE bc.baseline_autoscaled_high END
+               AS baseline_autoscaled_high,
            bp.profile IS NOT NULL AND p.evidence = 'observed' AND p.run_label = p.baseline_run_label AS is_baseline,
            CASE WHEN bp.profile IS NOT NULL THEN 'at the same price (' || p.price_class || ', ' || p.price_provider || ')'
                 WHEN bc.profile IS NOT NULL THEN 'at price class ' || p.price_class || ' (no ' || p.price_provider
@@ -138,13 +147,17 @@ SELECT
     p.monthly_high / (p.mean_rps * 730 * 3600) AS effective_cost_per_request_usd_high,
     p.replicas_mean_low AS autoscaled_replicas_mean_low,
     p.replicas_mean_high AS autoscaled_replicas_mean_high,
-    p.replicas_mean_low * p.accelerator_count * p.usd_per_accelerator_hour * 730 AS autoscaled_monthly_usd_low,
-    p.replicas_mean_high * p.accelerator_count * p.usd_per_accelerator_hour * 730 AS autoscaled_monthly_usd_high,
+    p.autoscaled_low AS autoscaled_monthly_usd_low,
+    p.autoscaled_high AS autoscaled_monthly_usd_high,
     p.baseline_run_label,
     b.baseline_low AS baseline_monthly_usd_low,
     b.baseline_high AS baseline_monthly_usd_high,
     CASE WHEN b.is_baseline THEN 0.0 ELSE b.baseline_low - p.monthly_high END AS monthly_saving_usd_low,
     CASE WHEN b.is_baseline THEN 0.0 ELSE b.baseline_high - p.monthly_low END AS monthly_saving_usd_high,
+    CASE WHEN b.is_baseline AND p.autoscaled_low IS NOT NULL THEN 0.0
+         ELSE b.baseline_autoscaled_low - p.autoscaled_high END AS autoscaled_monthly_saving_usd_low,
+    CASE WHEN b.is_baseline AND p.autoscaled_low IS NOT NULL THEN 0.0
+         ELSE b.baseline_autoscaled_high - p.autoscaled_low END AS autoscaled_monthly_saving_usd_high,
     CASE
         WHEN p.baseline_run_label IS NULL THEN NULL
         WHEN b.basis IS NULL

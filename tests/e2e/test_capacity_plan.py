@@ -144,6 +144,8 @@ def test_every_column_of_a_capacity_row_equals_a_hand_computation_from_the_trace
         "baseline_monthly_usd_high": math.ceil(max(rates) / low) * usd * MONTH_H,
         "monthly_saving_usd_low": 0,  # the baseline itself
         "monthly_saving_usd_high": 0,
+        "autoscaled_monthly_saving_usd_low": 0,
+        "autoscaled_monthly_saving_usd_high": 0,
         "baseline_note": "against vllm at the same price (on_demand, Lambda)",
     }
     assert set(expected) == set(CapacityPlan.to_schema().columns)  # every column, none forgotten
@@ -178,7 +180,14 @@ def test_the_saving_against_the_baseline_at_our_volume(serving):
     assert row["monthly_saving_usd_high"] == pytest.approx(baseline[1] - candidate[0])
     # both need 4 replicas at the peak: static, batching saves nothing; autoscaled it needs fewer replicas
     assert row["monthly_saving_usd_low"] == row["monthly_saving_usd_high"] == 0
-    assert row["autoscaled_monthly_usd_high"] < by_hand(rates, *bands["vllm"], usd)["autoscaled_monthly_usd_low"]
+    ours, theirs = by_hand(rates, *bands["vllm+batch_size"], usd), by_hand(rates, *bands["vllm"], usd)
+    assert row["autoscaled_monthly_usd_high"] < theirs["autoscaled_monthly_usd_low"]
+    assert row["autoscaled_monthly_saving_usd_low"] == pytest.approx(
+        theirs["autoscaled_monthly_usd_low"] - ours["autoscaled_monthly_usd_high"]
+    )
+    assert row["autoscaled_monthly_saving_usd_high"] == pytest.approx(
+        theirs["autoscaled_monthly_usd_high"] - ours["autoscaled_monthly_usd_low"]
+    )
     (shortlisted,) = query(
         serving,
         "SELECT * FROM marts.config_shortlist WHERE profile = 'chat-8b' AND run_label = 'vllm+batch_size' "

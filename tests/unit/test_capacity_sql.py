@@ -185,6 +185,11 @@ def test_the_saving_against_the_baseline_is_a_band_at_the_same_price(conn):
     assert b["monthly_saving_usd_high"] == baseline_high - 2 * 2.0 * MONTH_H
     assert "at price class on_demand (no R price for it" in b["baseline_note"]
     assert rows[("today", "Q")]["monthly_saving_usd_low"] == rows[("today", "Q")]["monthly_saving_usd_high"] == 0
+    # autoscaled: today needs ceil(rate/2) to ceil(rate/1) replicas per window (1,3,2,4 / 2,6,4,8: 2.5 to 5);
+    # a needs 1,2,1,2 / 1,2,2,3 (1.5 to 2), both at P's 2.0 USD/h
+    assert a["autoscaled_monthly_saving_usd_low"] == pytest.approx((2.5 - 2) * 2.0 * MONTH_H)
+    assert a["autoscaled_monthly_saving_usd_high"] == pytest.approx((5 - 1.5) * 2.0 * MONTH_H)
+    assert rows[("today", "P")]["autoscaled_monthly_saving_usd_high"] == 0
 
 
 def test_a_baseline_without_a_row_says_so_and_saves_nothing(conn):
