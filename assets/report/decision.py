@@ -94,7 +94,13 @@ def saving_text(row: dict[str, Any]) -> str:
         )
     else:
         verb = f"saves {range_text(low, high, 'usd_per_month', ' to ')} USD a month"
-    return f"moving from {baseline} to {config_name(row)} {verb} at our volume, on this evidence ({row['evidence']})"
+    autoscaled = ""
+    if row.get("autoscaled_monthly_saving_usd_high") is not None:
+        autoscaled = f" ({_band(row, 'autoscaled_monthly_saving_usd', 'usd_per_month')} USD a month autoscaled)"
+    return (
+        f"moving from {baseline} to {config_name(row)} {verb}{autoscaled} at our volume, "
+        f"on this evidence ({row['evidence']})"
+    )
 
 
 def measure_text(row: dict[str, Any]) -> str:

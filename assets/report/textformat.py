@@ -230,6 +230,17 @@ def config_rows(rows: list[dict], every_price_class: bool = False) -> list[dict]
     return merged
 
 
+def number_list(numbers: list[int]) -> str:
+    """Caveat numbers in order, runs of three or more as ranges: `1,3-6,8,9`."""
+    runs: list[list[int]] = []
+    for n in sorted(set(numbers)):
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    return ",".join(f"{run[0]}-{run[-1]}" if len(run) > 2 else ",".join(str(n) for n in run) for run in runs)
+
+
 def terminal_cell(row: dict, source: str | tuple[str, ...], kind: str) -> str:
     """One cell of the terminal shortlist: words, a number, or a compact `low-high` range."""
     if kind == TEXT:
@@ -276,7 +287,7 @@ def format_shortlist(
         caveats: dict[str, int] = {}
         for i, row in enumerate(shown):
             row["rank"] = str(i + 1)
-            row["caveat_refs"] = ",".join(str(caveats.setdefault(c, len(caveats) + 1)) for c in row["caveat_list"])
+            row["caveat_refs"] = number_list([caveats.setdefault(c, len(caveats) + 1) for c in row["caveat_list"]])
         out.append("")
         scope = f"{total} configs, {len(shown)} rows" if show_all else f"top {len(shown)} of {total} configs"
         out += wrapped(f"{profile}: {scope}; SLO {(slo_text or {}).get(profile) or 'not stated'}", width)

@@ -131,13 +131,22 @@ def test_a_row_shows_the_price_range_across_the_providers_of_its_class_per_1000_
     assert f"{delivered[0]:.2f}-{delivered[1]:.2f}" in row
 
 
+def referenced(cell):
+    """The caveat numbers a row refers to: `1,3-6,8` is 1, 3, 4, 5, 6 and 8."""
+    numbers = set()
+    for part in cell.split(","):
+        first, _, last = part.partition("-")
+        numbers |= set(range(int(first), int(last or first) + 1))
+    return numbers
+
+
 def test_caveats_are_numbered_once_per_profile_and_referenced_by_number(printed):
     _warehouse, [(out, _err), _] = printed
     section = out.split("\nchat-8b-interactive: ")[1].split("\n\n")[0]
     notes = re.findall(r"^ +(\d+)\. (.*)$", section, re.M)
     assert [int(n) for n, _t in notes] == list(range(1, len(notes) + 1))
     assert len({t for _n, t in notes}) == len(notes)
-    references = {int(n) for row in profile_tables(out)["chat-8b-interactive"] for n in row[-1].split(",")}
+    references = {n for row in profile_tables(out)["chat-8b-interactive"] for n in referenced(row[-1])}
     assert references == set(range(1, len(notes) + 1))
     assert any("precision differs: MLPerf fp8, ours bf16" in t for _n, t in notes)
 

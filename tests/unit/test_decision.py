@@ -78,6 +78,8 @@ def test_the_saving_against_what_we_run_today_in_the_issues_words():
         "moving from today to batched on 1x nvidia-h100-sxm-80gb saves 4,365 USD a month at our volume, "
         "on this evidence (observed)"
     )
+    autoscaled = {**BATCHED, "autoscaled_monthly_saving_usd_low": 828.0, "autoscaled_monthly_saving_usd_high": 1091.0}
+    assert "saves 4,365 USD a month (828 to 1,091 USD a month autoscaled) at our volume" in saving_text(autoscaled)
     more = {**BATCHED, "monthly_saving_usd_low": -2000.0, "monthly_saving_usd_high": -1000.0}
     assert "costs 1,000 to 2,000 USD a month more" in saving_text(more)
     mixed = {**BATCHED, "monthly_saving_usd_low": -500.0, "monthly_saving_usd_high": 1500.0}

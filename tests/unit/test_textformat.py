@@ -10,6 +10,7 @@ from assets.report.textformat import (
     align_rows,
     config_rows,
     format_shortlist,
+    number_list,
     number_text,
     plain_number,
     range_text,
@@ -171,3 +172,8 @@ def test_long_caveats_are_folded_to_the_terminal_width():
     text = format_shortlist([shortlist_row("x", "on_demand", "Lambda", 2.99, 10.0, long)])
     assert len(long) > 600 and max(len(line) for line in text.splitlines()) <= 160
     assert "   3. caveat 2:" in text
+
+
+def test_caveat_references_compress_runs_into_ranges():
+    assert number_list([1, 8, 3, 4, 5, 6, 9]) == "1,3-6,8,9"
+    assert number_list([1, 2]) == "1,2" and number_list([]) == ""
