@@ -13,6 +13,8 @@ from assets.warehouse.write import write_table
 from schemas.benchmark.mlperf_results import MlperfResults
 from schemas.cost.cost_per_request import CostPerRequest
 from schemas.marts.capacity_plan import CapacityPlan
+from schemas.marts.quality_gate import QualityGate
+from schemas.marts.quality_to_measure import QualityToMeasure
 from schemas.observed.delivered_at_slo import DeliveredAtSlo
 from schemas.requirement.profiles import Profiles
 from schemas.requirement.slo_bounds import SloBounds
@@ -107,6 +109,7 @@ def traffic(conn, rates=RATES, window=60.0, per_day=5 * 86400.0, min_replicas=1,
 
 def plan(conn, costs):
     write_table(conn, "cost.cost_per_request", pl.DataFrame(costs), CostPerRequest)
+    empty(conn, "marts.quality_gate", QualityGate)  # no quality requirement: every row untested
     frame = run_sql_file(conn, "marts/capacity_plan.sql")
     write_table(conn, "marts.capacity_plan", frame, CapacityPlan)
     return {(r["config_key"], r["price_provider"]): r for r in frame.iter_rows(named=True)}
@@ -216,6 +219,10 @@ def _schema(model):
     return {name: column.dtype.type for name, column in model.to_schema().columns.items()}
 
 
+def empty(conn, table, model):
+    write_table(conn, table, pl.DataFrame([], schema=_schema(model)), model)
+
+
 def mlperf_result(key, scenario="Server", per_accel=4000.0):
     return {
         "result_key": key,
@@ -247,6 +254,7 @@ def test_a_projected_config_that_may_beat_the_best_observed_one_is_named_with_it
         "CREATE SCHEMA IF NOT EXISTS benchmark; CREATE TABLE benchmark.mlperf_results AS SELECT * FROM results"
     )
     write_table(conn, "observed.delivered_at_slo", pl.DataFrame([], schema=_schema(DeliveredAtSlo)), DeliveredAtSlo)
+    empty(conn, "marts.quality_to_measure", QualityToMeasure)
     rows = run_sql_file(conn, "analytics/measure_next.sql").to_dicts()
     (row,) = rows
     assert (row["kind"], row["config_key"], row["best_observed_config_key"]) == (
@@ -277,6 +285,7 @@ def test_a_wide_band_with_no_point_near_the_crossing_asks_for_the_loads_between(
     delivered(conn)
     write_table(conn, "marts.capacity_plan", pl.DataFrame([], schema=_schema(CapacityPlan)), CapacityPlan)
     write_table(conn, "benchmark.mlperf_results", pl.DataFrame([], schema=_schema(MlperfResults)), MlperfResults)
+    empty(conn, "marts.quality_to_measure", QualityToMeasure)
     (row,) = run_sql_file(conn, "analytics/measure_next.sql").to_dicts()
     assert (row["kind"], row["config_key"]) == ("sparse_near_slo", "wide")
     assert row["band_width_fraction"] == pytest.approx((10 + (1000 - 100) / (1900 - 100) * 20) / 10 - 1)

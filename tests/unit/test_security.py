@@ -29,6 +29,7 @@ REVIEWED = {
     ("assets/warehouse/write.py", "audit_ddl()"): "CREATE statements from the audit tables' pandera models: names by "
     "qualified/quote_ident, types from a constant map",
     ("assets/warehouse/query.py", "sql"): "query_frame(): SQL files of this repository, parameters bound",
+    ("pipelines/cli.py", "sql"): "_dicts(): its callers pass literal SELECTs",
     ("pipelines/query.py", "sql"): "benchbill sql: the analyst's own statement, on a read-only connection, "
     "parameters bound",
     # The per-request pass: SQL files of this repository, and SELECTs assembled by code whose every file path, source
