@@ -12,7 +12,7 @@ from assets.mlperf.ingest import read_locations
 from assets.mlperf.rounds import round_locations, write_round
 from assets.partitions import mlperf_rounds
 from assets.resources import Inputs, Warehouse
-from assets.specs import table_spec
+from assets.specs import selected_tables, table_spec
 from assets.warehouse.write import write_table
 from schemas.benchmark.accelerator_prices import AcceleratorPrices
 
@@ -33,6 +33,7 @@ class MlperfRoundConfig(dg.Config):
         table_spec("benchmark.mlperf_source_disagreements", {"duckdb", "polars"}),
     ],
     partitions_def=mlperf_rounds,
+    can_subset=True,  # a run that selects one of the round's tables writes only that table
 )
 def mlperf_round(
     context: dg.AssetExecutionContext, config: MlperfRoundConfig, warehouse: Warehouse, inputs: Inputs
@@ -43,9 +44,9 @@ def mlperf_round(
     sources = load_sources(inputs.sources_file)
     locations = round_locations(round_name, config.locations, inputs.mlperf, sources)
     batch = read_locations(locations, sources.allowed_hosts, round_name=round_name, log=context.log.info)
+    tables = selected_tables(context)
     with warehouse.connect() as conn:
-        written = write_round(conn, round_name, batch, locations)
-    latest = written.versions[-1]
+        written = write_round(conn, round_name, batch, locations, tables)
     implausible = [r for r in batch.rows if not r["plausible"]]
     unofficial = [r for r in batch.rows if not r["official"]]
     if unofficial:
@@ -60,26 +61,29 @@ def mlperf_round(
         )
     if len(implausible) > FLAGGED_SHOWN:
         context.log.warning(f"round {round_name}: {len(implausible) - FLAGGED_SHOWN} more implausible results")
-    context.log.info(
-        f"round {round_name}: {written.results.rows} results, {written.results.quarantined} "
-        f"quarantined, {written.conditions.rows} with run conditions, {written.disagreements.rows} "
-        f"disagreements; version {latest['version']} ({written.change})"
-    )
-    common = {
-        "round": round_name,
-        "locations": dg.MetadataValue.json(locations),
-        "sources_sha256": latest["sources_sha256"],
-        "change": written.change,
-        "implausible_results": len(implausible),
-        "unofficial_results": len(unofficial),
+    reports = written.reports
+    said = {
+        "benchmark.mlperf_results": lambda r: f"{r.rows} results, {r.quarantined} quarantined",
+        "benchmark.mlperf_run_conditions": lambda r: f"{r.rows} with run conditions",
+        "benchmark.mlperf_source_disagreements": lambda r: f"{r.rows} disagreements",
     }
-    yield dg.MaterializeResult(
-        asset_key=["benchmark", "mlperf_results"], metadata={**written.results.metadata(), **common}
+    context.log.info(
+        f"round {round_name}: "
+        + ", ".join(said[table](report) for table, report in reports.items())
+        + (f"; version {written.versions[-1]['version']} ({written.change})" if written.versions else "")
     )
-    yield dg.MaterializeResult(asset_key=["benchmark", "mlperf_run_conditions"], metadata=written.conditions.metadata())
-    yield dg.MaterializeResult(
-        asset_key=["benchmark", "mlperf_source_disagreements"], metadata=written.disagreements.metadata()
-    )
+    for table in tables:
+        metadata = reports[table].metadata()
+        if table == "benchmark.mlperf_results":
+            metadata |= {
+                "round": round_name,
+                "locations": dg.MetadataValue.json(locations),
+                "sources_sha256": written.versions[-1]["sources_sha256"],
+                "change": written.change,
+                "implausible_results": len(implausible),
+                "unofficial_results": len(unofficial),
+            }
+        yield dg.MaterializeResult(asset_key=table.split("."), metadata=metadata)
 
 
 @dg.asset(key=["benchmark", "accelerator_prices"], group_name="benchmark", kinds={"duckdb", "csv"})
