@@ -4,6 +4,8 @@
 #   make test-unit  the unit tier alone (no ../shared needed: it runs with BENCHBILL_SHARED pointing nowhere)
 #   make lint       the gates alone: ruff check, ruff format --check, mypy, dg check defs
 #   make bench      the benchmark harness (bench/): ours vs one DuckDB query vs pandas, 1M and 10M requests
+#   make dev        the Dagster UI and daemon (`dg dev`) on http://127.0.0.1:$(PORT), sensors and schedule running;
+#                   stop with Ctrl-C, or `make stop` from another terminal (every process of the group ends)
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -11,6 +13,7 @@ STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 SHARED ?= ../shared
 WAREHOUSE ?= warehouse
 DAGSTER_HOME ?= $(abspath $(WAREHOUSE))/dagster_home
+PORT ?= 3000
 
 # With the shared published files next to the repository, `make run` reads them and the example
 # dumps (no network needed); otherwise it reads the round tables listed in the sources file online.
@@ -25,7 +28,7 @@ endif
 # The report test renders the HTML report in Debian's chromium (installed here when missing).
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: setup run test test-unit lint dev clean browser bench
+.PHONY: setup run test test-unit lint dev stop clean browser bench
 
 setup: $(STAMP)
 
@@ -65,7 +68,11 @@ bench: setup
 dev: setup
 	mkdir -p $(DAGSTER_HOME)
 	cp -n pipelines/dagster.yaml $(DAGSTER_HOME)/dagster.yaml || true
-	DAGSTER_HOME=$(DAGSTER_HOME) BENCHBILL_WAREHOUSE=$(abspath $(WAREHOUSE)) $(DEV_INPUTS) $(BIN)/dagster dev -w workspace.yaml
+	DAGSTER_HOME=$(DAGSTER_HOME) BENCHBILL_WAREHOUSE=$(abspath $(WAREHOUSE)) $(DEV_INPUTS) \
+	  $(BIN)/python -m pipelines.devserver start --port $(PORT)
+
+stop:
+	DAGSTER_HOME=$(DAGSTER_HOME) $(BIN)/python -m pipelines.devserver stop
 
 clean:
 	rm -rf $(VENV) $(WAREHOUSE) test-artifacts
