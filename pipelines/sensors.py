@@ -1,7 +1,7 @@
 """Sensors: new content in the dump folders, new or corrected MLPerf rounds, the rebuild after a round is
 ingested, and the freshness check's evaluation.
 
-Sensors start RUNNING when a daemon loads the definitions (`dagster dev` or dagster-daemon): a deployment
+Sensors start RUNNING when a daemon loads the definitions (`make dev`, i.e. `dg dev`, or dagster-daemon): a deployment
 ingests new rounds and dumps by itself; stop one in the UI to pause it.
 """
 
@@ -76,9 +76,21 @@ def mlperf_round_sensor(context: dg.SensorEvaluationContext, inputs: Inputs) -> 
     monitored_jobs=[ingest_mlperf_round],
     request_job=build_warehouse,
     default_status=dg.DefaultSensorStatus.RUNNING,
-    description="After a round's ingestion succeeds, rebuild the tables that depend on it and publish.",
+    description="After a round's ingestion succeeds, rebuild the tables that depend on it and publish (unless a "
+    "rebuild is already queued: it will read the round, so rounds ingested together are built once).",
 )
-def rebuild_after_round_ingest(context: dg.RunStatusSensorContext) -> dg.RunRequest:
+def rebuild_after_round_ingest(context: dg.RunStatusSensorContext) -> dg.RunRequest | dg.SkipReason:
+    waiting = context.instance.get_run_records(
+        filters=dg.RunsFilter(
+            job_name=build_warehouse.name, statuses=[dg.DagsterRunStatus.QUEUED, dg.DagsterRunStatus.NOT_STARTED]
+        ),
+        limit=1,
+    )
+    if waiting:
+        partition = context.dagster_run.tags.get("dagster/partition", "?")
+        return dg.SkipReason(
+            f"build_warehouse run {waiting[0].dagster_run.run_id} is queued: it will build round {partition} too"
+        )
     return dg.RunRequest(run_key=context.dagster_run.run_id)
 
 

@@ -1,4 +1,4 @@
-"""Resources for `dagster dev`, the daemon and schedules, read from environment variables.
+"""Resources for `make dev` (`dg dev`), the daemon and schedules, read from environment variables.
 
 BENCHBILL_WAREHOUSE  warehouse folder (default ./warehouse)
 BENCHBILL_MLPERF     comma-separated round-table paths or URLs (default: the sources file)
