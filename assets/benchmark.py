@@ -12,7 +12,7 @@ from assets.mlperf.ingest import read_locations
 from assets.mlperf.rounds import round_locations, write_round
 from assets.partitions import mlperf_rounds
 from assets.resources import Inputs, Warehouse
-from assets.specs import table_spec
+from assets.specs import OWNERS, PYTHON_CODE_VERSION, definition_metadata, table_metadata, table_spec
 from assets.warehouse.write import write_table
 from schemas.benchmark.accelerator_prices import AcceleratorPrices
 
@@ -74,15 +74,24 @@ def mlperf_round(
         "unofficial_results": len(unofficial),
     }
     yield dg.MaterializeResult(
-        asset_key=["benchmark", "mlperf_results"], metadata={**written.results.metadata(), **common}
+        asset_key=["benchmark", "mlperf_results"], metadata={**table_metadata(written.results), **common}
     )
-    yield dg.MaterializeResult(asset_key=["benchmark", "mlperf_run_conditions"], metadata=written.conditions.metadata())
     yield dg.MaterializeResult(
-        asset_key=["benchmark", "mlperf_source_disagreements"], metadata=written.disagreements.metadata()
+        asset_key=["benchmark", "mlperf_run_conditions"], metadata=table_metadata(written.conditions)
+    )
+    yield dg.MaterializeResult(
+        asset_key=["benchmark", "mlperf_source_disagreements"], metadata=table_metadata(written.disagreements)
     )
 
 
-@dg.asset(key=["benchmark", "accelerator_prices"], group_name="benchmark", kinds={"duckdb", "csv"})
+@dg.asset(
+    key=["benchmark", "accelerator_prices"],
+    group_name="benchmark",
+    owners=OWNERS,
+    code_version=PYTHON_CODE_VERSION,
+    metadata=definition_metadata("benchmark.accelerator_prices"),
+    kinds={"duckdb", "csv"},
+)
 def accelerator_prices(context: dg.AssetExecutionContext, warehouse: Warehouse, inputs: Inputs) -> dg.MaterializeResult:
     """Dated accelerator-hour prices by price class and provider, each with its source, from the
     prices CSV (the bundled default lists real published prices)."""
@@ -94,4 +103,4 @@ def accelerator_prices(context: dg.AssetExecutionContext, warehouse: Warehouse, 
     unknown = sorted({r["accelerator_raw"] for r in rows if not r["accelerator_known"]})
     if unknown:
         context.log.warning(f"prices for accelerators with no canonical id (kept, flagged): {unknown}")
-    return dg.MaterializeResult(metadata=report.metadata())
+    return dg.MaterializeResult(metadata=table_metadata(report))

@@ -9,6 +9,7 @@ import dagster as dg
 
 from assets.report.report import write_report
 from assets.resources import Warehouse
+from assets.specs import OWNERS, PYTHON_CODE_VERSION
 from assets.warehouse.parquet import export_parquet
 from assets.warehouse.publish import PUBLISH_RECORD, export_matches, publish_serving, stale_members
 
@@ -18,6 +19,8 @@ from assets.warehouse.publish import PUBLISH_RECORD, export_matches, publish_ser
     deps=[["analytics", "views"], ["audit", "run_fingerprint"]],
     group_name="publish",
     kinds={"duckdb"},
+    owners=OWNERS,
+    code_version=PYTHON_CODE_VERSION,
 )
 def serving_duckdb(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.MaterializeResult:
     """The published `serving.duckdb` analysts and BI tools open read-only: a copy of the build file, exported
@@ -33,7 +36,14 @@ def serving_duckdb(context: dg.AssetExecutionContext, warehouse: Warehouse) -> d
     )
 
 
-@dg.asset(key=["publish", "parquet_export"], deps=[serving_duckdb], group_name="publish", kinds={"parquet"})
+@dg.asset(
+    key=["publish", "parquet_export"],
+    deps=[serving_duckdb],
+    group_name="publish",
+    kinds={"parquet"},
+    owners=OWNERS,
+    code_version=PYTHON_CODE_VERSION,
+)
 def parquet_export(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.MaterializeResult:
     """A Parquet copy of every published table and analyst view (MLPerf results partitioned by round),
     under warehouse/parquet/current: written by the publish step before the serving file is swapped
@@ -55,7 +65,14 @@ def parquet_export(context: dg.AssetExecutionContext, warehouse: Warehouse) -> d
     )
 
 
-@dg.asset(key=["publish", "report_html"], deps=[serving_duckdb], group_name="publish", kinds={"html"})
+@dg.asset(
+    key=["publish", "report_html"],
+    deps=[serving_duckdb],
+    group_name="publish",
+    kinds={"html"},
+    owners=OWNERS,
+    code_version=PYTHON_CODE_VERSION,
+)
 def report_html(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.MaterializeResult:
     """The static HTML report for decision makers (shortlist, latency-throughput charts with the SLO and
     the MLPerf reference, cost bands, sources), warehouse/report.html: written by the publish step from the

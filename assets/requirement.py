@@ -8,7 +8,7 @@ import dagster as dg
 from assets.config.profiles import read_profiles, write_profiles
 from assets.requests.traffic_shape import write_traffic
 from assets.resources import Inputs, Warehouse
-from assets.specs import table_spec
+from assets.specs import table_metadata, table_spec
 
 
 @dg.multi_asset(
@@ -25,8 +25,8 @@ def profiles(context: dg.AssetExecutionContext, warehouse: Warehouse, inputs: In
         context.log.warning(f"profiles name models with no canonical id (kept, flagged; nothing will join): {unknown}")
     with warehouse.connect() as conn:
         profile_report, bound_report = write_profiles(conn, rows, bounds, file)
-    yield dg.MaterializeResult(asset_key=["requirement", "profiles"], metadata=profile_report.metadata())
-    yield dg.MaterializeResult(asset_key=["requirement", "slo_bounds"], metadata=bound_report.metadata())
+    yield dg.MaterializeResult(asset_key=["requirement", "profiles"], metadata=table_metadata(profile_report))
+    yield dg.MaterializeResult(asset_key=["requirement", "slo_bounds"], metadata=table_metadata(bound_report))
 
 
 @dg.multi_asset(
@@ -39,5 +39,5 @@ def traffic_shape(context: dg.AssetExecutionContext, warehouse: Warehouse) -> It
     """Our traffic's arrival pattern, token mix and rate over time, from each profile's traffic log."""
     with warehouse.connect() as conn:
         shape_report, rate_report = write_traffic(conn, context.log.info)
-    yield dg.MaterializeResult(asset_key=["requirement", "traffic_shape"], metadata=shape_report.metadata())
-    yield dg.MaterializeResult(asset_key=["requirement", "traffic_rate"], metadata=rate_report.metadata())
+    yield dg.MaterializeResult(asset_key=["requirement", "traffic_shape"], metadata=table_metadata(shape_report))
+    yield dg.MaterializeResult(asset_key=["requirement", "traffic_rate"], metadata=table_metadata(rate_report))
