@@ -5,6 +5,7 @@ read from, an owner and a code version; check evaluations say in words whether t
 import csv
 import importlib
 import pkgutil
+import time
 
 import dagster as dg
 import duckdb
@@ -14,7 +15,7 @@ import pytest
 import yaml
 
 import schemas
-from assets import benchmark, requirement, sql_tables
+from assets import benchmark, publish, requirement, sql_tables
 from assets.core.paths import DEFAULT_PRICES, DEFAULT_PROFILES
 from assets.core.sqltext import one_line
 from assets.resources import Inputs, Warehouse
@@ -160,3 +161,41 @@ def test_a_check_evaluation_says_its_outcome_and_what_it_expects(offending, outc
 def test_a_warn_check_that_finds_rows_warned_rather_than_failed():
     check = next(c for c in check_sql_files() if c.severity == "warn")
     assert sql_tables.check_outcome(check, 2).startswith("warned: 2 rows break it")
+
+
+def test_the_freshness_check_says_how_old_the_publish_is(monkeypatch):
+    instance = dg.DagsterInstance.ephemeral()
+    never = publish.serving_freshness(dg.build_asset_check_context(instance=instance))
+    assert not never.passed and never.description.startswith("warned: never published")
+    instance.report_runless_asset_event(dg.AssetMaterialization(asset_key=publish.serving_duckdb.key))
+    fresh = publish.serving_freshness(dg.build_asset_check_context(instance=instance))
+    assert fresh.passed and fresh.description == "passed: published less than a second ago (allowed: 1 day 2 hours)"
+    later = time.time() + 27 * 3600 + 5 * 60
+    monkeypatch.setattr(publish.time, "time", lambda: later)
+    stale = publish.serving_freshness(dg.build_asset_check_context(instance=instance))
+    assert not stale.passed and stale.severity == dg.AssetCheckSeverity.WARN
+    assert stale.description.startswith("warned: last published 1 day 3 hours ago, more than the 1 day 2 hours allowed")
+
+
+def test_the_freshness_check_has_a_readable_step_name_and_the_sensor_requests_it():
+    job = defs.resolve_job_def("build_warehouse")
+    assert "publish__serving_duckdb_freshness_check" in job.graph.node_dict
+    assert not [name for name in job.graph.node_dict if "freshness_check_" in name and name.count("_") == 2]
+    sensor = defs.resolve_sensor_def("freshness_checks_sensor")
+    with dg.build_sensor_context(instance=dg.DagsterInstance.ephemeral(), definitions=defs) as context:
+        request = sensor(context)
+    assert isinstance(request, dg.RunRequest)
+    assert [k.to_user_string() for k in request.asset_check_keys] == ["publish/serving_duckdb:freshness_check"]
+
+
+def test_the_serving_file_carries_a_freshness_policy_of_the_same_window():
+    policy = defs.resolve_asset_graph().get(publish.serving_duckdb.key).freshness_policy
+    assert policy is not None and policy.fail_window.to_timedelta() == publish.PUBLISHED_WITHIN
+
+
+@pytest.mark.parametrize(
+    "seconds, words",
+    [(0.3, "less than a second"), (1, "1 second"), (3725, "1 hour 2 minutes"), (90061, "1 day 1 hour")],
+)
+def test_durations_are_said_in_words(seconds, words):
+    assert publish.duration_words(seconds) == words
