@@ -75,20 +75,10 @@ def read_findings(serving_path: Path) -> list[str]:
                 ).fetchall(),
             ),
             (
-                "unknown names kept raw (no canonical id: the rows stay, unmatched)",
+                "unknown names kept raw (no canonical id: the rows stay, unmatched; analytics.unknown_names)",
                 conn.execute(
-                    "SELECT what FROM ("
-                    "  SELECT 'observed.runs ' || run_label || ': accelerator ' || accelerator_raw AS what "
-                    "  FROM observed.runs WHERE NOT accelerator_known"
-                    "  UNION ALL SELECT 'observed.runs ' || run_label || ': model ' || model_raw "
-                    "  FROM observed.runs WHERE NOT model_known"
-                    "  UNION ALL SELECT 'observed.runs ' || run_label || ': precision ' || precision_raw "
-                    "  FROM observed.runs WHERE precision IS NULL"
-                    "  UNION ALL SELECT 'benchmark.mlperf_results: accelerator ' || accelerator_raw || ' ('"
-                    "      || count(*) || CASE WHEN count(*) = 1 THEN ' row)' ELSE ' rows)' END"
-                    "  FROM benchmark.mlperf_results"
-                    "  WHERE NOT accelerator_known AND accelerator_raw IS NOT NULL GROUP BY accelerator_raw"
-                    ") ORDER BY 1"
+                    "SELECT table_name || ': ' || kind || ' ' || raw_name || ' (' || rows "
+                    "|| CASE WHEN rows = 1 THEN ' row)' ELSE ' rows)' END FROM analytics.unknown_names"
                 ).fetchall(),
             ),
         ]
