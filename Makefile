@@ -10,6 +10,14 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
+# Variables (`make run SHARED=/data/shared`, `make run RUN_ARGS="--mlperf r.json --dumps d"`):
+#   SHARED     the folder holding the real published data (default ../shared); when SHARED/data holds the MLPerf
+#              round tables, `make run` and `make dev` read its v5.1 and v4.1 tables and examples/dumps (linked into it)
+#              (no network); otherwise they read the rounds in assets/defaults/mlperf_sources.yaml online
+#   RUN_ARGS   the options `make run` gives `benchbill run` after --warehouse (default: as just said); a value
+#              replaces the default whole (add --force, --prices FILE, ... to the --mlperf/--dumps you want)
+#   WAREHOUSE  the warehouse folder (default ./warehouse)
+#   DEV_INPUTS the BENCHBILL_* settings `make dev` gives the Dagster definitions (default: the inputs of RUN_ARGS)
 SHARED ?= ../shared
 WAREHOUSE ?= warehouse
 DAGSTER_HOME ?= $(abspath $(WAREHOUSE))/dagster_home

@@ -12,7 +12,7 @@ from assets.mlperf.ingest import read_locations
 from assets.mlperf.rounds import round_locations, write_round
 from assets.partitions import mlperf_rounds
 from assets.resources import Inputs, Warehouse
-from assets.specs import selected_tables, table_spec
+from assets.specs import OWNERS, PYTHON_CODE_VERSION, definition_metadata, selected_tables, table_metadata, table_spec
 from assets.warehouse.write import write_table
 from schemas.benchmark.accelerator_prices import AcceleratorPrices
 
@@ -73,7 +73,7 @@ def mlperf_round(
         + (f"; version {written.versions[-1]['version']} ({written.change})" if written.versions else "")
     )
     for table in tables:
-        metadata = reports[table].metadata()
+        metadata = table_metadata(reports[table])
         if table == "benchmark.mlperf_results":
             metadata |= {
                 "round": round_name,
@@ -86,7 +86,14 @@ def mlperf_round(
         yield dg.MaterializeResult(asset_key=table.split("."), metadata=metadata)
 
 
-@dg.asset(key=["benchmark", "accelerator_prices"], group_name="benchmark", kinds={"duckdb", "csv"})
+@dg.asset(
+    key=["benchmark", "accelerator_prices"],
+    group_name="benchmark",
+    owners=OWNERS,
+    code_version=PYTHON_CODE_VERSION,
+    metadata=definition_metadata("benchmark.accelerator_prices"),
+    kinds={"duckdb", "csv"},
+)
 def accelerator_prices(context: dg.AssetExecutionContext, warehouse: Warehouse, inputs: Inputs) -> dg.MaterializeResult:
     """Dated accelerator-hour prices by price class and provider, each with its source, from the
     prices CSV (the bundled default lists real published prices)."""
@@ -98,4 +105,4 @@ def accelerator_prices(context: dg.AssetExecutionContext, warehouse: Warehouse, 
     unknown = sorted({r["accelerator_raw"] for r in rows if not r["accelerator_known"]})
     if unknown:
         context.log.warning(f"prices for accelerators with no canonical id (kept, flagged): {unknown}")
-    return dg.MaterializeResult(metadata=report.metadata())
+    return dg.MaterializeResult(metadata=table_metadata(report))

@@ -9,7 +9,7 @@ import dagster as dg
 from assets.resources import Inputs, Warehouse
 from assets.runs.collect import collect_all
 from assets.runs.store import write_observed
-from assets.specs import table_spec
+from assets.specs import table_metadata, table_spec
 
 
 @dg.multi_asset(
@@ -56,13 +56,13 @@ def observed_runs(
         f"{sum(r.quarantined for r in reports.values())} quarantined"
     )
     for key in context.selected_asset_keys:
-        yield dg.MaterializeResult(asset_key=key, metadata=reports[".".join(key.path)].metadata())
+        yield dg.MaterializeResult(asset_key=key, metadata=table_metadata(reports[".".join(key.path)]))
     for table, report in reports.items():
         if dg.AssetKey(table.split(".")) not in context.selected_asset_keys:
             context.log_event(
                 dg.AssetMaterialization(
                     asset_key=table.split("."),
                     description="rewritten with the selected observed tables (one pass writes them all)",
-                    metadata=report.metadata(),
+                    metadata=table_metadata(report),
                 )
             )

@@ -8,7 +8,7 @@ import dagster as dg
 from assets.config.profiles import read_profiles, write_profiles
 from assets.requests.traffic_shape import write_traffic
 from assets.resources import Inputs, Warehouse
-from assets.specs import selected_tables, table_spec
+from assets.specs import selected_tables, table_metadata, table_spec
 
 # Both multi-assets are subsettable: a run that selects one of their tables writes only that table.
 
@@ -30,7 +30,7 @@ def profiles(context: dg.AssetExecutionContext, warehouse: Warehouse, inputs: In
     with warehouse.connect() as conn:
         reports = write_profiles(conn, rows, bounds, file, tables)
     for table in tables:
-        yield dg.MaterializeResult(asset_key=table.split("."), metadata=reports[table].metadata())
+        yield dg.MaterializeResult(asset_key=table.split("."), metadata=table_metadata(reports[table]))
 
 
 @dg.multi_asset(
@@ -46,4 +46,4 @@ def traffic_shape(context: dg.AssetExecutionContext, warehouse: Warehouse) -> It
     with warehouse.connect() as conn:
         reports = write_traffic(conn, context.log.info, tables)
     for table in tables:
-        yield dg.MaterializeResult(asset_key=table.split("."), metadata=reports[table].metadata())
+        yield dg.MaterializeResult(asset_key=table.split("."), metadata=table_metadata(reports[table]))
