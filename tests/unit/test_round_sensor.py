@@ -2,6 +2,7 @@
 registered and requested on the first tick whatever discovery does; a failed discovery is a warning retried on
 its own clock; a named file that changes is ingested again; the daemon's sensor passes each round its files."""
 
+import datetime
 import json
 import os
 
@@ -163,3 +164,28 @@ def test_the_daemon_sensor_registers_the_rounds_and_passes_each_its_files(tmp_pa
     ]
     assert result.dynamic_partitions_requests[0].partition_keys == ["v4.1", "v5.1"]
     assert sensor.minimum_interval_seconds <= DISCOVERY_RETRY_S
+
+
+def test_the_nightly_schedule_re_ingests_every_round_the_sensor_registered(tmp_path):
+    v41 = table(tmp_path / "v4.1" / "summary_results.json", "v4.1")
+    v51 = table(tmp_path / "v5.1" / "summary_results.json", "v5.1")
+    sources = tmp_path / "sources.yaml"
+    sources.write_text("allowed_hosts: []\nrounds: []\n")
+    inputs = Inputs(sources_file=str(sources), mlperf=[v41, v51])
+    definitions = build_definitions(inputs)
+    sensor = definitions.resolve_sensor_def("mlperf_round_sensor")
+    schedule = definitions.resolve_schedule_def("nightly_refresh")
+    with dg.instance_for_test() as instance:
+        with dg.build_sensor_context(instance=instance, resources={"inputs": inputs}) as context:
+            (registered,) = sensor(context).dynamic_partitions_requests
+        instance.add_dynamic_partitions(registered.partitions_def_name, list(registered.partition_keys))
+        when = datetime.datetime(2026, 12, 2, 3, 17, tzinfo=datetime.UTC)
+        with dg.build_schedule_context(
+            instance=instance, scheduled_execution_time=when, resources={"inputs": inputs}
+        ) as context:
+            requests = schedule(context)
+    # never ingested yet: no location recorded, so each run reads BENCHBILL_MLPERF for its round
+    assert sorted((r.partition_key, r.run_key, r.run_config) for r in requests) == [
+        ("v4.1", "v4.1:2026-12-02", {}),
+        ("v5.1", "v5.1:2026-12-02", {}),
+    ]
