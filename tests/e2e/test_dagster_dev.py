@@ -214,14 +214,14 @@ def test_make_dev_offline_ingests_every_round_builds_through_graphql_and_make_st
         }
         assert in_build == {name for name in checks if not name.startswith("benchmark/mlperf_")}
 
-        # the catalog: each table's row count (`dagster/row_count`, else the older `rows`) as the serving file holds it
+        # the catalog: each table's row count as the serving file holds it, its name and column schema
         with duckdb.connect(str(warehouse / "serving.duckdb"), read_only=True) as conn:
             for table in ("marts.config_shortlist", "benchmark.accelerator_prices", "requirement.profiles"):
                 (node,) = graphql(LATEST, path=table.split("."))["assetNodes"]
                 (latest,) = node["assetMaterializations"]
                 entries = {e["label"]: e.get("intValue", e.get("text")) for e in latest["metadataEntries"]}
-                row_count = entries.get("dagster/row_count", entries.get("rows"))
-                assert row_count == conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0], table
+                assert entries["dagster/row_count"] == conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+                assert "dagster/column_schema" in entries and entries["dagster/table_name"] == table
                 assert len(node["description"]) > 30
             assert conn.execute("SELECT count(DISTINCT round) FROM benchmark.mlperf_results").fetchone() == (2,)
     except DagsterGraphQLClientError as exc:
