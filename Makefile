@@ -4,13 +4,24 @@
 #   make test-unit  the unit tier alone (no ../shared needed: it runs with BENCHBILL_SHARED pointing nowhere)
 #   make lint       the gates alone: ruff check, ruff format --check, mypy, dg check defs
 #   make bench      the benchmark harness (bench/): ours vs one DuckDB query vs pandas, 1M and 10M requests
+#   make dev        the Dagster UI and daemon (`dg dev`) on http://127.0.0.1:$(PORT), sensors and schedule running;
+#                   stop with Ctrl-C, or `make stop` from another terminal (every process of the group ends)
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
+# Variables (`make run SHARED=/data/shared`, `make run RUN_ARGS="--mlperf r.json --dumps d"`):
+#   SHARED     the folder holding the real published data (default ../shared); when SHARED/data holds the MLPerf
+#              round tables, `make run` and `make dev` read its v5.1 and v4.1 tables and examples/dumps (linked into it)
+#              (no network); otherwise they read the rounds in assets/defaults/mlperf_sources.yaml online
+#   RUN_ARGS   the options `make run` gives `benchbill run` after --warehouse (default: as just said); a value
+#              replaces the default whole (add --force, --prices FILE, ... to the --mlperf/--dumps you want)
+#   WAREHOUSE  the warehouse folder (default ./warehouse)
+#   DEV_INPUTS the BENCHBILL_* settings `make dev` gives the Dagster definitions (default: the inputs of RUN_ARGS)
 SHARED ?= ../shared
 WAREHOUSE ?= warehouse
 DAGSTER_HOME ?= $(abspath $(WAREHOUSE))/dagster_home
+PORT ?= 3000
 
 # With the shared published files next to the repository, `make run` reads them and the example
 # dumps (no network needed); otherwise it reads the round tables listed in the sources file online.
@@ -25,7 +36,7 @@ endif
 # The report test renders the HTML report in Debian's chromium (installed here when missing).
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: setup run test test-unit lint dev clean browser bench
+.PHONY: setup run test test-unit lint dev stop clean browser bench
 
 setup: $(STAMP)
 
@@ -65,7 +76,11 @@ bench: setup
 dev: setup
 	mkdir -p $(DAGSTER_HOME)
 	cp -n pipelines/dagster.yaml $(DAGSTER_HOME)/dagster.yaml || true
-	DAGSTER_HOME=$(DAGSTER_HOME) BENCHBILL_WAREHOUSE=$(abspath $(WAREHOUSE)) $(DEV_INPUTS) $(BIN)/dagster dev -w workspace.yaml
+	DAGSTER_HOME=$(DAGSTER_HOME) BENCHBILL_WAREHOUSE=$(abspath $(WAREHOUSE)) $(DEV_INPUTS) \
+	  $(BIN)/python -m pipelines.devserver start --port $(PORT)
+
+stop:
+	DAGSTER_HOME=$(DAGSTER_HOME) $(BIN)/python -m pipelines.devserver stop
 
 clean:
 	rm -rf $(VENV) $(WAREHOUSE) test-artifacts

@@ -3,6 +3,7 @@
 import dagster as dg
 
 from assets.resources import Warehouse
+from assets.specs import OWNERS, files_code_version
 from assets.warehouse import sqldoc
 from assets.warehouse.sqlfiles import AUDIT_RECORDS, tables_read
 from assets.warehouse.views import SCHEMA, create_views
@@ -13,7 +14,14 @@ def _tables_the_views_read() -> list[list[str]]:
     return [table.split(".") for table in sorted(tables - AUDIT_RECORDS)]
 
 
-@dg.asset(key=["analytics", "views"], deps=_tables_the_views_read(), group_name="analytics", kinds={"duckdb", "sql"})
+@dg.asset(
+    key=["analytics", "views"],
+    deps=_tables_the_views_read(),
+    group_name="analytics",
+    kinds={"duckdb", "sql"},
+    owners=OWNERS,
+    code_version=files_code_version(sorted(doc.path for doc in sqldoc.view_docs())),
+)
 def analytics_views(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.MaterializeResult:
     """The analyst views (schema `analytics`): per evidence class, the shortlist, where each
     shortlist number came from, the quarantine and the file inventory; one per

@@ -13,7 +13,7 @@ from assets.mlperf.ingest import read_locations
 from assets.mlperf.rounds import round_locations, write_round
 from assets.partitions import mlperf_rounds
 from assets.resources import Inputs, Warehouse
-from assets.specs import table_spec
+from assets.specs import OWNERS, PYTHON_CODE_VERSION, definition_metadata, selected_tables, table_metadata, table_spec
 from assets.warehouse.write import write_table
 from schemas.benchmark.accelerator_prices import AcceleratorPrices
 
@@ -34,6 +34,7 @@ class MlperfRoundConfig(dg.Config):
         table_spec("benchmark.mlperf_source_disagreements", {"duckdb", "polars"}),
     ],
     partitions_def=mlperf_rounds,
+    can_subset=True,  # a run that selects one of the round's tables writes only that table
 )
 def mlperf_round(
     context: dg.AssetExecutionContext, config: MlperfRoundConfig, warehouse: Warehouse, inputs: Inputs
@@ -44,9 +45,9 @@ def mlperf_round(
     sources = load_sources(inputs.sources_file)
     locations = round_locations(round_name, config.locations, inputs.mlperf, sources)
     batch = read_locations(locations, sources.allowed_hosts, round_name=round_name, log=context.log.info)
+    tables = selected_tables(context)
     with warehouse.connect() as conn:
-        written = write_round(conn, round_name, batch, locations)
-    latest = written.versions[-1]
+        written = write_round(conn, round_name, batch, locations, tables)
     implausible = [r for r in batch.rows if not r["plausible"]]
     unofficial = [r for r in batch.rows if not r["official"]]
     if unofficial:
@@ -61,29 +62,39 @@ def mlperf_round(
         )
     if len(implausible) > FLAGGED_SHOWN:
         context.log.warning(f"round {round_name}: {len(implausible) - FLAGGED_SHOWN} more implausible results")
-    context.log.info(
-        f"round {round_name}: {written.results.rows} results, {written.results.quarantined} "
-        f"quarantined, {written.conditions.rows} with run conditions, {written.disagreements.rows} "
-        f"disagreements; version {latest['version']} ({written.change})"
-    )
-    common = {
-        "round": round_name,
-        "locations": dg.MetadataValue.json(locations),
-        "sources_sha256": latest["sources_sha256"],
-        "change": written.change,
-        "implausible_results": len(implausible),
-        "unofficial_results": len(unofficial),
+    reports = written.reports
+    said = {
+        "benchmark.mlperf_results": lambda r: f"{r.rows} results, {r.quarantined} quarantined",
+        "benchmark.mlperf_run_conditions": lambda r: f"{r.rows} with run conditions",
+        "benchmark.mlperf_source_disagreements": lambda r: f"{r.rows} disagreements",
     }
-    yield dg.MaterializeResult(
-        asset_key=["benchmark", "mlperf_results"], metadata={**written.results.metadata(), **common}
+    context.log.info(
+        f"round {round_name}: "
+        + ", ".join(said[table](report) for table, report in reports.items())
+        + (f"; version {written.versions[-1]['version']} ({written.change})" if written.versions else "")
     )
-    yield dg.MaterializeResult(asset_key=["benchmark", "mlperf_run_conditions"], metadata=written.conditions.metadata())
-    yield dg.MaterializeResult(
-        asset_key=["benchmark", "mlperf_source_disagreements"], metadata=written.disagreements.metadata()
-    )
+    for table in tables:
+        metadata = table_metadata(reports[table])
+        if table == "benchmark.mlperf_results":
+            metadata |= {
+                "round": round_name,
+                "locations": dg.MetadataValue.json(locations),
+                "sources_sha256": written.versions[-1]["sources_sha256"],
+                "change": written.change,
+                "implausible_results": len(implausible),
+                "unofficial_results": len(unofficial),
+            }
+        yield dg.MaterializeResult(asset_key=table.split("."), metadata=metadata)
 
 
-@dg.asset(key=["benchmark", "accelerator_prices"], group_name="benchmark", kinds={"duckdb", "csv"})
+@dg.asset(
+    key=["benchmark", "accelerator_prices"],
+    group_name="benchmark",
+    owners=OWNERS,
+    code_version=PYTHON_CODE_VERSION,
+    metadata=definition_metadata("benchmark.accelerator_prices"),
+    kinds={"duckdb", "csv"},
+)
 def accelerator_prices(context: dg.AssetExecutionContext, warehouse: Warehouse, inputs: Inputs) -> dg.MaterializeResult:
     """Dated accelerator-hour prices by price class and provider, each with its source, from the
     prices CSV (the bundled default lists real published prices)."""
@@ -95,7 +106,7 @@ def accelerator_prices(context: dg.AssetExecutionContext, warehouse: Warehouse, 
     unknown = sorted({r["accelerator_raw"] for r in rows if not r["accelerator_known"]})
     if unknown:
         context.log.warning(f"prices for accelerators with no canonical id (kept, flagged): {unknown}")
-    return dg.MaterializeResult(metadata=report.metadata())
+    return dg.MaterializeResult(metadata=table_metadata(report))
 
 
 @dg.multi_asset(specs=[table_spec("benchmark.mlperf_accuracy_targets", {"duckdb", "csv"})])
@@ -103,4 +114,4 @@ def mlperf_accuracy_targets(warehouse: Warehouse) -> dg.MaterializeResult:
     """MLPerf's accuracy bounds per benchmark and metric (from its submission checker), as a table."""
     with warehouse.connect() as conn:
         report = write_accuracy_targets(conn)
-    return dg.MaterializeResult(asset_key=["benchmark", "mlperf_accuracy_targets"], metadata=report.metadata())
+    return dg.MaterializeResult(asset_key=["benchmark", "mlperf_accuracy_targets"], metadata=table_metadata(report))

@@ -10,7 +10,7 @@ from assets.resources import Inputs, Warehouse
 from assets.runs.collect import collect_all
 from assets.runs.quality import write_quality
 from assets.runs.store import write_observed
-from assets.specs import table_spec
+from assets.specs import table_metadata, table_spec
 
 
 @dg.multi_asset(
@@ -26,6 +26,9 @@ from assets.specs import table_spec
         table_spec("observed.request_texts", {"duckdb", "polars"}),
         table_spec("observed.quality", {"duckdb", "json"}),
     ],
+    # One pass writes every table (each child table is kept against its parent just written); selecting some
+    # materialises those, and the others rewritten with them are recorded as materialised by the same step.
+    can_subset=True,
 )
 def observed_runs(
     context: dg.AssetExecutionContext, warehouse: Warehouse, inputs: Inputs
@@ -57,4 +60,13 @@ def observed_runs(
         f"{sum(r.quarantined for r in reports.values())} quarantined"
     )
     for key in context.selected_asset_keys:
-        yield dg.MaterializeResult(asset_key=key, metadata=reports[".".join(key.path)].metadata())
+        yield dg.MaterializeResult(asset_key=key, metadata=table_metadata(reports[".".join(key.path)]))
+    for table, report in reports.items():
+        if dg.AssetKey(table.split(".")) not in context.selected_asset_keys:
+            context.log_event(
+                dg.AssetMaterialization(
+                    asset_key=table.split("."),
+                    description="rewritten with the selected observed tables (one pass writes them all)",
+                    metadata=table_metadata(report),
+                )
+            )

@@ -3,14 +3,20 @@ and the report is written from it; a freshness check says when a day passed with
 
 import datetime
 import json
-import warnings
+import time
 
 import dagster as dg
 
 from assets.report.report import write_report
 from assets.resources import Warehouse
+from assets.specs import OWNERS, PYTHON_CODE_VERSION
 from assets.warehouse.parquet import export_parquet
 from assets.warehouse.publish import PUBLISH_RECORD, export_matches, publish_serving, stale_members
+
+# Everything is rebuilt at least nightly: older than a day and two hours means a refresh did not run. Two views of
+# it: the asset's FreshnessPolicy (the daemon evaluates it; the UI shows the asset fresh or stale; it runs nothing)
+# and the asset check below, which also runs in every build, so the CLI and each run's log say it.
+PUBLISHED_WITHIN = datetime.timedelta(hours=26)
 
 
 @dg.asset(
@@ -18,6 +24,9 @@ from assets.warehouse.publish import PUBLISH_RECORD, export_matches, publish_ser
     deps=[["analytics", "views"], ["audit", "run_fingerprint"]],
     group_name="publish",
     kinds={"duckdb"},
+    owners=OWNERS,
+    code_version=PYTHON_CODE_VERSION,
+    freshness_policy=dg.FreshnessPolicy.time_window(fail_window=PUBLISHED_WITHIN),
 )
 def serving_duckdb(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.MaterializeResult:
     """The published `serving.duckdb` analysts and BI tools open read-only: a copy of the build file, exported
@@ -33,7 +42,14 @@ def serving_duckdb(context: dg.AssetExecutionContext, warehouse: Warehouse) -> d
     )
 
 
-@dg.asset(key=["publish", "parquet_export"], deps=[serving_duckdb], group_name="publish", kinds={"parquet"})
+@dg.asset(
+    key=["publish", "parquet_export"],
+    deps=[serving_duckdb],
+    group_name="publish",
+    kinds={"parquet"},
+    owners=OWNERS,
+    code_version=PYTHON_CODE_VERSION,
+)
 def parquet_export(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.MaterializeResult:
     """A Parquet copy of every published table and analyst view (MLPerf results partitioned by round),
     under warehouse/parquet/current: written by the publish step before the serving file is swapped
@@ -55,7 +71,14 @@ def parquet_export(context: dg.AssetExecutionContext, warehouse: Warehouse) -> d
     )
 
 
-@dg.asset(key=["publish", "report_html"], deps=[serving_duckdb], group_name="publish", kinds={"html"})
+@dg.asset(
+    key=["publish", "report_html"],
+    deps=[serving_duckdb],
+    group_name="publish",
+    kinds={"html"},
+    owners=OWNERS,
+    code_version=PYTHON_CODE_VERSION,
+)
 def report_html(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.MaterializeResult:
     """The static HTML report for decision makers (shortlist, latency-throughput charts with the SLO and
     the MLPerf reference, cost bands, sources), warehouse/report.html: written by the publish step from the
@@ -67,12 +90,55 @@ def report_html(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.M
     return dg.MaterializeResult(metadata={"path": str(warehouse.report_path.absolute()), "bytes": size})
 
 
-# Everything is rebuilt at least nightly: older than a day and two hours means a refresh did not run.
-# Dagster 1.13 prefers FreshnessPolicy (shown in the UI, not an asset check); these are asset checks,
-# so they also run in every build and show in the CLI and in each run's log.
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore", dg.SupersessionWarning)
-    freshness_checks = dg.build_last_update_freshness_checks(
-        assets=[serving_duckdb],
-        lower_bound_delta=datetime.timedelta(hours=26),
+# Read by Dagster's freshness-check sensor (pipelines/sensors.py): when the check could next turn stale.
+FRESH_UNTIL = "dagster/fresh_until_timestamp"
+
+
+def duration_words(seconds: float) -> str:
+    """A duration as a person says it: `less than a second`, `42 seconds`, `3 hours 5 minutes`, `2 days 1 hour`."""
+    if seconds < 1:
+        return "less than a second"
+    parts, left = [], int(seconds)
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60), ("second", 1)):
+        count, left = divmod(left, size)
+        if count:
+            parts.append(f"{count} {unit}{'' if count == 1 else 's'}")
+    return " ".join(parts[:2])
+
+
+@dg.asset_check(
+    asset=serving_duckdb,
+    name="freshness_check",
+    description=f"The serving file was published within the last {duration_words(PUBLISHED_WITHIN.total_seconds())}"
+    " (everything is rebuilt at least nightly: older means a refresh did not run).",
+)
+def serving_freshness(context: dg.AssetCheckExecutionContext) -> dg.AssetCheckResult:
+    """Warns when the last publish is older than PUBLISHED_WITHIN, saying how old it is."""
+    allowed = PUBLISHED_WITHIN.total_seconds()
+    event = context.instance.get_latest_materialization_event(serving_duckdb.key)
+    if event is None:
+        return dg.AssetCheckResult(
+            passed=False,
+            severity=dg.AssetCheckSeverity.WARN,
+            description="warned: never published in this Dagster instance (run build_warehouse, or wait for the "
+            "round sensor's first ingestion and the rebuild that follows it)",
+        )
+    age = max(0.0, time.time() - event.timestamp)
+    metadata: dict[str, dg.MetadataValue] = {
+        "dagster/last_updated_timestamp": dg.MetadataValue.timestamp(event.timestamp),
+        "allowed_age_s": dg.MetadataValue.int(int(allowed)),
+    }
+    if age <= allowed:
+        metadata[FRESH_UNTIL] = dg.MetadataValue.timestamp(event.timestamp + allowed)
+        description = f"passed: published {duration_words(age)} ago (allowed: {duration_words(allowed)})"
+    else:
+        description = (
+            f"warned: last published {duration_words(age)} ago, more than the {duration_words(allowed)} allowed: "
+            "a nightly refresh did not run or failed (see the runs of build_warehouse in the UI)"
+        )
+    return dg.AssetCheckResult(
+        passed=age <= allowed, severity=dg.AssetCheckSeverity.WARN, description=description, metadata=metadata
     )
+
+
+freshness_checks = [serving_freshness]

@@ -8,7 +8,9 @@ import dagster as dg
 from assets.config.profiles import read_profiles, read_quality_bounds, write_profiles, write_quality_bounds
 from assets.requests.traffic_shape import write_traffic
 from assets.resources import Inputs, Warehouse
-from assets.specs import table_spec
+from assets.specs import selected_tables, table_metadata, table_spec
+
+# Both multi-assets are subsettable: a run that selects one of their tables writes only that table.
 
 
 @dg.multi_asset(
@@ -16,6 +18,7 @@ from assets.specs import table_spec
         table_spec("requirement.profiles", {"duckdb", "yaml"}),
         table_spec("requirement.slo_bounds", {"duckdb", "yaml"}),
     ],
+    can_subset=True,
 )
 def profiles(context: dg.AssetExecutionContext, warehouse: Warehouse, inputs: Inputs) -> Iterator[dg.MaterializeResult]:
     """Workload profiles and their SLO bounds, from the profiles YAML."""
@@ -23,10 +26,11 @@ def profiles(context: dg.AssetExecutionContext, warehouse: Warehouse, inputs: In
     unknown = [r["model_raw"] for r in rows if not r["model_known"]]
     if unknown:
         context.log.warning(f"profiles name models with no canonical id (kept, flagged; nothing will join): {unknown}")
+    tables = selected_tables(context)
     with warehouse.connect() as conn:
-        profile_report, bound_report = write_profiles(conn, rows, bounds, file)
-    yield dg.MaterializeResult(asset_key=["requirement", "profiles"], metadata=profile_report.metadata())
-    yield dg.MaterializeResult(asset_key=["requirement", "slo_bounds"], metadata=bound_report.metadata())
+        reports = write_profiles(conn, rows, bounds, file, tables)
+    for table in tables:
+        yield dg.MaterializeResult(asset_key=table.split("."), metadata=table_metadata(reports[table]))
 
 
 @dg.multi_asset(
@@ -34,13 +38,15 @@ def profiles(context: dg.AssetExecutionContext, warehouse: Warehouse, inputs: In
         table_spec("requirement.traffic_shape", {"duckdb", "polars"}, deps=[["requirement", "profiles"]]),
         table_spec("requirement.traffic_rate", {"duckdb", "polars"}, deps=[["requirement", "profiles"]]),
     ],
+    can_subset=True,
 )
 def traffic_shape(context: dg.AssetExecutionContext, warehouse: Warehouse) -> Iterator[dg.MaterializeResult]:
     """Our traffic's arrival pattern, token mix and rate over time, from each profile's traffic log."""
+    tables = selected_tables(context)
     with warehouse.connect() as conn:
-        shape_report, rate_report = write_traffic(conn, context.log.info)
-    yield dg.MaterializeResult(asset_key=["requirement", "traffic_shape"], metadata=shape_report.metadata())
-    yield dg.MaterializeResult(asset_key=["requirement", "traffic_rate"], metadata=rate_report.metadata())
+        reports = write_traffic(conn, context.log.info, tables)
+    for table in tables:
+        yield dg.MaterializeResult(asset_key=table.split("."), metadata=table_metadata(reports[table]))
 
 
 @dg.multi_asset(
@@ -51,4 +57,4 @@ def quality_bounds(warehouse: Warehouse, inputs: Inputs) -> dg.MaterializeResult
     rows, file = read_quality_bounds(inputs.profiles)
     with warehouse.connect() as conn:
         report = write_quality_bounds(conn, rows, file)
-    return dg.MaterializeResult(asset_key=["requirement", "quality_bounds"], metadata=report.metadata())
+    return dg.MaterializeResult(asset_key=["requirement", "quality_bounds"], metadata=table_metadata(report))

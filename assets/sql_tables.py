@@ -7,7 +7,9 @@ from typing import Any
 
 import dagster as dg
 
+from assets.core.paths import SQL_DIR
 from assets.resources import Warehouse
+from assets.specs import OWNERS, definition_metadata, sql_code_version, table_metadata
 from assets.warehouse.sqlfiles import CheckSql, TableSql, build_table, check_sql_files, offending_rows, table_sql_files
 from schemas import model_for
 
@@ -25,17 +27,29 @@ def table_asset(spec: TableSql) -> dg.AssetsDefinition:
         group_name=schema,
         kinds={"duckdb", "sql"},
         description=f"{spec.description} (built by sql/{spec.relative})",
+        owners=OWNERS,
+        code_version=sql_code_version(spec.table, SQL_DIR / spec.relative),
+        metadata=definition_metadata(spec.table),
     )
     def _table(warehouse: Warehouse) -> dg.MaterializeResult:
         with warehouse.connect() as conn:
             report = build_table(conn, spec, model)
-        return dg.MaterializeResult(metadata=report.metadata())
+        return dg.MaterializeResult(metadata=table_metadata(report))
 
     return _table
 
 
 def _plain(value: Any) -> Any:
     return value if isinstance(value, (int, float, str, bool, type(None))) else str(value)
+
+
+def check_outcome(check: CheckSql, offending: int) -> str:
+    """A check's evaluation in words: passed, or warned / failed with how many rows break what it expects."""
+    if not offending:
+        return f"passed: {check.description}"
+    outcome = "failed" if check.severity == "error" else "warned"
+    rows = "1 row breaks" if offending == 1 else f"{offending} rows break"
+    return f"{outcome}: {rows} it (sql/{check.relative}); expected: {check.description}"
 
 
 def sql_check(check: CheckSql) -> dg.AssetChecksDefinition:
@@ -52,7 +66,10 @@ def sql_check(check: CheckSql) -> dg.AssetChecksDefinition:
     def _check(warehouse: Warehouse) -> dg.AssetCheckResult:
         if check.attach_published and not warehouse.serving_path.exists():
             return dg.AssetCheckResult(
-                passed=True, severity=severity, metadata={"note": "nothing published yet: nothing to compare with"}
+                passed=True,
+                severity=severity,
+                description="passed: nothing published yet, nothing to compare with",
+                metadata={"note": "nothing published yet: nothing to compare with"},
             )
         with warehouse.connect() as conn:
             columns, rows = offending_rows(conn, check, warehouse.serving_path)
@@ -60,6 +77,7 @@ def sql_check(check: CheckSql) -> dg.AssetChecksDefinition:
         return dg.AssetCheckResult(
             passed=not rows,
             severity=severity,
+            description=check_outcome(check, len(rows)),
             metadata={"offending_rows": len(rows), "sample": dg.MetadataValue.json(sample)},
         )
 

@@ -8,6 +8,7 @@ import os
 import signal
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 import dagster as dg
 import duckdb
@@ -20,6 +21,7 @@ from assets.runs.collect import IDLE_SIDECAR_NOTE
 from assets.warehouse.lock import WarehouseProblem
 from assets.warehouse.publish import published_state
 from pipelines import query, settings
+from pipelines.progress import check_words, failure_cause, step_words
 
 
 def open_published(serving_path: Path) -> duckdb.DuckDBPyConnection:
@@ -114,20 +116,10 @@ def read_findings(serving_path: Path) -> list[str]:
                 ).fetchall(),
             ),
             (
-                "unknown names kept raw (no canonical id: the rows stay, unmatched)",
+                "unknown names kept raw (no canonical id: the rows stay, unmatched; analytics.unknown_names)",
                 conn.execute(
-                    "SELECT what FROM ("
-                    "  SELECT 'observed.runs ' || run_label || ': accelerator ' || accelerator_raw AS what "
-                    "  FROM observed.runs WHERE NOT accelerator_known"
-                    "  UNION ALL SELECT 'observed.runs ' || run_label || ': model ' || model_raw "
-                    "  FROM observed.runs WHERE NOT model_known"
-                    "  UNION ALL SELECT 'observed.runs ' || run_label || ': precision ' || precision_raw "
-                    "  FROM observed.runs WHERE precision IS NULL"
-                    "  UNION ALL SELECT 'benchmark.mlperf_results: accelerator ' || accelerator_raw || ' ('"
-                    "      || count(*) || CASE WHEN count(*) = 1 THEN ' row)' ELSE ' rows)' END"
-                    "  FROM benchmark.mlperf_results"
-                    "  WHERE NOT accelerator_known AND accelerator_raw IS NOT NULL GROUP BY accelerator_raw"
-                    ") ORDER BY 1"
+                    "SELECT table_name || ': ' || kind || ' ' || raw_name || ' (' || rows "
+                    "|| CASE WHEN rows = 1 THEN ' row)' ELSE ' rows)' END FROM analytics.unknown_names"
                 ).fetchall(),
             ),
         ]
@@ -144,29 +136,65 @@ def read_findings(serving_path: Path) -> list[str]:
     return lines
 
 
-def _failures(result: dg.ExecuteInProcessResult) -> tuple[list[str], list[str]]:
-    """(errors, warnings): failed steps and failed ERROR checks; failed WARN checks."""
-    errors: list[str] = []
+# What to do, by what failed: a network failure is no bad input, a bad input no bug.
+ADVICE = {
+    "network": "What to do: check the network (a proxy, DNS) and that the host named above answers, then run again; "
+    "or download the file yourself and pass it with --mlperf FILE.",
+    "input": "What to do: correct the file, URL or row named above (each message says what was expected), then run "
+    "again.",
+    "check": "What to do: look at the offending rows of each failed check (its SQL is in sql/checks/; the rows it "
+    "selects are in the build file, warehouse/build.duckdb), correct the input they come from, then run again.",
+    "warehouse": "What to do: as the message above says for the warehouse folder, then run again.",
+    "bug": "What to do: this is not an input problem but a fault in benchbill itself: report it with the message "
+    "above (the full traceback is in the run's Dagster log).",
+}
+# Exceptions by the kind of failure they are (by class name: Dagster hands a step's error over serialised).
+FAILURE_KINDS = {
+    "NetworkError": "network",
+    "IngestError": "input",
+    "SchemaMismatch": "input",
+    "SqlDocProblem": "input",
+    "FileNotFoundError": "input",
+    "WarehouseProblem": "warehouse",
+    "WarehouseBusy": "warehouse",
+}
+
+
+class Failed(NamedTuple):
+    """One reason a run failed, in words, and what kind of failure it is (a key of ADVICE)."""
+
+    message: str
+    kind: str
+
+
+def failure_of(exc: BaseException) -> Failed:
+    """A failure raised in this process (before or between the jobs)."""
+    kind = next((FAILURE_KINDS[c.__name__] for c in type(exc).__mro__ if c.__name__ in FAILURE_KINDS), "bug")
+    return Failed(str(exc), kind)
+
+
+def _failures(result: dg.ExecuteInProcessResult) -> tuple[list[Failed], list[str]]:
+    """(failures, warnings): failed steps and failed ERROR checks, in words; failed WARN checks."""
+    errors: list[Failed] = []
     warnings: list[str] = []
     for event in result.all_events:
         if event.event_type_value == "STEP_FAILURE":
-            error = event.step_failure_data.error
-            while error is not None and error.cause is not None and error.message.startswith("dagster._core.errors"):
-                error = error.cause  # Dagster's wrapping: the cause names the file, URL or row
-            errors.append(f"{event.step_key}: {error.message.strip() if error is not None else 'failed'}")
+            cls_name, message = failure_cause(event.step_failure_data.error)
+            what = step_words(result.job_def, event.step_key or "")
+            errors.append(Failed(f"{what} failed: {message}", FAILURE_KINDS.get(cls_name, "bug")))
         elif event.event_type_value == "ASSET_CHECK_EVALUATION":
             data = event.event_specific_data
             evaluation = getattr(data, "asset_check_evaluation", data)
             if not isinstance(evaluation, dg.AssetCheckEvaluation) or evaluation.passed:
                 continue
-            offending = evaluation.metadata.get("offending_rows")
-            detail = f"{offending.value} offending rows" if offending is not None else evaluation.description or ""
-            message = f"check {evaluation.asset_check_key.to_user_string()} failed ({detail})"
-            (errors if evaluation.severity == dg.AssetCheckSeverity.ERROR else warnings).append(message)
+            if evaluation.severity == dg.AssetCheckSeverity.ERROR:
+                errors.append(Failed(check_words(evaluation), "check"))
+            else:
+                warnings.append(check_words(evaluation))
     return errors, warnings
 
 
-def _execute(job: dg.JobDefinition, instance: dg.DagsterInstance, warnings: list[str], **kwargs) -> list[str]:
+def _execute(job: dg.JobDefinition, instance: dg.DagsterInstance, warnings: list[str], **kwargs) -> list[Failed]:
     """Run a job in-process; the failures it reports (empty when it succeeded). Failed WARN checks
     are added to `warnings`."""
     run_config = kwargs.pop("run_config", {})
@@ -176,19 +204,17 @@ def _execute(job: dg.JobDefinition, instance: dg.DagsterInstance, warnings: list
     failures, warned = _failures(result)
     warnings += warned
     if not result.success and not failures:
-        failures = [f"{job.name}: run did not succeed"]
+        failures = [Failed(f"{job.name}: the run did not succeed and named no failed step", "bug")]
     return failures
 
 
-def _report_failure(messages: list[str], warehouse: Warehouse | None = None) -> int:
+def _report_failure(failures: list[Failed], warehouse: Warehouse | None = None) -> int:
     state = "" if warehouse is None else f" {published_state(warehouse.layout)}."
     print(f"benchbill: run failed;{state or ' the published serving file (if any) is unchanged.'}", file=sys.stderr)
-    for message in messages:
-        print(f"  {message}", file=sys.stderr)
-    print(
-        "What to do: correct the file, URL or row named above (each message says what was expected), then run again.",
-        file=sys.stderr,
-    )
+    for failure in failures:
+        print(f"  {failure.message}", file=sys.stderr)
+    for kind in dict.fromkeys(f.kind for f in failures):
+        print(ADVICE[kind], file=sys.stderr)
     return 1
 
 
@@ -208,7 +234,7 @@ def run(args: argparse.Namespace) -> int:
         with warehouse.hold():  # one writer from the fingerprint check through the publish
             return _run(inputs, warehouse, force=args.force, show_all=args.all)
     except WarehouseProblem as problem:  # busy, read-only, full, a link for a lock file: one message, no traceback
-        return _report_failure([str(problem)])
+        return _report_failure([failure_of(problem)])
     except KeyboardInterrupt:
         print(f"benchbill: interrupted; {published_state(warehouse.layout)}.", file=sys.stderr)
         return 130
@@ -276,7 +302,6 @@ def _fingerprint(inputs: Inputs) -> tuple[str, str, list] | None:
 
 
 def _run_jobs(definitions: dg.Definitions, inputs: Inputs, warehouse: Warehouse, show_all: bool = False) -> int:
-    from assets.benchmark import mlperf_round
     from assets.config.sources import load_sources
     from assets.core.errors import IngestError
     from assets.mlperf.rounds import plan_rounds
@@ -288,7 +313,7 @@ def _run_jobs(definitions: dg.Definitions, inputs: Inputs, warehouse: Warehouse,
             list(inputs.mlperf), load_sources(inputs.sources_file), log=lambda m: print(f"  {m}", file=sys.stderr)
         )
     except IngestError as exc:
-        return _report_failure([f"{mlperf_round.node_def.name}: {exc}"], warehouse)
+        return _report_failure([Failed(f"finding the MLPerf rounds failed: {exc}", failure_of(exc).kind)], warehouse)
     instance = dg.DagsterInstance.ephemeral()
     warnings: list[str] = []
     instance.add_dynamic_partitions(MLPERF_ROUND_PARTITIONS, list(plan))
@@ -324,7 +349,7 @@ def _print_published(warehouse: Warehouse, warnings: list[str], show_all: bool =
     if findings:
         print("\n" + "\n".join(part for line in findings for part in wrapped(line, hanging="    ")))
     for message in warnings:
-        print("\n".join(wrapped(f"warning: {message} (see the check's SQL in sql/checks/)")))
+        print("\n".join(wrapped(f"warning: {message}")))
     print(f"\nserving file: {warehouse.serving_path.resolve()}")
     print(f"              (SQL: benchbill sql, or duckdb -readonly {warehouse.serving_path})")
     print(f"report:       {warehouse.report_path.resolve()}")

@@ -6,7 +6,7 @@ import dagster as dg
 from assets import analytics, audit, benchmark, observed, publish, requirement, sql_tables
 from assets.resources import Inputs, Warehouse
 from pipelines.jobs import build_warehouse, ingest_mlperf_round, refresh_observed
-from pipelines.progress import progress_logger
+from pipelines.progress import console_logger, progress_logger
 from pipelines.schedules import nightly_refresh
 from pipelines.sensors import dump_folder_sensor, freshness_sensor, mlperf_round_sensor, rebuild_after_round_ingest
 from pipelines.settings import inputs_from_env, warehouse_from_env
@@ -26,7 +26,7 @@ def build_definitions(inputs: Inputs | None = None, warehouse: Warehouse | None 
             "warehouse": warehouse or warehouse_from_env(),
             "inputs": inputs or inputs_from_env(),
         },
-        loggers={"console": dg.colored_console_logger, "progress": progress_logger},
+        loggers={"console": console_logger, "progress": progress_logger},
         executor=dg.in_process_executor,
     )
 

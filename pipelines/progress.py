@@ -1,12 +1,107 @@
-"""A Dagster logger that prints one short line per step and per message of ours (for the CLI)."""
+"""What a run says on the terminal (for the CLI): each step as it starts, in the warehouse's names rather than
+Dagster's step keys, each check's outcome in words (passed / warned / failed and why), and our own messages."""
 
 import logging
+import re
 import sys
+from collections.abc import Iterable
 
 import dagster as dg
+from dagster._core.definitions.dependency import NodeHandle
+
+from pipelines import settings
+
+SUBJECTS_NAMED = 3  # a step that builds more tables than this names the first ones and counts the rest
+
+
+def entity_name(key: dg.AssetKey | dg.AssetCheckKey) -> str:
+    """A table or check as a reader of the warehouse names it: `marts.config_shortlist`,
+    `check benchmark.mlperf_results row_count_per_round`."""
+    if isinstance(key, dg.AssetCheckKey):
+        return f"check {'.'.join(key.asset_key.path)} {key.name}"
+    return ".".join(key.path)
+
+
+def _names(keys: Iterable[dg.AssetKey | dg.AssetCheckKey]) -> str:
+    names = sorted(entity_name(key) for key in keys)
+    if len(names) > SUBJECTS_NAMED:
+        return f"{', '.join(names[: SUBJECTS_NAMED - 1])} and {len(names) - SUBJECTS_NAMED + 1} more"
+    return " and ".join([", ".join(names[:-1]), names[-1]]) if len(names) > 1 else "".join(names)
+
+
+def step_keys_of(job: dg.JobDefinition | None, step_key: str) -> set[dg.AssetKey | dg.AssetCheckKey]:
+    """The tables and checks a step of `job` materialises or evaluates (none when the step is not an asset's)."""
+    if job is None or not step_key:
+        return set()
+    try:
+        return set(job.asset_layer.get_selected_entity_keys_for_node(NodeHandle(step_key.split("[")[0], None)))
+    except Exception:  # noqa: BLE001 - a step we cannot place is still named, by its key
+        return set()
+
+
+def step_words(job: dg.JobDefinition | None, step_key: str) -> str:
+    """A step in words: `building marts.config_shortlist`, `check benchmark.mlperf_results row_count_per_round`;
+    the step key only when the step builds nothing we can name."""
+    keys = step_keys_of(job, step_key)
+    tables = [k for k in keys if isinstance(k, dg.AssetKey)]
+    if tables:
+        return f"building {_names(tables)}"
+    if keys:
+        return _names(keys)
+    return step_key
+
+
+def check_words(evaluation: dg.AssetCheckEvaluation) -> str:
+    """A check's outcome in words: `check T NAME: passed`, or its warning or failure and why (the
+    evaluation's description, which our checks start with `warned:` or `failed:`)."""
+    subject = entity_name(evaluation.asset_check_key)
+    if evaluation.passed:
+        return f"{subject}: passed"
+    outcome = "failed" if evaluation.severity == dg.AssetCheckSeverity.ERROR else "warned"
+    why = (evaluation.description or "").strip()
+    if not why:
+        offending = evaluation.metadata.get("offending_rows")
+        why = f"{offending.value} offending rows" if offending is not None else "no reason given"
+    if why.startswith(("failed:", "warned:")):
+        why = why.split(":", 1)[1].strip()
+    return f"{subject}: {outcome}: {why}"
+
+
+def failure_cause(error: object) -> tuple[str, str]:
+    """(exception class name, message) of a step failure, beneath Dagster's wrapping (whose cause names the
+    file, URL or row)."""
+    while (
+        error is not None
+        and getattr(error, "cause", None) is not None
+        and str(getattr(error, "message", "")).startswith("dagster._core.errors")
+    ):
+        error = error.cause  # type: ignore[attr-defined]
+    if error is None:
+        return "", "failed"
+    cls_name = str(getattr(error, "cls_name", "") or "")
+    message = str(getattr(error, "message", "")).strip()
+    if cls_name:  # `assets.core.errors.IngestError: /x.csv: ...`: the class is the failure's kind, not its words
+        message = re.sub(rf"^[\w.]*\b{re.escape(cls_name)}: ", "", message)
+    return cls_name, message
+
+
+_NOT_EXECUTED = re.compile(r"^Dependencies for step (\S+) failed: \[(.*)\]\. Not executing\.$")
+
+
+def skipped_words(job: dg.JobDefinition | None, message: str) -> str | None:
+    """Dagster's `Dependencies for step K failed: [...]. Not executing.` in words (None for any other message)."""
+    match = _NOT_EXECUTED.match(message)
+    if match is None:
+        return None
+    failed = [step_words(job, key.strip().strip("'\"")) for key in match.group(2).split(",") if key.strip()]
+    return f"{step_words(job, match.group(1))}: not run, because {' and '.join(failed)} failed"
 
 
 class _ProgressHandler(logging.Handler):
+    def __init__(self, job: dg.JobDefinition | None) -> None:
+        super().__init__()
+        self.job = job
+
     def emit(self, record: logging.LogRecord) -> None:
         meta = getattr(record, "dagster_meta", {}) or {}
         event = meta.get("dagster_event")
@@ -15,23 +110,52 @@ class _ProgressHandler(logging.Handler):
         if event is None:
             if record.levelno < logging.INFO:
                 return
-            line = f"  {message}"
+            line = f"  {skipped_words(self.job, message) or message}"
         elif event.event_type_value == "STEP_START":
-            line = f"- {step}"
-        elif event.event_type_value in ("STEP_FAILURE", "ASSET_CHECK_EVALUATION") and record.levelno >= logging.WARNING:
-            line = f"! {step}: {message}"
+            keys = step_keys_of(self.job, step)
+            if keys and not any(isinstance(k, dg.AssetKey) for k in keys):
+                return  # a check's own step: its outcome is the line that counts
+            line = f"- {step_words(self.job, step)}"
+        elif event.event_type_value == "ASSET_CHECK_EVALUATION":
+            evaluation = event.event_specific_data
+            evaluation = getattr(evaluation, "asset_check_evaluation", evaluation)
+            if not isinstance(evaluation, dg.AssetCheckEvaluation):
+                return
+            line = f"{'  ' if evaluation.passed else '! '}{check_words(evaluation)}"
+        elif event.event_type_value == "STEP_FAILURE":
+            line = f"! {step_words(self.job, step)} failed (why is said when the run ends)"
         else:
             return
         print(line, file=sys.stderr, flush=True)
 
 
 @dg.logger(
-    config_schema=None, description="Short progress lines on stderr: each step as it starts, and our own messages."
+    config_schema=None,
+    description="Short progress lines on stderr: each step as it starts and each check's outcome, in words, and "
+    "our own messages.",
 )
 def progress_logger(init_context: dg.InitLoggerContext) -> logging.Logger:
     log = logging.getLogger("benchbill.progress")
     log.setLevel(logging.DEBUG)
     log.propagate = False
-    if not log.handlers:
-        log.addHandler(_ProgressHandler())
+    log.handlers = [_ProgressHandler(init_context.job_def)]
+    return log
+
+
+@dg.logger(
+    config_schema={
+        "log_level": dg.Field(str, is_required=False, default_value="INFO", description="The logger's threshold."),
+        "name": dg.Field(str, is_required=False, default_value="dagster", description="The logger's name."),
+    },
+    description="Dagster's console logger, in colour only on a terminal and without NO_COLOR (no escape codes "
+    "in a pipe or a log file).",
+)
+def console_logger(init_context: dg.InitLoggerContext) -> logging.Logger:
+    config = init_context.logger_config
+    if settings.colour(sys.stderr):
+        return dg.colored_console_logger.logger_fn(init_context)
+    log = logging.Logger(config["name"], level=config["log_level"])
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s - %(name)s - %(levelname)s - %(message)s"))
+    log.addHandler(handler)
     return log

@@ -16,7 +16,7 @@ from typing import Any
 
 import duckdb
 
-from assets.core.sqltext import sql_string_literal
+from assets.core.sqltext import quote_ident, sql_string_literal
 from assets.report.textformat import align_rows, to_json, value_text
 from assets.warehouse import sqldoc
 
@@ -135,11 +135,49 @@ def resolve(query: str, params: dict[str, str]) -> tuple[str, dict[str, Any]]:
     return query, params
 
 
+VALUES_LISTED = 30  # valid values a refused parameter lists; the rest are counted
+
+
+def check_values(conn: duckdb.DuckDBPyConnection, query: str, bound: dict[str, Any]) -> None:
+    """QueryProblem when a named query's parameter takes a value its header does not allow (`-- values NAME: one
+    of|part of ...`): a profile, accelerator or run the warehouse does not hold would return no row, silently; the
+    message lists the values it holds."""
+    doc = sqldoc.query_docs().get(query)
+    if doc is None:
+        return
+    for param in doc.params.values():
+        value = bound.get(param.name)
+        if value is None or param.match is None:
+            continue
+        known: set[str] = set()
+        found = False
+        for column in param.columns:
+            schema, table, name = column.split(".")
+            source = f"{quote_ident(schema)}.{quote_ident(table)}"
+            test = "= $value" if param.match == "one" else "ILIKE '%' || $value || '%'"
+            matched = execute(conn, f"SELECT count(*) FROM {source} WHERE {quote_ident(name)} {test}", {"value": value})
+            found = found or matched[1][0][0] > 0
+            values = execute(
+                conn, f"SELECT DISTINCT {quote_ident(name)} FROM {source} WHERE {quote_ident(name)} IS NOT NULL"
+            )
+            known |= {str(r[0]) for r in values[1]}
+        if found:
+            continue
+        listed = sorted(known)
+        more = f" ... and {len(listed) - VALUES_LISTED} more" if len(listed) > VALUES_LISTED else ""
+        how = "is not one of" if param.match == "one" else "is part of none of"
+        raise QueryProblem(
+            f"--param {param.name}={value!r} {how} the {len(listed)} values of {', '.join(param.columns)} in the "
+            f"serving file: {', '.join(listed[:VALUES_LISTED]) or '(none: the table is empty)'}{more}"
+        )
+
+
 def run(serving_path: Path, query: str, params: dict[str, str]) -> tuple[list[str], list[tuple]]:
     sql, bound = resolve(query, params)
     check_reads(sql)
     conn = open_serving(serving_path)
     try:
+        check_values(conn, query, bound)
         return execute(conn, sql, bound)
     finally:
         conn.close()
@@ -207,13 +245,20 @@ def shell(serving_path: Path, read_line: Callable[[str], str] = input) -> int:
     shell commands and writes files through its dot commands: .shell, .output, .log, .save)."""
     conn = open_serving(serving_path)
     interactive = sys.stdin.isatty()
+    # Results go to stdout; the banner and prompts to stdout only on a terminal (in a pipe they go to stderr, and
+    # stdout holds nothing but results: `benchbill shell | cat`).
+    to_terminal = sys.stdout.isatty()
     if interactive:
-        print(SHELL_HELP)
+        print(SHELL_HELP, file=sys.stdout if to_terminal else sys.stderr)
     pending: list[str] = []
     try:
         while True:
             try:
-                line = read_line("benchbill> " if not pending else "      ...> ") if interactive else read_line("")
+                prompt = ("benchbill> " if not pending else "      ...> ") if interactive else ""
+                if prompt and not to_terminal:
+                    print(prompt, end="", file=sys.stderr, flush=True)
+                    prompt = ""
+                line = read_line(prompt)
             except EOFError:
                 break
             if not pending and line.strip().startswith("."):

@@ -1,6 +1,6 @@
 """The nightly schedule: re-ingest every known MLPerf round (published tables do get corrected).
 
-Schedules start RUNNING when a daemon loads the definitions (`dagster dev` or dagster-daemon); stop one in
+Schedules start RUNNING when a daemon loads the definitions (`make dev`, i.e. `dg dev`, or dagster-daemon); stop one in
 the UI to pause it.
 """
 

@@ -1,23 +1,26 @@
 """Sensors: new content in the dump folders, new or corrected MLPerf rounds, the rebuild after a round is
 ingested, and the freshness check's evaluation.
 
-Sensors start RUNNING when a daemon loads the definitions (`dagster dev` or dagster-daemon): a deployment
+Sensors start RUNNING when a daemon loads the definitions (`make dev`, i.e. `dg dev`, or dagster-daemon): a deployment
 ingests new rounds and dumps by itself; stop one in the UI to pause it.
 """
 
 import json
+import time
 import warnings
 
 import dagster as dg
 
 from assets.config.sources import load_sources
-from assets.core.errors import IngestError
-from assets.mlperf.discovery import discover
+from assets.mlperf.watch import evaluate
 from assets.partitions import MLPERF_ROUND_PARTITIONS, mlperf_rounds
 from assets.publish import freshness_checks
 from assets.resources import Inputs
 from assets.runs.collect import dumps_fingerprint
 from pipelines.jobs import build_warehouse, ingest_mlperf_round, refresh_observed, round_run_config
+
+# Each tick reads the sources file and stats the named files (cheap); discovery keeps its own clock (watch.py).
+ROUND_SENSOR_INTERVAL_S = 5 * 60
 
 
 @dg.sensor(
@@ -41,45 +44,29 @@ def dump_folder_sensor(context: dg.SensorEvaluationContext, inputs: Inputs) -> d
 @dg.sensor(
     name="mlperf_round_sensor",
     job=ingest_mlperf_round,
-    minimum_interval_seconds=6 * 3600,
+    minimum_interval_seconds=ROUND_SENSOR_INTERVAL_S,
     default_status=dg.DefaultSensorStatus.RUNNING,
-    description="Finds MLPerf rounds that are new (in the sources file, or a new inference_results_v* "
-    "repository with a round table, through GitHub's API) or whose table changed; registers "
-    "the round as a partition and requests its ingestion.",
+    description="Registers and ingests every MLPerf round the operator named (BENCHBILL_MLPERF, else the sources "
+    "file) from the first tick, offline too, and again when a named file changes; finds new rounds and "
+    "corrected tables through GitHub's API every 6 hours (a failed look is a warning, retried in 15 minutes).",
 )
-def mlperf_round_sensor(context: dg.SensorEvaluationContext, inputs: Inputs) -> dg.SensorResult | dg.SkipReason:
+def mlperf_round_sensor(context: dg.SensorEvaluationContext, inputs: Inputs) -> dg.SensorResult:
     sources = load_sources(inputs.sources_file)
     known = set(context.instance.get_dynamic_partitions(MLPERF_ROUND_PARTITIONS))
-    cursor = json.loads(context.cursor) if context.cursor else {}
-    new_rounds: list[str] = []
-    requests: list[dg.RunRequest] = []
-    for round_name in sources.round_names:
-        if round_name not in known:
-            new_rounds.append(round_name)
-            requests.append(dg.RunRequest(run_key=f"{round_name}:sources", partition_key=round_name))
-    if sources.discovery is not None:
-        d = sources.discovery
-        try:
-            found, cursor = discover(d.api, d.owner, d.repository_pattern, d.table_files, sources.allowed_hosts, cursor)
-        except IngestError as exc:
-            return dg.SkipReason(f"round discovery failed, will retry: {exc}")
-        for item in found:
-            if item.round not in known and item.round not in new_rounds:
-                new_rounds.append(item.round)
-            requests = [r for r in requests if r.partition_key != item.round]
-            requests.append(
-                dg.RunRequest(
-                    run_key=f"{item.round}:{item.sha}",
-                    partition_key=item.round,
-                    run_config=round_run_config([item.url]),
-                )
-            )
-    if not requests:
-        return dg.SensorResult(skip_reason="no new or changed MLPerf round", cursor=json.dumps(cursor, sort_keys=True))
+    tick = evaluate(sources, list(inputs.mlperf), known, context.cursor, time.time())
+    for warning in tick.warnings:
+        context.log.warning(warning)
+    cursor = json.dumps(tick.cursor, sort_keys=True)
+    if not tick.requests:
+        reason = "no new or changed MLPerf round"
+        return dg.SensorResult(skip_reason="; ".join([reason, *tick.warnings]), cursor=cursor)
     return dg.SensorResult(
-        run_requests=requests,
-        dynamic_partitions_requests=[mlperf_rounds.build_add_request(new_rounds)] if new_rounds else [],
-        cursor=json.dumps(cursor, sort_keys=True),
+        run_requests=[
+            dg.RunRequest(run_key=r.run_key, partition_key=r.round, run_config=round_run_config(r.locations))
+            for r in tick.requests
+        ],
+        dynamic_partitions_requests=[mlperf_rounds.build_add_request(tick.new_rounds)] if tick.new_rounds else [],
+        cursor=cursor,
     )
 
 
@@ -89,9 +76,21 @@ def mlperf_round_sensor(context: dg.SensorEvaluationContext, inputs: Inputs) -> 
     monitored_jobs=[ingest_mlperf_round],
     request_job=build_warehouse,
     default_status=dg.DefaultSensorStatus.RUNNING,
-    description="After a round's ingestion succeeds, rebuild the tables that depend on it and publish.",
+    description="After a round's ingestion succeeds, rebuild the tables that depend on it and publish (unless a "
+    "rebuild is already queued: it will read the round, so rounds ingested together are built once).",
 )
-def rebuild_after_round_ingest(context: dg.RunStatusSensorContext) -> dg.RunRequest:
+def rebuild_after_round_ingest(context: dg.RunStatusSensorContext) -> dg.RunRequest | dg.SkipReason:
+    waiting = context.instance.get_run_records(
+        filters=dg.RunsFilter(
+            job_name=build_warehouse.name, statuses=[dg.DagsterRunStatus.QUEUED, dg.DagsterRunStatus.NOT_STARTED]
+        ),
+        limit=1,
+    )
+    if waiting:
+        partition = context.dagster_run.tags.get("dagster/partition", "?")
+        return dg.SkipReason(
+            f"build_warehouse run {waiting[0].dagster_run.run_id} is queued: it will build round {partition} too"
+        )
     return dg.RunRequest(run_key=context.dagster_run.run_id)
 
 

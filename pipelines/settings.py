@@ -1,4 +1,4 @@
-"""Resources for `dagster dev`, the daemon and schedules, read from environment variables.
+"""Resources for `make dev` (`dg dev`), the daemon and schedules, read from environment variables.
 
 BENCHBILL_WAREHOUSE  warehouse folder (default ./warehouse)
 BENCHBILL_MLPERF     comma-separated round-table paths or URLs (default: the sources file)
@@ -10,11 +10,14 @@ BENCHBILL_PRICES     prices CSV (default: the bundled price table)
 BENCHBILL_PROFILES   profiles YAML (default: the bundled example profiles)
 BENCHBILL_STORE_TEXTS  1 to keep prompt and response texts of dumps (observed.request_texts); default: never stored
 BENCHBILL_LOCK_TIMEOUT_S  seconds a run waits for another run's writer lock before refusing (default 30)
+NO_COLOR             set (to anything but empty) for no colour codes, even on a terminal (no-color.org); without a
+                     terminal there are none anyway
 """
 
 from __future__ import annotations
 
 import os
+from typing import TextIO
 
 from assets.core.paths import DEFAULT_PRICES, DEFAULT_PROFILES, DEFAULT_SOURCES
 from assets.resources import Inputs, Warehouse
@@ -50,3 +53,8 @@ def inputs_from_env() -> Inputs:
         store_texts=store_texts(),
         allow_links_into=allow_links_into(),
     )
+
+
+def colour(stream: TextIO) -> bool:
+    """Whether `stream` may carry colour codes: a terminal, and NO_COLOR unset or empty."""
+    return not os.environ.get("NO_COLOR") and stream.isatty()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -209,14 +210,25 @@ def read_profiles(path: str | Path) -> tuple[list[dict[str, Any]], list[dict[str
     )
 
 
+PROFILE_TABLES = ("requirement.profiles", "requirement.slo_bounds")
+
+
 def write_profiles(
-    conn: duckdb.DuckDBPyConnection, rows: list[dict[str, Any]], bounds: list[dict[str, Any]], file: SourceFile
-) -> tuple[WriteReport, WriteReport]:
-    """requirement.profiles and requirement.slo_bounds from a profiles file's rows."""
-    profiles = write_table(
-        conn, "requirement.profiles", pl.DataFrame(rows, infer_schema_length=None), Profiles, [], [file]
-    )
-    return profiles, write_table(conn, "requirement.slo_bounds", pl.DataFrame(bounds), SloBounds)
+    conn: duckdb.DuckDBPyConnection,
+    rows: list[dict[str, Any]],
+    bounds: list[dict[str, Any]],
+    file: SourceFile,
+    tables: Collection[str] = PROFILE_TABLES,
+) -> dict[str, WriteReport]:
+    """requirement.profiles and requirement.slo_bounds (or only those of `tables`) from a profiles file's rows,
+    each table's report by its name."""
+    reports = {}
+    if "requirement.profiles" in tables:
+        frame = pl.DataFrame(rows, infer_schema_length=None)
+        reports["requirement.profiles"] = write_table(conn, "requirement.profiles", frame, Profiles, [], [file])
+    if "requirement.slo_bounds" in tables:
+        reports["requirement.slo_bounds"] = write_table(conn, "requirement.slo_bounds", pl.DataFrame(bounds), SloBounds)
+    return reports
 
 
 RELATIVE_MAX = (

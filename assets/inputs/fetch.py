@@ -14,7 +14,7 @@ from urllib.parse import urljoin, urlparse
 
 import requests
 
-from assets.core.errors import IngestError
+from assets.core.errors import IngestError, NetworkError
 from assets.inputs.files import Fetched, sha256_bytes
 
 MAX_DOWNLOAD_BYTES = 512 * 1024 * 1024
@@ -147,7 +147,7 @@ def fetch_url(
             if progress:
                 progress(f"{url}: {last_problem}; retry {attempt}/{attempts - 1} in {wait:.1f} s")
             sleep(wait)
-    raise IngestError(
+    raise NetworkError(
         f"{url}: failed after {attempts} attempts; last problem: {last_problem}. Check the "
         f"network and that the host answers, then run again, {LOCAL_COPY_HINT}"
     )

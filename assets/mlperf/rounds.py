@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -116,62 +116,66 @@ def plan_rounds(mlperf_locations: list[str], sources: Sources, log=None) -> dict
     return dict(sorted(plan.items(), key=lambda item: round_sort_key(item[0])))
 
 
+ROUND_TABLES = (
+    "benchmark.mlperf_results",
+    "benchmark.mlperf_run_conditions",
+    "benchmark.mlperf_source_disagreements",
+)
+
+
 @dataclass
 class RoundWrite:
-    """What ingesting one round wrote: a report per table, the round's versions and this ingestion's change."""
+    """What ingesting one round wrote: a report per table written, the round's versions and this ingestion's change
+    (versions are recorded with the results: without them, `versions` is empty and `change` is "")."""
 
-    results: WriteReport
-    conditions: WriteReport
-    disagreements: WriteReport
+    reports: dict[str, WriteReport]
     versions: list[dict[str, Any]]
     change: str
 
 
-def write_round(conn: duckdb.DuckDBPyConnection, round_name: str, batch: Batch, locations: list[str]) -> RoundWrite:
-    """Replace one round's rows (results, run conditions, disagreements) and record the ingestion as a version
-    of the round, all in one transaction; IngestError when the locations hold no result of the round."""
+def write_round(
+    conn: duckdb.DuckDBPyConnection,
+    round_name: str,
+    batch: Batch,
+    locations: list[str],
+    tables: Collection[str] = ROUND_TABLES,
+) -> RoundWrite:
+    """Replace one round's rows (results, run conditions, disagreements; or only those of `tables`) and, with the
+    results, record the ingestion as a version of the round, all in one transaction; IngestError when the
+    locations hold no result of the round."""
     if not batch.rows:
         raise IngestError(
             f"no MLPerf results of round {round_name} in {locations}: every file was skipped, "
             "quarantined or belongs to another round"
         )
     scope = ("round", round_name)
-    with transaction(conn):  # the round's rows and its version record, together
-        versions, change = round_version(conn, round_name, batch, locations)
-        results = write_table(
-            conn,
-            "benchmark.mlperf_results",
-            results_frame(batch.rows),
-            MlperfResults,
-            batch.rejects,
-            batch.files,
-            scope=scope,
-        )
-        conditions = write_table(
-            conn,
-            "benchmark.mlperf_run_conditions",
-            _conditions_frame(batch.conditions),
-            MlperfRunConditions,
-            [],
-            None,
-            scope=scope,
-        )
-        disagreements = write_table(
-            conn,
-            "benchmark.mlperf_source_disagreements",
+    frames = {
+        "benchmark.mlperf_results": (results_frame(batch.rows), MlperfResults, batch.rejects, batch.files),
+        "benchmark.mlperf_run_conditions": (_conditions_frame(batch.conditions), MlperfRunConditions, [], None),
+        "benchmark.mlperf_source_disagreements": (
             frame_from_rows(batch.disagreements, MlperfSourceDisagreements),
             MlperfSourceDisagreements,
             [],
             None,
-            scope=scope,
-        )
-        write_table(
-            conn,
-            "audit.mlperf_round_versions",
-            frame_from_rows(versions, MlperfRoundVersions),
-            MlperfRoundVersions,
-            [],
-            None,
-            scope=scope,
-        )
-    return RoundWrite(results, conditions, disagreements, versions, change)
+        ),
+    }
+    reports: dict[str, WriteReport] = {}
+    versions: list[dict[str, Any]] = []
+    change = ""
+    with transaction(conn):  # the round's rows and its version record, together
+        if "benchmark.mlperf_results" in tables:
+            versions, change = round_version(conn, round_name, batch, locations)
+        for table, (frame, model, rejects, files) in frames.items():
+            if table in tables:
+                reports[table] = write_table(conn, table, frame, model, rejects, files, scope=scope)
+        if versions:
+            write_table(
+                conn,
+                "audit.mlperf_round_versions",
+                frame_from_rows(versions, MlperfRoundVersions),
+                MlperfRoundVersions,
+                [],
+                None,
+                scope=scope,
+            )
+    return RoundWrite(reports, versions, change)

@@ -14,7 +14,7 @@ measurement was taken under. Column-wise in polars: a long log never becomes Pyt
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any, cast
 
@@ -274,9 +274,15 @@ def read_traffic_log(
     )
 
 
-def write_traffic(conn: duckdb.DuckDBPyConnection, log: Callable[[str], None]) -> tuple[WriteReport, WriteReport]:
-    """requirement.traffic_shape and requirement.traffic_rate from the traffic log of every profile that names
-    one (requirement.profiles); IngestError naming the profile when its log does not exist."""
+TRAFFIC_TABLES = ("requirement.traffic_shape", "requirement.traffic_rate")
+
+
+def write_traffic(
+    conn: duckdb.DuckDBPyConnection, log: Callable[[str], None], tables: Collection[str] = TRAFFIC_TABLES
+) -> dict[str, WriteReport]:
+    """requirement.traffic_shape and requirement.traffic_rate (or only those of `tables`) from the traffic log of
+    every profile that names one (requirement.profiles), each table's report by its name; IngestError naming the
+    profile when its log does not exist."""
     logs = query_frame(
         conn,
         "SELECT profile, traffic_log, peak_window_s, requests_per_day, source FROM requirement.profiles "
@@ -294,12 +300,16 @@ def write_traffic(conn: duckdb.DuckDBPyConnection, log: Callable[[str], None]) -
         rate_frames.append(rates.with_columns(pl.lit(profile).alias("profile")))
         files.append(file)
         log(f"traffic of {profile}: {shape['requests']} requests, CV {shape['interarrival_cv']:.2f}")
-    report = write_table(
-        conn, "requirement.traffic_shape", frame_from_rows(shapes, TrafficShape), TrafficShape, [], files
-    )
-    rates = (
-        pl.concat(rate_frames).select("profile", "window_start_s", "requests", "rate_per_s", "scaled_rate_per_s")
-        if rate_frames
-        else frame_from_rows([], TrafficRate)
-    )
-    return report, write_table(conn, "requirement.traffic_rate", rates, TrafficRate)
+    reports = {}
+    if "requirement.traffic_shape" in tables:
+        reports["requirement.traffic_shape"] = write_table(
+            conn, "requirement.traffic_shape", frame_from_rows(shapes, TrafficShape), TrafficShape, [], files
+        )
+    if "requirement.traffic_rate" in tables:
+        rates = (
+            pl.concat(rate_frames).select("profile", "window_start_s", "requests", "rate_per_s", "scaled_rate_per_s")
+            if rate_frames
+            else frame_from_rows([], TrafficRate)
+        )
+        reports["requirement.traffic_rate"] = write_table(conn, "requirement.traffic_rate", rates, TrafficRate)
+    return reports

@@ -14,6 +14,7 @@ from assets.core.sqltext import column_list, qualified, sql_path_literal
 from assets.inputs.files import sha256_bytes
 from assets.requests.view import sampled_parts, view_parts
 from assets.runs.batch import ObservedBatch
+from assets.warehouse import catalog
 from assets.warehouse.fingerprint import code_fingerprint
 from assets.warehouse.validate import frame_from_rows
 from assets.warehouse.views import create_view
@@ -124,8 +125,16 @@ def write_observed(
     create_view(
         conn, "observed.requests", view_parts(batch.scans), Requests, batch.request_rejects, sampled_parts(batch.scans)
     )
+    requests = int(sources.get_column("requests").sum() or 0)
     reports.append(
-        WriteReport("observed.requests", int(sources.get_column("requests").sum() or 0), len(batch.request_rejects))
+        WriteReport(
+            "observed.requests",
+            requests,
+            len(batch.request_rejects),
+            table_rows=requests,
+            preview=catalog.preview_markdown(conn, "observed.requests"),
+            sources=catalog.source_list([str(s["source"]) for s in batch.request_sources]),
+        )
     )
     texts, _ = keep_children(
         conn, frame("request_texts", RequestTexts), "observed.measurements", REPEAT_KEY, "texts of a repeat"

@@ -2,7 +2,8 @@
 
 Every table and analyst view of the serving file becomes `<schema>/<name>.parquet`;
 `benchmark.mlperf_results` is partitioned by round (`benchmark/mlperf_results/round=v5.1/...`,
-hive style). `manifest.json` lists each file with its rows, columns and their descriptions.
+hive style). `manifest.json` lists each file with its rows, columns and their descriptions, and each file carries
+them too, in its Arrow schema's metadata (key `description` on the schema and on each field).
 
 An export is written into a temporary folder, renamed into `exports/<id>`, and only then does the
 `current` symlink switch to it (an atomic rename), so a reader of `current/` never sees half an
@@ -18,11 +19,14 @@ import json
 import os
 import shutil
 from pathlib import Path
+from urllib.parse import quote
 
 import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from assets.core.faults import checkpoint
-from assets.core.sqltext import qualified, quote_ident, sql_path_literal
+from assets.core.sqltext import qualified, quote_ident
 
 PARTITIONED = {"benchmark.mlperf_results": "round"}
 
@@ -89,6 +93,32 @@ def switch_current(parquet_dir: Path, export_id: str) -> None:
                 shutil.rmtree(leftover, ignore_errors=True)
 
 
+ROWS_PER_BATCH = 1 << 17  # rows streamed from DuckDB to the Parquet writer at a time: memory stays bounded
+DESCRIPTION = b"description"  # the key of a field's (and the file's) description in the Arrow schema metadata
+
+
+def write_described(
+    conn: duckdb.DuckDBPyConnection,
+    select: str,
+    params: dict,
+    target: Path,
+    description: str | None,
+    column_descriptions: dict[str, str | None],
+) -> None:
+    """The rows of `select` as one Parquet file whose Arrow schema carries the table's description (schema
+    metadata) and each column's (field metadata, key `description`): a reader of the file alone (pyarrow, polars,
+    Spark through the Arrow schema) sees what each column means, as the manifest says."""
+    reader = conn.execute(select, params or None).fetch_record_batch(ROWS_PER_BATCH)
+    fields = []
+    for field in reader.schema:
+        said = column_descriptions.get(field.name)
+        fields.append(field.with_metadata({DESCRIPTION: said.encode()}) if said else field)
+    schema = pa.schema(fields, metadata={DESCRIPTION: description.encode()} if description else None)
+    with pq.ParquetWriter(target, schema) as writer:
+        for batch in reader:
+            writer.write_batch(pa.RecordBatch.from_arrays(batch.columns, schema=schema))
+
+
 def _write_export(
     serving_path: Path, staging: Path, export_id: str, stamp: datetime.datetime, serving_name: Path | None = None
 ) -> dict:
@@ -105,23 +135,33 @@ def _write_export(
             relation = f"{schema}.{name}"
             (staging / schema).mkdir(exist_ok=True)
             partition = PARTITIONED.get(relation)
-            if partition:
-                target = staging / schema / name
-                conn.execute(
-                    f"COPY (SELECT * FROM {qualified(relation)}) TO {sql_path_literal(target)} "
-                    f"(FORMAT parquet, PARTITION_BY ({quote_ident(partition)}))"
-                )
-            else:
-                target = staging / schema / f"{name}.parquet"
-                conn.execute(
-                    f"COPY (SELECT * FROM {qualified(relation)}) TO {sql_path_literal(target)} (FORMAT parquet)"
-                )
-            checkpoint("parquet.writing")
             columns = conn.execute(
                 "SELECT column_name, data_type, comment FROM duckdb_columns() WHERE schema_name = ? "
                 "AND table_name = ? ORDER BY column_index",
                 [schema, name],
             ).fetchall()
+            descriptions = {c: d for c, _t, d in columns}
+            if partition:
+                target = staging / schema / name
+                values = conn.execute(
+                    f"SELECT DISTINCT {quote_ident(partition)} FROM {qualified(relation)} ORDER BY 1"
+                ).fetchall()
+                for (value,) in values:
+                    folder = target / f"{partition}={quote(str(value), safe='')}"
+                    folder.mkdir(parents=True)
+                    write_described(
+                        conn,
+                        f"SELECT * EXCLUDE ({quote_ident(partition)}) FROM {qualified(relation)} "
+                        f"WHERE {quote_ident(partition)} = $value",
+                        {"value": value},
+                        folder / "data_0.parquet",
+                        comment,
+                        descriptions,
+                    )
+            else:
+                target = staging / schema / f"{name}.parquet"
+                write_described(conn, f"SELECT * FROM {qualified(relation)}", {}, target, comment, descriptions)
+            checkpoint("parquet.writing")
             [(rows,)] = conn.execute(f"SELECT count(*) FROM {qualified(relation)}").fetchall()
             entries.append(
                 {

@@ -10,13 +10,16 @@ and named queries (`sql/queries/<name>.sql`) document themselves this way:
     -- column output_tokens_per_s_per_accel: Output tokens/s per ...  (columns of the view's own)
     -- param profile: the profile's name                              (a named query's parameters;
     -- param accelerator (optional): ...                               bound as $profile, never pasted)
+    -- values profile: one of analytics.profiles.profile              (the values a parameter may take:
+    -- values accelerator: part of analytics.x.a, analytics.x.b          equal to one, or part of one; any
+                                                                        other is refused, listing them)
     -- severity: warn                                                 (a check's settings: sqlfiles.py)
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from assets.core.paths import SQL_DIR
@@ -28,13 +31,20 @@ _COLUMN = re.compile(r"^column\s+(\w+)\s*:\s*(.+)$")
 _PARAM = re.compile(r"^param\s+(\w+)\s*(\(optional\))?\s*:\s*(.+)$")
 _DESCRIBED_ON = re.compile(r"^columns described on\s*:\s*(.+)$", re.IGNORECASE)
 _PLACEHOLDER = re.compile(r"\$(\w+)")
+_VALUES = re.compile(r"^values\s+(\w+)\s*:\s*(one|part)\s+of\s+(.+)$")
+_COLUMN_NAME = re.compile(r"^\w+\.\w+\.\w+$")
 
 
 @dataclass(frozen=True)
 class Param:
+    """A named query's parameter; `match` (`one` or `part`) and `columns` (`schema.table.column`) say which values
+    it may take: equal to a value of one of the columns, or part of one (case-insensitive, as ILIKE matches)."""
+
     name: str
     description: str
     optional: bool
+    match: str | None = None
+    columns: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -89,6 +99,16 @@ def parse(text: str, path: Path) -> SqlDoc:
             columns[match.group(1)] = match.group(2).strip()
         elif match := _PARAM.match(line):
             params[match.group(1)] = Param(match.group(1), match.group(3).strip(), bool(match.group(2)))
+    for line in rest:
+        if match := _VALUES.match(line):
+            name, kind = match.group(1), match.group(2)
+            names = tuple(c.strip() for c in match.group(3).split(",") if c.strip())
+            if name not in params or not names or not all(_COLUMN_NAME.match(c) for c in names):
+                raise SqlDocProblem(
+                    f"{path}: `-- {line}`: expected `-- values NAME: one of|part of SCHEMA.TABLE.COLUMN[, ...]` for a "
+                    f"declared parameter ({sorted(params)})"
+                )
+            params[name] = replace(params[name], match=kind, columns=names)
     used = set(_PLACEHOLDER.findall(text))
     undeclared = sorted(used - set(params))
     if undeclared:

@@ -21,6 +21,7 @@ from assets.core.errors import SchemaMismatch
 from assets.core.faults import checkpoint
 from assets.core.records import Reject, SourceFile
 from assets.core.sqltext import one_line, qualified, quote_ident, sql_string_literal, type_name
+from assets.warehouse import catalog
 from assets.warehouse.validate import split_valid
 from schemas.audit.quarantine import Quarantine
 from schemas.audit.source_files import SourceFiles
@@ -28,18 +29,19 @@ from schemas.audit.source_files import SourceFiles
 
 @dataclass
 class WriteReport:
+    """What one write did: `rows` written (of the scope, when one was given), `quarantined` with their reasons;
+    and what a catalog shows of the table (`assets/warehouse/catalog.py`): `table_rows` in the whole table, a
+    markdown `preview` of the first rows written, the `sources` read (`assets/specs.table_metadata` turns it
+    into Dagster metadata)."""
+
     table: str
     rows: int
     quarantined: int
     quarantine_reasons: dict[str, int] = field(default_factory=dict)
-
-    def metadata(self) -> dict[str, Any]:
-        return {
-            "table": self.table,
-            "rows": self.rows,
-            "quarantined": self.quarantined,
-            "quarantine_reasons": json.dumps(self.quarantine_reasons, sort_keys=True),
-        }
+    table_rows: int | None = None
+    scope: str | None = None
+    preview: str = ""
+    sources: list[str] = field(default_factory=list)
 
 
 # The audit tables every write records into, created from their pandera models (the one statement of them).
@@ -249,11 +251,22 @@ def write_table(
                     ],
                 )
         checkpoint(f"write.{table}")
+        table_rows = catalog.table_rows(conn, table)
+        preview = catalog.preview_markdown(conn, table, scope)
     counts: dict[str, int] = {}
     for r in all_rejects:
         key = r.reason.split(":")[0]
         counts[key] = counts.get(key, 0) + 1
-    return WriteReport(table=table, rows=valid.height, quarantined=len(all_rejects), quarantine_reasons=counts)
+    return WriteReport(
+        table=table,
+        rows=valid.height,
+        quarantined=len(all_rejects),
+        quarantine_reasons=counts,
+        table_rows=table_rows,
+        scope=scope_label,
+        preview=preview,
+        sources=catalog.source_list([f.source for f in source_files or []]),
+    )
 
 
 def _clear_audit(conn: duckdb.DuckDBPyConnection, audit: str, table: str, scope_label: str | None) -> None:

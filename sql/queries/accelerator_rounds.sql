@@ -3,6 +3,8 @@
 --
 -- param accelerator: part of the accelerator's canonical id or published name, e.g. h100 or MI300X
 -- param model (optional): part of the MLPerf model name, e.g. llama2-70b (default: every model)
+-- values accelerator: part of benchmark.mlperf_results.accelerator_id, benchmark.mlperf_results.accelerator_raw
+-- values model: part of benchmark.mlperf_results.mlperf_model
 SELECT
     round,
     accelerator_id,

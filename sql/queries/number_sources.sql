@@ -5,6 +5,9 @@
 -- param profile: the profile's name
 -- param accelerator (optional): only configs whose accelerator id contains this text
 -- param run (optional): only our run with this label
+-- values profile: one of analytics.profiles.profile
+-- values accelerator: part of analytics.shortlist_sources.accelerator
+-- values run: one of analytics.shortlist_sources.run_label
 SELECT
     accelerator,
     evidence,

@@ -2,6 +2,7 @@
 -- what the config delivered per accelerator within the profile's SLO, and their ratio.
 --
 -- param profile (optional): only this profile (default: every profile)
+-- values profile: one of analytics.profiles.profile
 SELECT
     d.profile,
     d.evidence,

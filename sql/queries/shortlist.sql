@@ -2,6 +2,7 @@
 -- delivered band (observed or projected) in separate columns, the price, the cost range, caveats.
 --
 -- param profile: the profile's name (`benchbill sql "SELECT profile, slo_text FROM analytics.profiles"` lists them)
+-- values profile: one of analytics.profiles.profile
 SELECT
     rank_in_profile AS rank,
     accelerator,

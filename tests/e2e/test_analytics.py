@@ -1,11 +1,15 @@
 """The analyst surface of a published serving file: documented views per evidence class, a comment on
 every table, view and column (from one place), quarantine and provenance visible."""
 
+import csv
+import json
+from collections import Counter
 from pathlib import Path
 
 import duckdb
 
-from assets.core.paths import DEFAULT_PRICES
+from assets.core.paths import DEFAULT_PRICES, REFERENCE_DIR
+from tests.support.data import V41_TABLE, V51_TABLE
 
 OUR_SCHEMAS = ("analytics", "audit", "benchmark", "requirement", "observed", "projected", "cost", "marts")
 
@@ -115,3 +119,24 @@ def test_serving_file_is_written_for_duckdb_1_0_and_later(published):
     conn.execute(f"ATTACH '{published / 'serving.duckdb'}' AS s (READ_ONLY)")
     tags = conn.execute("SELECT tags FROM duckdb_databases() WHERE database_name = 's'").fetchone()[0]
     assert tags["storage_version"] == "v1.0.0+"
+
+
+def test_unknown_names_lists_every_mlperf_accelerator_name_no_alias_knows_as_often_as_the_files_hold_it(published):
+    with serving(published) as conn:
+        listed = conn.execute(
+            "SELECT raw_name, rows FROM analytics.unknown_names "
+            "WHERE kind = 'accelerator' AND table_name = 'benchmark.mlperf_results'"
+        ).fetchall()
+        flagged = conn.execute(
+            "SELECT count(*) FROM benchmark.mlperf_results WHERE NOT accelerator_known AND accelerator_raw IS NOT NULL"
+        ).fetchone()[0]
+    # independently: each name as often as the published round tables hold it, and none of them an alias
+    published_names = Counter(
+        record["Accelerator"] for table in (V51_TABLE, V41_TABLE) for record in json.loads(table.read_text())
+    )
+    with (REFERENCE_DIR / "accelerator_aliases.csv").open(newline="", encoding="utf-8") as f:
+        aliases = {row["alias"] for row in csv.DictReader(f)}
+    assert len(listed) >= 10 and sum(rows for _name, rows in listed) == flagged
+    for name, rows in listed:
+        assert published_names[name] == rows and name not in aliases, name
+    assert any("Jetson" in name for name, _rows in listed) and any("Arc Pro B60" in name for name, _rows in listed)

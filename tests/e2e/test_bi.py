@@ -36,3 +36,20 @@ def test_superset_reflects_the_analytics_views_with_their_descriptions(published
     shortlist_columns = {c["name"]: c for c in before["columns"]["shortlist"]}
     assert shortlist_columns["cost_per_request_usd_low"]["comment"].startswith("US dollars per request, low end")
     assert all(c["comment"] for cols in before["columns"].values() for c in cols)
+
+
+def test_each_table_and_view_description_reaches_superset_through_the_inspector(published):
+    """Superset reads a table's description with the SQLAlchemy inspector's get_table_comment (through
+    duckdb-engine): every analytics view and every published table gives the description DuckDB holds."""
+    import duckdb
+
+    with duckdb.connect(str(published / "serving.duckdb"), read_only=True) as conn:
+        said = conn.execute(
+            "SELECT schema_name, table_name, comment FROM duckdb_tables() UNION ALL "
+            "SELECT schema_name, view_name, comment FROM duckdb_views() WHERE schema_name = 'analytics'"
+        ).fetchall()
+    inspector = sa.inspect(superset_engine(published / "serving.duckdb"))
+    assert len(said) > 40
+    for schema, name, comment in said:
+        assert comment and inspector.get_table_comment(name, schema=schema) == {"text": comment}, (schema, name)
+    assert inspector.get_table_comment("unknown_names", schema="analytics")["text"].startswith("every raw accelerator")

@@ -4,6 +4,7 @@ import json
 import shutil
 
 import duckdb
+import pyarrow.parquet
 import pytest
 
 from assets.warehouse import parquet
@@ -36,6 +37,36 @@ def test_every_published_table_and_view_is_exported_with_its_rows_and_descriptio
         assert read == table["rows"] == counts[table["name"]], table["name"]
     shortlist = next(t for t in manifest["tables"] if t["name"] == "marts.config_shortlist")
     assert {"name": "caveats", "type": "VARCHAR", "description": comment} in shortlist["columns"]
+
+
+def test_each_file_carries_its_table_and_column_descriptions_in_its_arrow_schema(published):
+    current = published / "parquet" / "current"
+    with duckdb.connect(str(published / "serving.duckdb"), read_only=True) as serving:
+        said = {
+            (schema, name): comment
+            for schema, name, comment in serving.execute(
+                "SELECT schema_name, table_name, comment FROM duckdb_tables() UNION ALL "
+                "SELECT schema_name, view_name, comment FROM duckdb_views() WHERE schema_name = 'analytics'"
+            ).fetchall()
+        }
+        columns = serving.execute(
+            "SELECT schema_name, table_name, column_name, comment FROM duckdb_columns() WHERE comment IS NOT NULL"
+        ).fetchall()
+    files = sorted(current.glob("*/*.parquet")) + sorted(current.glob("*/*/*/*.parquet"))
+    assert len(files) >= len(said)  # every table and view, mlperf_results once per round
+    described = 0
+    for path in files:
+        schema_name, name = path.relative_to(current).parts[:2]
+        key = (schema_name, name.removesuffix(".parquet"))
+        schema = pyarrow.parquet.read_schema(path)
+        assert schema.metadata[b"description"].decode() == said[key], path
+        for s, t, column, comment in columns:
+            if (s, t) == key and column in schema.names:
+                assert schema.field(column).metadata[b"description"].decode() == comment, (path, column)
+                described += 1
+    assert described > 500
+    caveats = pyarrow.parquet.read_schema(current / "marts" / "config_shortlist.parquet").field("caveats")
+    assert caveats.metadata[b"description"].startswith(b"Every difference between")
 
 
 def test_mlperf_results_are_partitioned_by_round(published):

@@ -49,8 +49,12 @@ def test_the_shortlist_query_returns_the_profile_rows_of_the_shortlist(published
 
 
 def test_parameters_are_bound_never_pasted_into_the_sql(published, capsys):
-    assert sql(published, "shortlist", "--param", "profile=x' OR '1'='1", "--format", "json") == 0
+    hostile = "profile=x' OR '1'='1"
+    plain = "SELECT profile FROM analytics.shortlist WHERE profile = $profile"
+    assert sql(published, plain, "--param", hostile, "--format", "json") == 0
     assert json.loads(capsys.readouterr().out) == []
+    assert sql(published, "shortlist", "--param", hostile, "--format", "json") == 1  # a named query checks it first
+    assert "--param profile=\"x' OR '1'='1\" is not one of the 2 values" in capsys.readouterr().err
 
 
 def test_plain_sql_as_csv_and_as_a_table(published, capsys):
@@ -125,3 +129,19 @@ def test_the_table_format_writes_costs_plainly_never_in_scientific_notation(publ
     for row, values in zip(shown, expected):
         assert row == pytest.approx(list(values), rel=1e-5)
         assert 0 < row[1] < 1e-3  # costs per request, in USD
+
+
+@pytest.mark.parametrize("profile", ["nope", "chat-8b"])
+def test_an_unknown_profile_is_refused_listing_the_valid_ones(published, capsys, profile):
+    assert main(["sql", "shortlist", "--param", f"profile={profile}", "--warehouse", str(published)]) == 1
+    err = capsys.readouterr().err
+    assert f"--param profile={profile!r} is not one of the 2 values of analytics.profiles.profile" in err
+    assert "chat-70b-interactive, chat-8b-interactive" in err
+
+
+def test_an_accelerator_no_result_names_is_refused_and_a_part_of_one_is_not(published, capsys):
+    args = ["sql", "accelerator_rounds", "--warehouse", str(published), "--param"]
+    assert main([*args, "accelerator=h1000"]) == 1
+    assert "--param accelerator='h1000' is part of none of the" in capsys.readouterr().err
+    assert main([*args, "accelerator=H100", "--format", "csv"]) == 0
+    assert "nvidia-h100-sxm-80gb" in capsys.readouterr().out

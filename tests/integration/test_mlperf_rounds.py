@@ -4,6 +4,7 @@ served on loopback."""
 
 import datetime
 import json
+import time
 
 import dagster as dg
 import duckdb
@@ -153,6 +154,11 @@ def github(server, pushed_at, sha):
     server.respond("/raw/v5.1/summary_results.json", (200, {}, V51_TABLE.read_bytes()))
 
 
+def due_now(cursor: str) -> str:
+    """The cursor with discovery due at once (otherwise it waits 6 h after a success, 15 min after a failure)."""
+    return json.dumps(json.loads(cursor) | {"discovery_due_at": 0})
+
+
 def test_round_sensor_discovers_new_rounds_through_the_api_with_a_cursor(round_setup):
     definitions, instance, warehouse, inputs, sources = round_setup
     sensor = definitions.resolve_sensor_def("mlperf_round_sensor")
@@ -178,17 +184,25 @@ def test_round_sensor_discovers_new_rounds_through_the_api_with_a_cursor(round_s
             assert conn.execute("SELECT count(*) FROM benchmark.mlperf_results").fetchone() == (1448,)
 
         contents_hits = server.hits["/repos/mlcommons/inference_results_v5.1/contents/"]
-        with dg.build_sensor_context(instance=instance, cursor=first.cursor, resources={"inputs": inputs}) as context:
+        with dg.build_sensor_context(
+            instance=instance, cursor=due_now(first.cursor), resources={"inputs": inputs}
+        ) as context:
             second = sensor(context)
         assert second.run_requests == [] and "no new or changed" in second.skip_reason.skip_message
         assert server.hits["/repos/mlcommons/inference_results_v5.1/contents/"] == contents_hits
 
         github(server, "2025-10-01T00:00:00Z", "sha-2")  # the published table was corrected
-        with dg.build_sensor_context(instance=instance, cursor=second.cursor, resources={"inputs": inputs}) as context:
+        with dg.build_sensor_context(
+            instance=instance, cursor=due_now(second.cursor), resources={"inputs": inputs}
+        ) as context:
             third = sensor(context)
         assert [r.run_key for r in third.run_requests] == ["v5.1:sha-2"] and third.dynamic_partitions_requests == []
 
         server.respond("/orgs/mlcommons/repos?per_page=100&page=1", (403, {}, b"rate limited"))
-        with dg.build_sensor_context(instance=instance, cursor=third.cursor, resources={"inputs": inputs}) as context:
+        with dg.build_sensor_context(
+            instance=instance, cursor=due_now(third.cursor), resources={"inputs": inputs}
+        ) as context:
             failed = sensor(context)
-        assert isinstance(failed, dg.SkipReason) and "HTTP 403" in failed.skip_message
+        # a failed discovery is a warning in the tick (retried in 15 minutes), not a failed tick
+        assert failed.run_requests == [] and "HTTP 403" in failed.skip_reason.skip_message
+        assert 0 < json.loads(failed.cursor)["discovery_due_at"] - time.time() <= 15 * 60

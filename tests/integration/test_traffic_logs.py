@@ -104,7 +104,8 @@ def test_a_profile_names_the_azure_trace_as_its_traffic_log(tmp_path):
     conn = duckdb.connect(str(tmp_path / "build.duckdb"))
     try:
         write_profiles(conn, *read_profiles(profiles))
-        shape_report, rate_report = write_traffic(conn, lambda _message: None)
+        reports = write_traffic(conn, lambda _message: None)
+        shape_report, rate_report = reports["requirement.traffic_shape"], reports["requirement.traffic_rate"]
         (row,) = conn.execute("SELECT profile, requests, window_s FROM requirement.traffic_shape").fetchall()
         (formats,) = conn.execute(
             "SELECT detected_format FROM audit.source_files WHERE source LIKE '%AzureLLMInferenceTrace_code.csv'"

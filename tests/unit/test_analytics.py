@@ -87,3 +87,37 @@ def test_a_view_column_nobody_describes_is_reported(tmp_path, monkeypatch):
         conn.execute("SELECT comment FROM duckdb_columns() WHERE table_name = 'v' AND column_name = 'a'").fetchone()[0]
         == "the a"
     )
+
+
+def test_unknown_names_lists_each_raw_name_no_alias_knows_with_its_rows():
+    conn = duckdb.connect()
+    conn.execute(
+        """
+        CREATE SCHEMA benchmark; CREATE SCHEMA observed; CREATE SCHEMA requirement;
+        CREATE TABLE benchmark.mlperf_results AS SELECT * FROM (VALUES
+            ('r1', 'NVIDIA H100-SXM-80GB', true, 'llama3.1-8b', true, 'fp8', 'fp8'),
+            ('r2', 'Jetson Thor', false, 'llama3.1-8b', true, 'fp8', 'fp8'),
+            ('r3', 'Jetson Thor', false, 'mystery-model', false, 'UNSET', NULL),
+            ('r4', NULL, false, 'resnet', true, NULL, NULL))
+            AS t(result_key, accelerator_raw, accelerator_known, mlperf_model, model_known, precision_raw, precision);
+        CREATE TABLE observed.runs AS SELECT * FROM (VALUES
+            ('run-a', 'H100', true, 'Llama-3.1-8B', true, 'bf16', true),
+            ('run-b', 'Gaudi9', false, 'my-finetune', false, 'fp3', false))
+            AS t(run_label, accelerator_raw, accelerator_known, model_raw, model_known, precision_raw, precision_known);
+        CREATE TABLE benchmark.accelerator_prices AS SELECT * FROM (VALUES
+            ('Gaudi9', false, 'a price list'), ('H100-SXM', true, 'another'))
+            AS t(accelerator_raw, accelerator_known, price_source);
+        CREATE TABLE requirement.profiles AS SELECT * FROM (VALUES ('chat', 'Llama-3.1-8B', true))
+            AS t(profile, model_raw, model_known);
+        """
+    )
+    rows = conn.execute(sqldoc.read(sqldoc.VIEWS_DIR / "unknown_names.sql").sql).fetchall()
+    assert rows == [
+        ("accelerator", "Jetson Thor", "benchmark.mlperf_results", 2, "r2", "accelerator_aliases.csv"),
+        ("accelerator", "Gaudi9", "benchmark.accelerator_prices", 1, "a price list", "accelerator_aliases.csv"),
+        ("accelerator", "Gaudi9", "observed.runs", 1, "run-b", "accelerator_aliases.csv"),
+        ("model", "my-finetune", "observed.runs", 1, "run-b", "model_aliases.csv"),
+        ("model", "mystery-model", "benchmark.mlperf_results", 1, "r3", "model_aliases.csv"),
+        ("precision", "UNSET", "benchmark.mlperf_results", 1, "r3", "precisions.csv"),
+        ("precision", "fp3", "observed.runs", 1, "run-b", "precisions.csv"),
+    ]
