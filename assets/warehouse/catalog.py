@@ -53,8 +53,12 @@ def preview_markdown(conn: duckdb.DuckDBPyConnection, table: str, scope: tuple[s
     why there is no preview."""
     if table in PREVIEW_WITHHELD:
         return f"(no preview: {PREVIEW_WITHHELD[table]})"
-    where, params = ("", []) if scope is None else (f" WHERE {quote_ident(scope[0])} = ?", [scope[1]])
-    cursor = conn.execute(f"SELECT * FROM {qualified(table)}{where} LIMIT {PREVIEW_ROWS}", params)
+    if scope is None:
+        cursor = conn.execute(f"SELECT * FROM {qualified(table)} LIMIT ?", [PREVIEW_ROWS])
+    else:
+        cursor = conn.execute(
+            f"SELECT * FROM {qualified(table)} WHERE {quote_ident(scope[0])} = ? LIMIT ?", [scope[1], PREVIEW_ROWS]
+        )
     columns = [d[0] for d in cursor.description]
     rows = cursor.fetchall()
     if not rows:

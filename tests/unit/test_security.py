@@ -89,6 +89,8 @@ REVIEWED = {
     ("pipelines/query.py", "', '.join((sql_string_literal(p) for p in in_place))"): "open_serving's allowed_paths: "
     "each path by sql_string_literal",
     ("assets/warehouse/views.py", "each"): "create_view's pandera sample: an int",
+    ("assets/warehouse/parquet.py", "select"): "write_described: _write_export's SELECTs, names by qualified and "
+    "quote_ident, the partition value bound",
     (
         "assets/warehouse/validate.py",
         "f\"SELECT _i, CASE WHEN NOT ({sql_valid(checks)}) THEN {sql_reasons(checks, '')} "
