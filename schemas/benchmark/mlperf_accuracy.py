@@ -13,7 +13,7 @@ class MlperfAccuracy(pa.DataFrameModel):
     result_key: str = pa.Field(description="The result (benchmark.mlperf_results.result_key).")
     round: str = pa.Field(description="MLPerf round.")
     division: str = pa.Field(description="closed, open or network.")
-    submitter: str = pa.Field(description="Submitter.")
+    submitter: str = pa.Field(description="Organisation that submitted the result.")
     platform: str = pa.Field(description="Submitter's system id.")
     mlperf_model: str = pa.Field(description="MLPerf benchmark, with its -99/-99.9 suffix.")
     model_id: str = pa.Field(nullable=True, description="Canonical model id.")
