@@ -103,7 +103,7 @@ def read_findings(serving_path: Path) -> list[str]:
     return lines
 
 
-def _failures(result: dg.ExecuteInProcessResult) -> tuple[list[str], list[str]]:
+def _failures(result: dg.ExecuteInProcessResult | dg.ExecuteJobResult) -> tuple[list[str], list[str]]:
     """(errors, warnings): failed steps and failed ERROR checks; failed WARN checks."""
     errors: list[str] = []
     warnings: list[str] = []
@@ -165,7 +165,7 @@ def run(args: argparse.Namespace) -> int:
     previous = signal.signal(signal.SIGTERM, _interrupt)  # SIGTERM ends the run as Ctrl-C does: with a message
     try:
         with warehouse.hold():  # one writer from the fingerprint check through the publish
-            return _run(inputs, warehouse, force=args.force)
+            return _run(inputs, warehouse, force=args.force, executor=args.executor)
     except WarehouseProblem as problem:  # busy, read-only, full, a link for a lock file: one message, no traceback
         return _report_failure([str(problem)])
     except KeyboardInterrupt:
@@ -179,7 +179,7 @@ def _interrupt(_signum: int, _frame: object) -> None:
     raise KeyboardInterrupt
 
 
-def _run(inputs: Inputs, warehouse: Warehouse, force: bool = False) -> int:
+def _run(inputs: Inputs, warehouse: Warehouse, force: bool = False, executor: str = "in_process") -> int:
     """The run under the whole-run lock: the no-change fast path (the published fingerprint is read
     while no other run can publish), else every job."""
     from assets.mlperf.ingest import reading_once
@@ -212,7 +212,7 @@ def _run(inputs: Inputs, warehouse: Warehouse, force: bool = False) -> int:
         print(f"benchbill: building {warehouse.path.resolve()}", file=sys.stderr)
         definitions = build_definitions(inputs, warehouse)
         # MLPerf rounds are partitions: find the rounds the inputs hold, ingest each, then build the rest.
-        return _run_jobs(definitions, inputs, warehouse)
+        return _run_jobs(definitions, inputs, warehouse, executor)
 
 
 def _fingerprint(inputs: Inputs) -> tuple[str, str, list] | None:
@@ -234,7 +234,7 @@ def _fingerprint(inputs: Inputs) -> tuple[str, str, list] | None:
         return None
 
 
-def _run_jobs(definitions: dg.Definitions, inputs: Inputs, warehouse: Warehouse) -> int:
+def _run_jobs(definitions: dg.Definitions, inputs: Inputs, warehouse: Warehouse, executor: str = "in_process") -> int:
     from assets.benchmark import mlperf_round
     from assets.config.sources import load_sources
     from assets.core.errors import IngestError
@@ -257,6 +257,15 @@ def _run_jobs(definitions: dg.Definitions, inputs: Inputs, warehouse: Warehouse)
         failures = _execute(
             ingest, instance, warnings, partition_key=round_name, run_config=round_run_config(locations)
         )
+        if failures:
+            return _report_failure(failures, warehouse)
+    if executor != "in_process" and inputs.dumps:
+        # The run partitions in parallel processes first; build_warehouse then finds every one stored and reused.
+        from pipelines.parallel import scan_in_processes
+
+        print(f"benchbill: run partitions of the dump folders on the {executor} executor", file=sys.stderr)
+        failures, warned = _failures(scan_in_processes(inputs, warehouse, executor))
+        warnings += warned
         if failures:
             return _report_failure(failures, warehouse)
     failures = _execute(definitions.resolve_job_def("build_warehouse"), instance, warnings)
@@ -373,6 +382,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--force",
         action="store_true",
         help="build even when no input (by checksum) and no code changed since the last publish",
+    )
+    run_parser.add_argument(
+        "--executor",
+        choices=["in_process", "multiprocess"],
+        default="in_process",
+        help="how the dump folders' run partitions are read: in this process (default), or a process per partition "
+        "(at most one per core at once)",
     )
     run_parser.set_defaults(handler=run)
 
