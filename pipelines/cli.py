@@ -192,7 +192,7 @@ def _run(inputs: Inputs, warehouse: Warehouse, force: bool = False, executor: st
 
     # Each input is read once for the whole run (reading_once): the fingerprint, then every job.
     with reading_once():
-        found = _fingerprint(inputs)
+        found = _fingerprint(inputs, warehouse)
         if found is not None and not force and published_fingerprint(warehouse.layout) == found[0]:
             print(
                 f"benchbill: nothing changed since the last publish of {warehouse.path.resolve()} (same "
@@ -215,11 +215,13 @@ def _run(inputs: Inputs, warehouse: Warehouse, force: bool = False, executor: st
         return _run_jobs(definitions, inputs, warehouse, executor)
 
 
-def _fingerprint(inputs: Inputs) -> tuple[str, str, list] | None:
-    """The run's fingerprint, or None when an input cannot be read (the run then says what is wrong)."""
+def _fingerprint(inputs: Inputs, warehouse: Warehouse) -> tuple[str, str, list] | None:
+    """The run's fingerprint, or None when an input cannot be read (the run then says what is wrong). A dump file
+    whose size, mtime, ctime and inode are the ones the warehouse recorded is not hashed again."""
     from assets.config.sources import load_sources
     from assets.core.errors import IngestError
     from assets.mlperf.ingest import fetch_once
+    from assets.runs.partition_store import PartitionStore
     from assets.warehouse.fingerprint import inputs_fingerprint
 
     try:
@@ -229,6 +231,7 @@ def _fingerprint(inputs: Inputs) -> tuple[str, str, list] | None:
             inputs,
             locations,
             lambda url: fetch_once(url, sources.allowed_hosts, lambda m: print(f"  {m}", file=sys.stderr)),
+            PartitionStore(warehouse.layout).checksums(),
         )
     except (IngestError, OSError):
         return None

@@ -217,6 +217,27 @@ class PartitionStore:
                 shutil.rmtree(other, ignore_errors=True)
         return PartitionResult(partition.key, partition.label, digest, scanned, len(states), hashed, runs)
 
+    def known_files(self) -> dict[str, FileState]:
+        """Every file's recorded state, over all stored partitions."""
+        known: dict[str, FileState] = {}
+        if self.dir.is_dir():
+            for folder in sorted(self.dir.iterdir()):
+                current = self._current(folder.name) if folder.is_dir() else None
+                known.update({s["path"]: FileState(**s) for s in (current or {}).get("files", [])})
+        return known
+
+    def checksums(self) -> Callable[[Path], str]:
+        """A file's sha256: the recorded one while its size, mtime, ctime and inode are unchanged, else hashed."""
+        known = self.known_files()
+
+        def checksum(path: Path) -> str:
+            state = known.get(str(path))
+            if state is not None and state.unchanged(os.stat(path)):
+                return state.sha256
+            return sha256_file(path)
+
+        return checksum
+
     def write_index(self, results: list[PartitionResult]) -> None:
         """The partitions of this plan, in order; the stored folders of partitions no longer planned removed."""
         self.dir.mkdir(parents=True, exist_ok=True)
