@@ -155,9 +155,13 @@ def copy_warehouse(base: Path, target: Path) -> Path:
     return target
 
 
-def measure(size: int, added: int, runs: int, data_root: Path, work: Path, log=print) -> list[dict]:
-    """Every case `runs` times, interleaved; per case the median seconds and peak memory, the runs and what the
-    warehouse recorded (partitions read, files hashed)."""
+def measure(
+    size: int, added: int, runs: int, data_root: Path, work: Path, log=print, cases: tuple[str, ...] = CASES
+) -> list[dict]:
+    """Every case (of `cases`; the cold in-process one always, the others start from its warehouse) `runs` times,
+    interleaved; per case the median seconds and peak memory, the runs and what the warehouse recorded (partitions
+    read, files hashed; for the multiprocess case, by the in-process run that assembles after it)."""
+    cases = tuple(c for c in CASES if c in cases or c == "cold, in-process")
     data = generate.ensure(data_root, size, log=log)
     dumps = [str(p) for p in generate.dumps_dir(data)]
     sweep = added_sweep(data_root, added, work / "added-sweep")
@@ -165,9 +169,9 @@ def measure(size: int, added: int, runs: int, data_root: Path, work: Path, log=p
     base = work / "base"
     if base.exists():
         shutil.rmtree(base)
-    results: dict[str, list[dict]] = {case: [] for case in CASES}
+    results: dict[str, list[dict]] = {case: [] for case in cases}
     for run in range(runs):
-        for case in CASES:
+        for case in cases:
             log(f"{generate.size_label(size)} run {run + 1}/{runs}: {case} ...")
             target = work / "warehouse"
             if target.exists():
@@ -189,7 +193,7 @@ def measure(size: int, added: int, runs: int, data_root: Path, work: Path, log=p
                     shutil.rmtree(base)
                 base.with_name("base-next").rename(base)
     rows = []
-    for case in CASES:
+    for case in cases:
         found = results[case]
         rows.append(
             {
@@ -249,11 +253,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--size", default="10M", help="requests in the warehouse's data set")
     parser.add_argument("--added", default="1M", help="the data set whose h100-vllm sweep is added")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--cases", default=";".join(CASES), help="which cases, separated by ';'")
     parser.add_argument("--data", default=str(Path(tempfile.gettempdir()) / "benchbill-bench"))
     args = parser.parse_args(argv)
     size, added = generate.parse_size(args.size), generate.parse_size(args.added)
     with tempfile.TemporaryDirectory(prefix="bench-incremental-") as work:
-        rows = measure(size, added, args.runs, Path(args.data), Path(work), log=lambda m: print(m, file=sys.stderr))
+        cases = tuple(c.strip() for c in args.cases.split(";"))
+        unknown = [c for c in cases if c not in CASES]
+        if unknown:
+            parser.error(f"unknown cases {unknown}; choose from {list(CASES)}")
+        rows = measure(
+            size, added, args.runs, Path(args.data), Path(work), log=lambda m: print(m, file=sys.stderr), cases=cases
+        )
     print(render(rows, size, added))
     return 0
 

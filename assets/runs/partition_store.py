@@ -30,7 +30,7 @@ from assets.inputs.files import sha256_bytes, sha256_file
 from assets.runs.batch import ObservedBatch
 from assets.runs.collect import collect_partition
 from assets.runs.partition import RunPartition
-from assets.runs.store import own_records
+from assets.runs.store import own_records, owned_select
 from assets.warehouse.fingerprint import code_fingerprint
 from assets.warehouse.layout import WarehouseLayout
 
@@ -98,11 +98,10 @@ class PartitionResult:
         return dataclasses.asdict(self)
 
 
-def partition_digest(partition: RunPartition, states: list[FileState], store_texts: bool, records_dir: Path) -> str:
-    """What a partition's results depend on: itself, its files' contents, what its walk skipped, the code, the
-    settings that change what is read and where its records are owned."""
-    lines = [STORE_VERSION, code_fingerprint(), f"store_texts={store_texts}", f"records={records_dir.resolve()}"]
-    lines += [partition.root, partition.folder]
+def partition_digest(partition: RunPartition, states: list[FileState], store_texts: bool) -> str:
+    """What a partition's results depend on: itself, its files' contents, what its walk skipped, the code and the
+    settings that change what is read (not where the warehouse folder is: its records are found where it is)."""
+    lines = [STORE_VERSION, code_fingerprint(), f"store_texts={store_texts}", partition.root, partition.folder]
     lines += [f"file {s.path}\t{s.sha256}" for s in states]
     lines += [f"skipped {f.source}\t{f.detected_format}\t{f.note}" for f in partition.skipped]
     return sha256_bytes("\n".join(lines).encode())[:32]
@@ -112,9 +111,13 @@ def _json_value(value: Any) -> Any:
     raise IngestError(f"run partition store: {type(value).__name__} value {value!r} cannot be stored as JSON")
 
 
-def _save_batch(folder: Path, batch: ObservedBatch, manifest: dict[str, Any]) -> None:
+def _save_batch(folder: Path, batch: ObservedBatch, manifest: dict[str, Any], records_dir: Path) -> None:
     rows: dict[str, Any] = {name: getattr(batch, name) for name in ROW_FIELDS}
-    rows["scans"] = [list(scan) for scan in batch.scans]
+    owned = {owned_select(records_dir / name): name for name in manifest["records"]}
+    # an owned records file by its name (found in the warehouse's records folder wherever the warehouse is)
+    rows["scans"] = [
+        [key, None, owned[select]] if select in owned else [key, select, None] for key, select in batch.scans
+    ]
     rows["rejects"] = [dataclasses.asdict(r) for r in batch.rejects]
     rows["request_rejects"] = [dataclasses.asdict(r) for r in batch.request_rejects]
     rows["files"] = [dataclasses.asdict(f) for f in batch.files]
@@ -127,14 +130,14 @@ def _save_batch(folder: Path, batch: ObservedBatch, manifest: dict[str, Any]) ->
     (folder / "manifest.json").write_text(json.dumps({**manifest, "frames": frames}))
 
 
-def load_batch(folder: Path, store_texts: bool) -> ObservedBatch:
-    """A partition's stored results, as `collect_partition` gave them."""
+def load_batch(folder: Path, store_texts: bool, records_dir: Path) -> ObservedBatch:
+    """A partition's stored results, as `collect_partition` gave them (its owned records in `records_dir`)."""
     manifest = json.loads((folder / "manifest.json").read_text())
     rows = json.loads((folder / "rows.json").read_text())
     batch = ObservedBatch(store_texts=store_texts)
     for name in ROW_FIELDS:
         setattr(batch, name, rows[name])
-    batch.scans = [(key, select) for key, select in rows["scans"]]
+    batch.scans = [(key, select or owned_select(records_dir / name)) for key, select, name in rows["scans"]]
     batch.rejects = [Reject(**r) for r in rows["rejects"]]
     batch.request_rejects = [Reject(**r) for r in rows["request_rejects"]]
     batch.files = [SourceFile(**f) for f in rows["files"]]
@@ -177,7 +180,7 @@ class PartitionStore:
         current = self._current(partition.key)
         known = {s["path"]: FileState(**s) for s in (current or {}).get("files", [])}
         states, hashed = file_states(partition.files, known)
-        digest = partition_digest(partition, states, store_texts, self.layout.records_dir)
+        digest = partition_digest(partition, states, store_texts)
         folder = self.dir / partition.key / digest
         scanned = not self._complete(folder)
         runs = 0
@@ -200,6 +203,7 @@ class PartitionStore:
                         "runs": runs,
                         "records": records,
                     },
+                    self.layout.records_dir,
                 )
                 if folder.exists():  # stored meanwhile by another process: the same content
                     shutil.rmtree(folder)
@@ -264,5 +268,5 @@ class PartitionStore:
                     f"{folder}: the stored results of run partition {result.label} are missing or incomplete; "
                     "run again to read its files"
                 )
-            batches.append(load_batch(folder, store_texts))
+            batches.append(load_batch(folder, store_texts, self.layout.records_dir))
         return batches

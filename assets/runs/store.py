@@ -134,6 +134,11 @@ def write_observed(
     return {report.table: report for report in reports}
 
 
+def owned_select(copy: Path) -> str:
+    """The SELECT the view observed.requests reads an owned records file with."""
+    return f"SELECT * FROM read_parquet({sql_path_literal(copy.resolve())})"
+
+
 def own_records(conn: duckdb.DuckDBPyConnection, batch: ObservedBatch, records_dir: Path) -> list[str]:
     """Each file observed.requests would read in place, copied into `records_dir` as the pass checked it (one
     Parquet file named by the file's content and the code that checks it: written once, reused while both are
@@ -157,7 +162,7 @@ def own_records(conn: duckdb.DuckDBPyConnection, batch: ObservedBatch, records_d
                 os.replace(partial, target)
             finally:
                 partial.unlink(missing_ok=True)
-        owned.append((key, f"SELECT * FROM read_parquet({sql_path_literal(target.resolve())})"))
+        owned.append((key, owned_select(target)))
         stored_as[key] = f"stored in the warehouse: records/{name}"
     batch.scans = owned
     for source in batch.request_sources:

@@ -131,3 +131,13 @@ def test_incremental_results_equal_a_full_rebuild_table_by_table(tmp_path):
     full = scan_all(tmp_path / "full", [root])
     assert all(r.scanned for r in full)
     assert tables_from_store(tmp_path / "incremental") == tables_from_store(tmp_path / "full")
+
+
+def test_a_moved_warehouse_reuses_its_stored_partitions_and_reads_its_own_records(tmp_path):
+    root = sweeps_tree(tmp_path / "dumps")
+    scan_all(tmp_path / "warehouse", [root])
+    before = tables_from_store(tmp_path / "warehouse")
+    (tmp_path / "warehouse" / "build.duckdb").unlink()
+    (tmp_path / "warehouse").rename(tmp_path / "moved")
+    assert not any(r.scanned for r in scan_all(tmp_path / "moved", [root]))
+    assert tables_from_store(tmp_path / "moved") == before
