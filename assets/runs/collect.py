@@ -52,6 +52,13 @@ def _silent(message: str) -> None:
     pass
 
 
+def _naming(log: Log, prefix: str, name: str) -> Log:
+    def named(message: str) -> None:
+        log(name + message[len(prefix) :] if message.startswith(prefix) else message)
+
+    return named
+
+
 def collect(
     root: Path,
     store_texts: bool = False,
@@ -65,6 +72,8 @@ def collect(
     log = log or _silent
     if not root.is_dir():
         raise IngestError(f"{root}: dumps folder does not exist or is not a folder")
+    if partition is not None:  # its messages name the partition: "<dumps folder>: <run.yaml folder>: ..."
+        log = _naming(log, f"{root}:", f"{partition.label}:")
     batch = ObservedBatch(store_texts=store_texts)
     sidecars, reads = _read_files(root, batch, log, links_into, partition)
     prepared = _prepare_runs(root, batch, sidecars, reads)
