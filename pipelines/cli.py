@@ -173,7 +173,7 @@ def failure_of(exc: BaseException) -> Failed:
     return Failed(str(exc), kind)
 
 
-def _failures(result: dg.ExecuteInProcessResult) -> tuple[list[Failed], list[str]]:
+def _failures(result: dg.ExecuteInProcessResult | dg.ExecuteJobResult) -> tuple[list[Failed], list[str]]:
     """(failures, warnings): failed steps and failed ERROR checks, in words; failed WARN checks."""
     errors: list[Failed] = []
     warnings: list[str] = []
@@ -232,7 +232,7 @@ def run(args: argparse.Namespace) -> int:
     previous = signal.signal(signal.SIGTERM, _interrupt)  # SIGTERM ends the run as Ctrl-C does: with a message
     try:
         with warehouse.hold():  # one writer from the fingerprint check through the publish
-            return _run(inputs, warehouse, force=args.force, show_all=args.all)
+            return _run(inputs, warehouse, force=args.force, show_all=args.all, executor=args.executor)
     except WarehouseProblem as problem:  # busy, read-only, full, a link for a lock file: one message, no traceback
         return _report_failure([failure_of(problem)])
     except KeyboardInterrupt:
@@ -246,7 +246,9 @@ def _interrupt(_signum: int, _frame: object) -> None:
     raise KeyboardInterrupt
 
 
-def _run(inputs: Inputs, warehouse: Warehouse, force: bool = False, show_all: bool = False) -> int:
+def _run(
+    inputs: Inputs, warehouse: Warehouse, force: bool = False, show_all: bool = False, executor: str = "in_process"
+) -> int:
     """The run under the whole-run lock: the no-change fast path (the published fingerprint is read
     while no other run can publish), else every job."""
     from assets.mlperf.ingest import reading_once
@@ -259,7 +261,7 @@ def _run(inputs: Inputs, warehouse: Warehouse, force: bool = False, show_all: bo
 
     # Each input is read once for the whole run (reading_once): the fingerprint, then every job.
     with reading_once():
-        found = _fingerprint(inputs)
+        found = _fingerprint(inputs, warehouse)
         if found is not None and not force and published_fingerprint(warehouse.layout) == found[0]:
             print(
                 f"benchbill: nothing changed since the last publish of {warehouse.path.resolve()} (same "
@@ -279,14 +281,16 @@ def _run(inputs: Inputs, warehouse: Warehouse, force: bool = False, show_all: bo
         print(f"benchbill: building {warehouse.path.resolve()}", file=sys.stderr)
         definitions = build_definitions(inputs, warehouse)
         # MLPerf rounds are partitions: find the rounds the inputs hold, ingest each, then build the rest.
-        return _run_jobs(definitions, inputs, warehouse, show_all)
+        return _run_jobs(definitions, inputs, warehouse, show_all, executor)
 
 
-def _fingerprint(inputs: Inputs) -> tuple[str, str, list] | None:
-    """The run's fingerprint, or None when an input cannot be read (the run then says what is wrong)."""
+def _fingerprint(inputs: Inputs, warehouse: Warehouse) -> tuple[str, str, list] | None:
+    """The run's fingerprint, or None when an input cannot be read (the run then says what is wrong). A dump file
+    whose size, mtime, ctime and inode are the ones the warehouse recorded is not hashed again."""
     from assets.config.sources import load_sources
     from assets.core.errors import IngestError
     from assets.mlperf.ingest import fetch_once
+    from assets.runs.partition_store import PartitionStore
     from assets.warehouse.fingerprint import inputs_fingerprint
 
     try:
@@ -296,12 +300,19 @@ def _fingerprint(inputs: Inputs) -> tuple[str, str, list] | None:
             inputs,
             locations,
             lambda url: fetch_once(url, sources.allowed_hosts, lambda m: print(f"  {m}", file=sys.stderr)),
+            PartitionStore(warehouse.layout).checksums(),
         )
     except (IngestError, OSError):
         return None
 
 
-def _run_jobs(definitions: dg.Definitions, inputs: Inputs, warehouse: Warehouse, show_all: bool = False) -> int:
+def _run_jobs(
+    definitions: dg.Definitions,
+    inputs: Inputs,
+    warehouse: Warehouse,
+    show_all: bool = False,
+    executor: str = "in_process",
+) -> int:
     from assets.config.sources import load_sources
     from assets.core.errors import IngestError
     from assets.mlperf.rounds import plan_rounds
@@ -323,6 +334,15 @@ def _run_jobs(definitions: dg.Definitions, inputs: Inputs, warehouse: Warehouse,
         failures = _execute(
             ingest, instance, warnings, partition_key=round_name, run_config=round_run_config(locations)
         )
+        if failures:
+            return _report_failure(failures, warehouse)
+    if executor != "in_process" and inputs.dumps:
+        # The run partitions in parallel processes first; build_warehouse then finds every one stored and reused.
+        from pipelines.parallel import scan_in_processes
+
+        print(f"benchbill: run partitions of the dump folders on the {executor} executor", file=sys.stderr)
+        failures, warned = _failures(scan_in_processes(inputs, warehouse, executor))
+        warnings += warned
         if failures:
             return _report_failure(failures, warehouse)
     failures = _execute(definitions.resolve_job_def("build_warehouse"), instance, warnings)
@@ -444,6 +464,13 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print every config and price class of each profile (default: the top 5 configs, each at its "
         "cheapest price class)",
+    )
+    run_parser.add_argument(
+        "--executor",
+        choices=["in_process", "multiprocess"],
+        default="in_process",
+        help="how the dump folders' run partitions are read: in this process (default), or a process per partition "
+        "(at most one per core at once)",
     )
     run_parser.set_defaults(handler=run)
 

@@ -143,13 +143,19 @@ def write_observed(
     return {report.table: report for report in reports}
 
 
-def own_records(conn: duckdb.DuckDBPyConnection, batch: ObservedBatch, records_dir: Path) -> None:
+def owned_select(copy: Path) -> str:
+    """The SELECT the view observed.requests reads an owned records file with."""
+    return f"SELECT * FROM read_parquet({sql_path_literal(copy.resolve())})"
+
+
+def own_records(conn: duckdb.DuckDBPyConnection, batch: ObservedBatch, records_dir: Path) -> list[str]:
     """Each file observed.requests would read in place, copied into `records_dir` as the pass checked it (one
     Parquet file named by the file's content and the code that checks it: written once, reused while both are
     unchanged; written to a temporary name and renamed, so a kill leaves no half file under the real name), and
-    the batch pointed at the copies. What is published then never changes with the dump folders."""
+    the batch pointed at the copies. What is published then never changes with the dump folders. Returns the
+    names of the copies the batch reads."""
     if not batch.scans:
-        return
+        return []
     records_dir.mkdir(parents=True, exist_ok=True)
     code = code_fingerprint()
     sha_of = {s["source_key"]: s["source_sha256"] for s in batch.request_sources}
@@ -165,12 +171,13 @@ def own_records(conn: duckdb.DuckDBPyConnection, batch: ObservedBatch, records_d
                 os.replace(partial, target)
             finally:
                 partial.unlink(missing_ok=True)
-        owned.append((key, f"SELECT * FROM read_parquet({sql_path_literal(target.resolve())})"))
+        owned.append((key, owned_select(target)))
         stored_as[key] = f"stored in the warehouse: records/{name}"
     batch.scans = owned
     for source in batch.request_sources:
         if source["source_key"] in stored_as:
             source["reader"] = stored_as[source["source_key"]]
+    return sorted({value.rsplit("/", 1)[1] for value in stored_as.values()})
 
 
 def withhold_pooled(
