@@ -14,7 +14,7 @@ from assets.runs.collect import merge_batches
 from assets.runs.partition import RunPartition, plan_partitions
 from assets.runs.quality import write_quality
 from assets.runs.store import write_observed
-from assets.specs import table_metadata, table_spec
+from assets.specs import OWNERS, PYTHON_CODE_VERSION, table_metadata, table_spec
 
 RUN_PARTITIONS_KEY = dg.AssetKey(["observed", "run_partitions"])
 RUN_PARTITION_KEY = dg.AssetKey(["observed", "run_partition"])
@@ -25,6 +25,8 @@ run_partition = dg.AssetSpec(
     group_name="observed",
     kinds={"parquet"},
     partitions_def=dump_runs,
+    owners=OWNERS,
+    code_version=PYTHON_CODE_VERSION,
     description="One run partition's stored results (a run.yaml folder's runs, read from its files), reported by "
     "the step that read or reused them.",
 )
@@ -83,7 +85,9 @@ def index_run_partitions(
     )
 
 
-@dg.graph_asset(key=RUN_PARTITIONS_KEY, group_name="observed", kinds={"parquet"})
+@dg.graph_asset(
+    key=RUN_PARTITIONS_KEY, group_name="observed", kinds={"parquet"}, owners=OWNERS, code_version=PYTHON_CODE_VERSION
+)
 def run_partitions() -> Any:
     """The dump folders' run partitions, each read (or its stored results reused) in its own step, and their
     index: one step per partition, so an executor that runs steps in parallel processes runs them in parallel."""

@@ -62,7 +62,7 @@ BUILD = defs.resolve_job_def("build_warehouse")
     [
         ("marts__config_shortlist", "building marts.config_shortlist"),
         ("profiles", "building requirement.profiles and requirement.slo_bounds"),
-        ("observed_runs", "building observed.measurements, observed.request_percentiles and 7 more"),
+        ("observed_runs", "building observed.measurements, observed.quality and 8 more"),
         ("publish__serving_duckdb_freshness_check", "check publish.serving_duckdb freshness_check"),
         ("cost__cost_per_request_band_ordered", "check cost.cost_per_request band_ordered"),
     ],
