@@ -30,7 +30,11 @@ def observed_runs(
 ) -> Iterator[dg.MaterializeResult]:
     """Runs, measurements, tool aggregates and per-request records from the dump folders."""
     batch = collect_all(
-        list(inputs.dumps), store_texts=inputs.store_texts, log=context.log.info, links_into=inputs.allow_links_into
+        list(inputs.dumps),
+        store_texts=inputs.store_texts,
+        log=context.log.info,
+        links_into=inputs.allow_links_into,
+        records_dir=warehouse.layout.records_dir,
     )
     for run in batch.runs:
         flags = []

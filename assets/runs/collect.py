@@ -62,11 +62,16 @@ def _silent(message: str) -> None:
 
 
 def collect(
-    root: Path, store_texts: bool = False, log: Log | None = None, links_into: Sequence[str] | None = None
+    root: Path,
+    store_texts: bool = False,
+    log: Log | None = None,
+    links_into: Sequence[str] | None = None,
+    records_dir: Path | None = None,
 ) -> ObservedBatch:
     """Every run below one dumps folder (prompt and response texts only with `store_texts`); `log` is told
     what is being read as it goes (a folder of large dumps takes a while); links lead only into `root` and
-    the folders of `links_into` (None: anywhere; see walk_files)."""
+    the folders of `links_into` (None: anywhere; see walk_files); with `records_dir` (the warehouse's), the
+    files read in place are copied there as the request pass checks them (RequestPass)."""
     log = log or _silent
     if not root.is_dir():
         raise IngestError(f"{root}: dumps folder does not exist or is not a folder")
@@ -78,7 +83,7 @@ def collect(
         f"{root}: {len(prepared)} run{'' if len(prepared) == 1 else 's'}, "
         f"{points} load point{'' if points == 1 else 's'}"
     )
-    _read_requests(root, batch, prepared, store_texts, log)
+    _read_requests(root, batch, prepared, store_texts, log, records_dir)
     return batch
 
 
@@ -199,9 +204,11 @@ def _note_idle_sidecars(
     ]
 
 
-def _read_requests(root: Path, batch: ObservedBatch, prepared: list[Run], store_texts: bool, log: Log) -> None:
+def _read_requests(
+    root: Path, batch: ObservedBatch, prepared: list[Run], store_texts: bool, log: Log, records_dir: Path | None = None
+) -> None:
     """The runs' per-request records in one DuckDB pass, then each run's load levels and repeats placed."""
-    with RequestPass(store_texts) as requests:
+    with RequestPass(store_texts, records_dir) as requests:
         sources = [
             point.source(run) for run in prepared for point in run.points if point.measurement.requests is not None
         ]
@@ -260,14 +267,20 @@ def _all_files(root: Path, batch: ObservedBatch, links_into: Sequence[str] | Non
 
 
 def collect_all(
-    roots: list[str], store_texts: bool = False, log: Log | None = None, links_into: Sequence[str] | None = None
+    roots: list[str],
+    store_texts: bool = False,
+    log: Log | None = None,
+    links_into: Sequence[str] | None = None,
+    records_dir: Path | None = None,
 ) -> ObservedBatch:
     """Runs below every dumps folder; a label used twice is quarantined the second time. A link may lead into
-    any of the dumps folders or of `links_into` (None: anywhere)."""
+    any of the dumps folders or of `links_into` (None: anywhere). With `records_dir`, see `collect`."""
     total = ObservedBatch(store_texts=store_texts)
     labels: dict[str, str] = {}
     for root in roots:
-        batch = collect(Path(root), store_texts, log, None if links_into is None else [*roots, *links_into])
+        batch = collect(
+            Path(root), store_texts, log, None if links_into is None else [*roots, *links_into], records_dir
+        )
         dropped = set()
         for run in batch.runs:
             if run["run_label"] in labels:
