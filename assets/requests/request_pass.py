@@ -265,8 +265,7 @@ class RequestPass:
                         copies="find" if key in self._copies else None,
                     )
                     self.conn.execute(
-                        f"COPY ({checked}) TO {sql_path_literal(partial)} "
-                        "(FORMAT parquet, COMPRESSION zstd)"
+                        f"COPY ({checked}) TO {sql_path_literal(partial)} (FORMAT parquet, COMPRESSION zstd)"
                     )
                     os.replace(partial, target)
                     return True
