@@ -1,41 +1,113 @@
-"""Observed evidence: our own serving measurements, read from the dump folders. The SQL-built observed
-tables (load point measures, load points, delivered at SLO) come from `sql/observed/` through
-`assets.sql_tables`."""
+"""Observed evidence: our own serving measurements, read from the dump folders run partition by run partition
+(one step per partition, each storing its results in the warehouse, `assets.runs.partition_store`), then
+assembled into the observed tables by one step. The SQL-built observed tables (load point measures, load points,
+delivered at SLO) come from `sql/observed/` through `assets.sql_tables`."""
 
 from collections.abc import Iterator
+from typing import Any
 
 import dagster as dg
 
-from assets.resources import Inputs, Warehouse
-from assets.runs.collect import collect_all
+from assets.partitions import DUMP_RUN_PARTITIONS, dump_runs
+from assets.resources import Inputs, RunStore, Warehouse
+from assets.runs.collect import merge_batches
+from assets.runs.partition import RunPartition, plan_partitions
 from assets.runs.store import write_observed
 from assets.specs import table_spec
+
+RUN_PARTITIONS_KEY = dg.AssetKey(["observed", "run_partitions"])
+RUN_PARTITION_KEY = dg.AssetKey(["observed", "run_partition"])
+NO_PARTITION = "none"  # the one mapping key planned when the dump folders hold no file: the index is still written
+
+run_partition = dg.AssetSpec(
+    RUN_PARTITION_KEY,
+    group_name="observed",
+    kinds={"parquet"},
+    partitions_def=dump_runs,
+    description="One run partition's stored results (a run.yaml folder's runs, read from its files), reported by "
+    "the step that read or reused them.",
+)
+
+
+@dg.op(out=dg.DynamicOut())
+def plan_run_partitions(context: dg.OpExecutionContext, inputs: Inputs) -> Iterator[dg.DynamicOutput[Any]]:
+    """The run partitions of the dump folders (only folders walked, nothing opened), each registered as a
+    partition of observed/run_partition and handed to its own step."""
+    partitions = plan_partitions(list(inputs.dumps), inputs.allow_links_into)
+    known = set(context.instance.get_dynamic_partitions(DUMP_RUN_PARTITIONS))
+    new = [p.key for p in partitions if p.key not in known]
+    if new:
+        context.instance.add_dynamic_partitions(DUMP_RUN_PARTITIONS, new)
+    context.log.info(f"observed: {len(partitions)} run partitions in {len(inputs.dumps)} dump folders")
+    if not partitions:
+        yield dg.DynamicOutput(None, mapping_key=NO_PARTITION)
+    for index, partition in enumerate(partitions):
+        yield dg.DynamicOutput((index, partition), mapping_key=partition.key)
+
+
+@dg.op
+def scan_run_partition(
+    context: dg.OpExecutionContext, inputs: Inputs, run_store: RunStore, planned: tuple[int, RunPartition] | None
+) -> tuple[int, dict[str, Any]] | None:
+    """One run partition: its stored results reused when its files are unchanged, else its files read and the
+    results stored."""
+    if planned is None:
+        return None
+    index, partition = planned
+    result = run_store.store.scan_or_reuse(partition, inputs.store_texts, log=context.log.info)
+    what = "read" if result.scanned else "unchanged, stored results reused"
+    context.log.info(f"{partition.label}: {what} ({result.files_hashed} of {result.files} files hashed)")
+    context.log_event(dg.AssetMaterialization(RUN_PARTITION_KEY, partition=partition.key, metadata=result.as_dict()))
+    return index, result.as_dict()
+
+
+@dg.op
+def index_run_partitions(
+    context: dg.OpExecutionContext, run_store: RunStore, results: list[tuple[int, dict[str, Any]] | None]
+) -> dg.Output[list[dict[str, Any]]]:
+    """The partitions of this plan, in order, recorded in the warehouse (what observed_runs assembles)."""
+    from assets.runs.partition_store import PartitionResult
+
+    ordered = [PartitionResult(**found) for _index, found in sorted(r for r in results if r is not None)]
+    run_store.store.write_index(ordered)
+    return dg.Output(
+        [r.as_dict() for r in ordered],
+        metadata={
+            "partitions": len(ordered),
+            "partitions_read": sum(r.scanned for r in ordered),
+            "partitions_reused": sum(not r.scanned for r in ordered),
+            "files": sum(r.files for r in ordered),
+            "files_hashed": sum(r.files_hashed for r in ordered),
+        },
+    )
+
+
+@dg.graph_asset(key=RUN_PARTITIONS_KEY, group_name="observed", kinds={"parquet"})
+def run_partitions() -> Any:
+    """The dump folders' run partitions, each read (or its stored results reused) in its own step, and their
+    index: one step per partition, so an executor that runs steps in parallel processes runs them in parallel."""
+    return index_run_partitions(plan_run_partitions().map(scan_run_partition).collect())
 
 
 @dg.multi_asset(
     specs=[
-        table_spec("observed.runs", {"duckdb", "polars"}),
-        table_spec("observed.measurements", {"duckdb", "polars"}),
-        table_spec("observed.tool_metrics", {"duckdb", "polars"}),
-        table_spec("observed.request_sources", {"duckdb"}),
-        table_spec("observed.stored_requests", {"duckdb"}),
-        table_spec("observed.request_stats", {"duckdb", "sql"}),
-        table_spec("observed.request_percentiles", {"duckdb", "sql"}),
-        table_spec("observed.requests", {"duckdb"}),
-        table_spec("observed.request_texts", {"duckdb", "polars"}),
+        table_spec("observed.runs", {"duckdb", "polars"}, deps=[RUN_PARTITIONS_KEY]),
+        table_spec("observed.measurements", {"duckdb", "polars"}, deps=[RUN_PARTITIONS_KEY]),
+        table_spec("observed.tool_metrics", {"duckdb", "polars"}, deps=[RUN_PARTITIONS_KEY]),
+        table_spec("observed.request_sources", {"duckdb"}, deps=[RUN_PARTITIONS_KEY]),
+        table_spec("observed.stored_requests", {"duckdb"}, deps=[RUN_PARTITIONS_KEY]),
+        table_spec("observed.request_stats", {"duckdb", "sql"}, deps=[RUN_PARTITIONS_KEY]),
+        table_spec("observed.request_percentiles", {"duckdb", "sql"}, deps=[RUN_PARTITIONS_KEY]),
+        table_spec("observed.requests", {"duckdb"}, deps=[RUN_PARTITIONS_KEY]),
+        table_spec("observed.request_texts", {"duckdb", "polars"}, deps=[RUN_PARTITIONS_KEY]),
     ],
 )
 def observed_runs(
-    context: dg.AssetExecutionContext, warehouse: Warehouse, inputs: Inputs
+    context: dg.AssetExecutionContext, warehouse: Warehouse, inputs: Inputs, run_store: RunStore
 ) -> Iterator[dg.MaterializeResult]:
-    """Runs, measurements, tool aggregates and per-request records from the dump folders."""
-    batch = collect_all(
-        list(inputs.dumps),
-        store_texts=inputs.store_texts,
-        log=context.log.info,
-        links_into=inputs.allow_links_into,
-        records_dir=warehouse.layout.records_dir,
-    )
+    """Runs, measurements, tool aggregates and per-request records from the dump folders, assembled from the
+    stored results of their run partitions."""
+    batch = merge_batches(run_store.store.load_all(inputs.store_texts), inputs.store_texts)
     for run in batch.runs:
         flags = []
         if not run["accelerator_known"]:
@@ -49,7 +121,7 @@ def observed_runs(
         if run["precision_note"] and run["precision_known"]:
             context.log.warning(f"run {run['run_label']}: {run['precision_note']}")
     with warehouse.connect() as conn:
-        reports = write_observed(conn, batch, warehouse.layout.records_dir)
+        reports = write_observed(conn, batch)  # each partition's records are owned already
     context.log.info(
         f"observed: {reports['observed.runs'].rows} runs, {reports['observed.measurements'].rows} "
         f"measurements, {sum(s['requests'] for s in batch.request_sources)} requests from "

@@ -9,6 +9,7 @@ import duckdb
 from pydantic import PrivateAttr
 
 from assets.core.paths import DEFAULT_PRICES, DEFAULT_PROFILES, DEFAULT_SOURCES
+from assets.runs.partition_store import PartitionStore
 from assets.warehouse import lock
 from assets.warehouse.layout import WarehouseLayout
 
@@ -74,6 +75,18 @@ class Warehouse(dg.ConfigurableResource):
         if self._holding:
             lock.release(self.layout.lock_path)
             self._holding = False
+
+
+class RunStore(dg.ConfigurableResource):
+    """The warehouse folder's stored run partitions (`runs/`) and owned per-request records (`records/`): written
+    by content and atomically, so the partition steps, each in its own process, write them without the writer
+    lock (which the run that launched them holds)."""
+
+    dir: str = "warehouse"
+
+    @property
+    def store(self) -> PartitionStore:
+        return PartitionStore(WarehouseLayout(Path(self.dir)))
 
 
 class Inputs(dg.ConfigurableResource):

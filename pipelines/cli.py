@@ -103,7 +103,7 @@ def read_findings(serving_path: Path) -> list[str]:
     return lines
 
 
-def _failures(result: dg.ExecuteInProcessResult) -> tuple[list[str], list[str]]:
+def _failures(result: dg.ExecuteInProcessResult | dg.ExecuteJobResult) -> tuple[list[str], list[str]]:
     """(errors, warnings): failed steps and failed ERROR checks; failed WARN checks."""
     errors: list[str] = []
     warnings: list[str] = []
@@ -165,7 +165,7 @@ def run(args: argparse.Namespace) -> int:
     previous = signal.signal(signal.SIGTERM, _interrupt)  # SIGTERM ends the run as Ctrl-C does: with a message
     try:
         with warehouse.hold():  # one writer from the fingerprint check through the publish
-            return _run(inputs, warehouse, force=args.force)
+            return _run(inputs, warehouse, force=args.force, executor=args.executor)
     except WarehouseProblem as problem:  # busy, read-only, full, a link for a lock file: one message, no traceback
         return _report_failure([str(problem)])
     except KeyboardInterrupt:
@@ -179,7 +179,7 @@ def _interrupt(_signum: int, _frame: object) -> None:
     raise KeyboardInterrupt
 
 
-def _run(inputs: Inputs, warehouse: Warehouse, force: bool = False) -> int:
+def _run(inputs: Inputs, warehouse: Warehouse, force: bool = False, executor: str = "in_process") -> int:
     """The run under the whole-run lock: the no-change fast path (the published fingerprint is read
     while no other run can publish), else every job."""
     from assets.mlperf.ingest import reading_once
@@ -192,7 +192,7 @@ def _run(inputs: Inputs, warehouse: Warehouse, force: bool = False) -> int:
 
     # Each input is read once for the whole run (reading_once): the fingerprint, then every job.
     with reading_once():
-        found = _fingerprint(inputs)
+        found = _fingerprint(inputs, warehouse)
         if found is not None and not force and published_fingerprint(warehouse.layout) == found[0]:
             print(
                 f"benchbill: nothing changed since the last publish of {warehouse.path.resolve()} (same "
@@ -212,14 +212,16 @@ def _run(inputs: Inputs, warehouse: Warehouse, force: bool = False) -> int:
         print(f"benchbill: building {warehouse.path.resolve()}", file=sys.stderr)
         definitions = build_definitions(inputs, warehouse)
         # MLPerf rounds are partitions: find the rounds the inputs hold, ingest each, then build the rest.
-        return _run_jobs(definitions, inputs, warehouse)
+        return _run_jobs(definitions, inputs, warehouse, executor)
 
 
-def _fingerprint(inputs: Inputs) -> tuple[str, str, list] | None:
-    """The run's fingerprint, or None when an input cannot be read (the run then says what is wrong)."""
+def _fingerprint(inputs: Inputs, warehouse: Warehouse) -> tuple[str, str, list] | None:
+    """The run's fingerprint, or None when an input cannot be read (the run then says what is wrong). A dump file
+    whose size, mtime, ctime and inode are the ones the warehouse recorded is not hashed again."""
     from assets.config.sources import load_sources
     from assets.core.errors import IngestError
     from assets.mlperf.ingest import fetch_once
+    from assets.runs.partition_store import PartitionStore
     from assets.warehouse.fingerprint import inputs_fingerprint
 
     try:
@@ -229,12 +231,13 @@ def _fingerprint(inputs: Inputs) -> tuple[str, str, list] | None:
             inputs,
             locations,
             lambda url: fetch_once(url, sources.allowed_hosts, lambda m: print(f"  {m}", file=sys.stderr)),
+            PartitionStore(warehouse.layout).checksums(),
         )
     except (IngestError, OSError):
         return None
 
 
-def _run_jobs(definitions: dg.Definitions, inputs: Inputs, warehouse: Warehouse) -> int:
+def _run_jobs(definitions: dg.Definitions, inputs: Inputs, warehouse: Warehouse, executor: str = "in_process") -> int:
     from assets.benchmark import mlperf_round
     from assets.config.sources import load_sources
     from assets.core.errors import IngestError
@@ -257,6 +260,15 @@ def _run_jobs(definitions: dg.Definitions, inputs: Inputs, warehouse: Warehouse)
         failures = _execute(
             ingest, instance, warnings, partition_key=round_name, run_config=round_run_config(locations)
         )
+        if failures:
+            return _report_failure(failures, warehouse)
+    if executor != "in_process" and inputs.dumps:
+        # The run partitions in parallel processes first; build_warehouse then finds every one stored and reused.
+        from pipelines.parallel import scan_in_processes
+
+        print(f"benchbill: run partitions of the dump folders on the {executor} executor", file=sys.stderr)
+        failures, warned = _failures(scan_in_processes(inputs, warehouse, executor))
+        warnings += warned
         if failures:
             return _report_failure(failures, warehouse)
     failures = _execute(definitions.resolve_job_def("build_warehouse"), instance, warnings)
@@ -373,6 +385,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--force",
         action="store_true",
         help="build even when no input (by checksum) and no code changed since the last publish",
+    )
+    run_parser.add_argument(
+        "--executor",
+        choices=["in_process", "multiprocess"],
+        default="in_process",
+        help="how the dump folders' run partitions are read: in this process (default), or a process per partition "
+        "(at most one per core at once)",
     )
     run_parser.set_defaults(handler=run)
 

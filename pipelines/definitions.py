@@ -4,8 +4,8 @@ the resources, jobs, the schedule and the sensors."""
 import dagster as dg
 
 from assets import analytics, audit, benchmark, observed, publish, requirement, sql_tables
-from assets.resources import Inputs, Warehouse
-from pipelines.jobs import build_warehouse, ingest_mlperf_round, refresh_observed
+from assets.resources import Inputs, RunStore, Warehouse
+from pipelines.jobs import build_warehouse, ingest_mlperf_round, refresh_observed, scan_dump_runs
 from pipelines.progress import progress_logger
 from pipelines.schedules import nightly_refresh
 from pipelines.sensors import dump_folder_sensor, freshness_sensor, mlperf_round_sensor, rebuild_after_round_ingest
@@ -16,14 +16,16 @@ ASSET_MODULES = [benchmark, requirement, observed, analytics, publish, audit]
 
 def build_definitions(inputs: Inputs | None = None, warehouse: Warehouse | None = None) -> dg.Definitions:
     """Definitions bound to the given inputs and warehouse (from the environment by default)."""
+    warehouse = warehouse or warehouse_from_env()
     return dg.Definitions(
-        assets=[*dg.load_assets_from_modules(ASSET_MODULES), *sql_tables.table_assets],
+        assets=[*dg.load_assets_from_modules(ASSET_MODULES), *sql_tables.table_assets, observed.run_partition],
         asset_checks=[*sql_tables.table_checks, *publish.freshness_checks],
-        jobs=[build_warehouse, refresh_observed, ingest_mlperf_round],
+        jobs=[build_warehouse, refresh_observed, ingest_mlperf_round, scan_dump_runs],
         schedules=[nightly_refresh],
         sensors=[dump_folder_sensor, mlperf_round_sensor, rebuild_after_round_ingest, freshness_sensor],
         resources={
-            "warehouse": warehouse or warehouse_from_env(),
+            "warehouse": warehouse,
+            "run_store": RunStore(dir=warehouse.dir),
             "inputs": inputs or inputs_from_env(),
         },
         loggers={"console": dg.colored_console_logger, "progress": progress_logger},
@@ -32,3 +34,9 @@ def build_definitions(inputs: Inputs | None = None, warehouse: Warehouse | None 
 
 
 defs = build_definitions()
+
+
+def scan_dump_runs_job() -> dg.JobDefinition:
+    """The job scan_dump_runs bound to the environment's inputs and warehouse: the target every step process of
+    the multiprocess executor loads again (`dg.reconstructable`)."""
+    return build_definitions().resolve_job_def("scan_dump_runs")

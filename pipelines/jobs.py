@@ -1,13 +1,42 @@
-"""Jobs: ingest one MLPerf round (a partition), build everything else and publish, refresh what the dump
-folders feed. Every job runs in-process and holds the warehouse's writer lock."""
+"""Jobs: ingest one MLPerf round (a partition), read the dump folders' run partitions, build everything else and
+publish, refresh what the dump folders feed. Every job runs in-process and holds the warehouse's writer lock, but
+for `scan_dump_runs`, whose executor is a choice (`partition_executor`): its steps, one per run partition, write
+only their own stored results, so they may run in parallel processes (or pods) while the run that launched them
+holds the lock."""
 
 from typing import Any
 
 import dagster as dg
 
 from assets.benchmark import mlperf_round
-from assets.observed import observed_runs
+from assets.observed import observed_runs, run_partitions
 from assets.partitions import mlperf_rounds
+from pipelines import settings
+
+# The executors the run partitions may be read on (BENCHBILL_EXECUTOR, read when the definitions load):
+# "local" lets each run choose by its run config (`execution: {config: {in_process: {}}}` or `{multiprocess: {}}`,
+# see `executor_run_config`); a deployment adds its own (one pod per step).
+EXECUTORS: dict[str, dg.ExecutorDefinition] = {
+    "local": dg.multi_or_in_process_executor,
+    "in_process": dg.in_process_executor,
+    "multiprocess": dg.multiprocess_executor,
+}
+
+
+def partition_executor(name: str) -> dg.ExecutorDefinition:
+    """The executor named `name` (EXECUTORS)."""
+    if name not in EXECUTORS:
+        raise ValueError(f"BENCHBILL_EXECUTOR={name!r}: expected one of {', '.join(EXECUTORS)}")
+    return EXECUTORS[name]
+
+
+def executor_run_config(mode: str, max_concurrent: int | None = None) -> dict[str, Any]:
+    """Run config choosing, on the "local" executor, one process (`in_process`) or a process per step
+    (`multiprocess`, at most `max_concurrent` at once; default: one per core)."""
+    if mode == "multiprocess":
+        return {"execution": {"config": {"multiprocess": {"max_concurrent": max_concurrent or 0}}}}
+    return {"execution": {"config": {"in_process": {}}}}
+
 
 _ROUND_SELECTION = dg.AssetSelection.assets(mlperf_round)
 
@@ -27,11 +56,21 @@ build_warehouse = dg.define_asset_job(
     tags={"warehouse": "build"},
 )
 
+scan_dump_runs = dg.define_asset_job(
+    "scan_dump_runs",
+    selection=dg.AssetSelection.assets(run_partitions),
+    description="Read the dump folders' run partitions that changed (one step each) and store their results; "
+    "build_warehouse then assembles the observed tables from them.",
+    tags={"warehouse": "build"},
+    executor_def=partition_executor(settings.executor()),
+)
+
 refresh_observed = dg.define_asset_job(
     "refresh_observed",
     # the run fingerprint too: a publish by this job records an empty one, so `benchbill run` rebuilds after it
     selection=(
-        dg.AssetSelection.assets(observed_runs).downstream() | dg.AssetSelection.keys(["audit", "run_fingerprint"])
+        dg.AssetSelection.assets(run_partitions, observed_runs).downstream()
+        | dg.AssetSelection.keys(["audit", "run_fingerprint"])
     ),
     description="Re-read the dump folders and rebuild what depends on them; publish.",
     tags={"warehouse": "build"},

@@ -10,6 +10,10 @@ BENCHBILL_PRICES     prices CSV (default: the bundled price table)
 BENCHBILL_PROFILES   profiles YAML (default: the bundled example profiles)
 BENCHBILL_STORE_TEXTS  1 to keep prompt and response texts of dumps (observed.request_texts); default: never stored
 BENCHBILL_LOCK_TIMEOUT_S  seconds a run waits for another run's writer lock before refusing (default 30)
+BENCHBILL_EXECUTOR   the executor of job scan_dump_runs, which reads the dump folders' run partitions: local
+                     (default: each run's config chooses in_process or multiprocess), in_process, multiprocess
+BENCHBILL_INPUTS_JSON  the whole Inputs resource as JSON (set by `benchbill run` for the step processes it starts;
+                     wins over the variables above)
 """
 
 from __future__ import annotations
@@ -36,11 +40,17 @@ def store_texts() -> bool:
     return os.environ.get("BENCHBILL_STORE_TEXTS", "").strip().lower() in ("1", "true", "yes")
 
 
+def executor() -> str:
+    return os.environ.get("BENCHBILL_EXECUTOR", "local").strip() or "local"
+
+
 def warehouse_from_env() -> Warehouse:
     return Warehouse(dir=os.environ.get("BENCHBILL_WAREHOUSE", "warehouse"), lock_timeout_s=lock_timeout_s())
 
 
 def inputs_from_env() -> Inputs:
+    if os.environ.get("BENCHBILL_INPUTS_JSON"):
+        return Inputs.model_validate_json(os.environ["BENCHBILL_INPUTS_JSON"])
     return Inputs(
         mlperf=_list("BENCHBILL_MLPERF"),
         sources_file=os.environ.get("BENCHBILL_SOURCES", str(DEFAULT_SOURCES)),

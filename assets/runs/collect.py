@@ -41,20 +41,11 @@ from assets.runs.assemble import (
     split_configs,
 )
 from assets.runs.batch import REQUEST_SOURCE_SCHEMA, ObservedBatch
+from assets.runs.partition import RunPartition, governing_sidecars, plan_partitions, relative
 from assets.runs.sidecar import SIDECAR, read_sidecar
 
 Log = Callable[[str], None]
 PROGRESS_EVERY_FILES = 200  # a folder of many small dumps reports its progress this often
-
-
-def _relative(path: Path, root: Path) -> PurePosixPath:
-    return PurePosixPath(path.relative_to(root).as_posix())
-
-
-def _governing_sidecars(folder: PurePosixPath, sidecars: dict[PurePosixPath, dict[str, Any]]) -> list[PurePosixPath]:
-    """run.yaml folders from the root down to `folder` (shallowest first)."""
-    chain = [folder, *folder.parents]
-    return [p for p in reversed(chain) if p in sidecars]
 
 
 def _silent(message: str) -> None:
@@ -66,17 +57,18 @@ def collect(
     store_texts: bool = False,
     log: Log | None = None,
     links_into: Sequence[str] | None = None,
+    partition: RunPartition | None = None,
     records_dir: Path | None = None,
 ) -> ObservedBatch:
-    """Every run below one dumps folder (prompt and response texts only with `store_texts`); `log` is told
-    what is being read as it goes (a folder of large dumps takes a while); links lead only into `root` and
-    the folders of `links_into` (None: anywhere; see walk_files); with `records_dir` (the warehouse's), the
-    files read in place are copied there as the request pass checks them (RequestPass)."""
+    """Every run below one dumps folder, or of one of its partitions (prompt and response texts only with
+    `store_texts`); `log` is told what is being read as it goes (a folder of large dumps takes a while); links
+    lead only into `root` and the folders of `links_into` (None: anywhere; see walk_files); with `records_dir`
+    (the warehouse's), the files read in place are copied there as the request pass checks them (RequestPass)."""
     log = log or _silent
     if not root.is_dir():
         raise IngestError(f"{root}: dumps folder does not exist or is not a folder")
     batch = ObservedBatch(store_texts=store_texts)
-    sidecars, reads = _read_files(root, batch, log, links_into)
+    sidecars, reads = _read_files(root, batch, log, links_into, partition)
     prepared = _prepare_runs(root, batch, sidecars, reads)
     points = sum(len(run.points) for run in prepared)
     log(
@@ -88,14 +80,18 @@ def collect(
 
 
 def _read_files(
-    root: Path, batch: ObservedBatch, log: Log, links_into: Sequence[str] | None = None
+    root: Path,
+    batch: ObservedBatch,
+    log: Log,
+    links_into: Sequence[str] | None = None,
+    partition: RunPartition | None = None,
 ) -> tuple[dict[PurePosixPath, dict[str, Any]], list[Read]]:
     """The run.yaml sidecars below `root` (by folder) and the dump files read (each content once); every file
     looked at is listed in the batch's inventory."""
     sidecars: dict[PurePosixPath, dict[str, Any]] = {}
     reads: list[Read] = []
     seen: dict[str, str] = {}
-    for fetched, rel, path in _inputs(root, batch, log, links_into):
+    for fetched, rel, path in _inputs(root, batch, log, links_into, partition):
         if rel.name == SIDECAR:
             sidecars[rel.parent] = read_sidecar(fetched)
             batch.files.append(SourceFile(fetched.name, fetched.sha256, size_of(fetched), "run.yaml sidecar", "read"))
@@ -159,7 +155,7 @@ def _prepare_runs(
     """The files read grouped into runs: one per deepest run.yaml and tool (a file without one is quarantined)."""
     runs: dict[tuple[PurePosixPath, str], list[Read]] = defaultdict(list)
     for read in reads:
-        chain = _governing_sidecars(read.folder, sidecars)
+        chain = governing_sidecars(read.folder, sidecars)
         if not chain:
             quarantine_file(
                 batch,
@@ -174,7 +170,7 @@ def _prepare_runs(
     _note_idle_sidecars(root, batch, sidecars, {folder for folder, _tool in runs})
     prepared = []
     for (sidecar_folder, tool), run_reads in sorted(runs.items()):
-        chain = _governing_sidecars(sidecar_folder, sidecars)
+        chain = governing_sidecars(sidecar_folder, sidecars)
         merged: dict[str, Any] = {}
         for link in chain:
             merged.update(sidecars[link])
@@ -194,7 +190,7 @@ def _note_idle_sidecars(
     root: Path, batch: ObservedBatch, sidecars: dict[PurePosixPath, dict[str, Any]], used: set[PurePosixPath]
 ) -> None:
     """A run.yaml that is no run's sidecar nor above one says so in the inventory (the terminal lists them)."""
-    governing = {link for folder in used for link in _governing_sidecars(folder, sidecars)}
+    governing = {link for folder in used for link in governing_sidecars(folder, sidecars)}
     idle = {str(root / folder / SIDECAR) for folder in sidecars if folder not in governing}
     batch.files = [
         dataclasses.replace(f, note=IDLE_SIDECAR_NOTE)
@@ -233,22 +229,30 @@ def _read_requests(
 
 
 def _inputs(
-    root: Path, batch: ObservedBatch, log: Log, links_into: Sequence[str] | None = None
+    root: Path,
+    batch: ObservedBatch,
+    log: Log,
+    links_into: Sequence[str] | None = None,
+    partition: RunPartition | None = None,
 ) -> Iterator[tuple[Fetched | LargeFile, PurePosixPath, str | None]]:
     """Every file below `root` with its path relative to it and where it lies on disk (DuckDB reads the
     per-request formats there, in place); a large file is hashed as it streams past (LargeFile). An
     archive gives its members instead, as files of a folder named after it (`assets.inputs.archives`: read in
     memory, no traversal, no links, limits): a member has no place on disk, so its per-request records are
     read from a temporary copy and stored in the warehouse (observed.stored_requests) rather than read in
-    place."""
-    paths = sorted(_all_files(root, batch, links_into))
+    place. A partition gives its files (and what its part of the walk skipped) instead of a walk."""
+    if partition is None:
+        paths = sorted(_all_files(root, batch, links_into))
+    else:
+        paths = sorted(Path(p) for p in partition.files)
+        batch.files += partition.skipped
     log(f"{root}: {len(paths)} files, {megabytes(paths)} MB")
     large = hash_large_files(paths, log)
     for number, path in enumerate(paths, 1):
         if number % PROGRESS_EVERY_FILES == 0:
             log(f"{root}: read {number} of {len(paths)} files")
         fetched = large.get(path) or read_dump_file(path)
-        rel = _relative(path, root)
+        rel = relative(path, root)
         if archives.kind_of(head_of(fetched)) is None:
             yield fetched, rel, str(path.absolute())
             continue
@@ -266,6 +270,13 @@ def _all_files(root: Path, batch: ObservedBatch, links_into: Sequence[str] | Non
     return list(walk_files(root, links_into=None if links_into is None else list(links_into), skipped=skipped))
 
 
+def collect_partition(
+    partition: RunPartition, store_texts: bool = False, log: Log | None = None, records_dir: Path | None = None
+) -> ObservedBatch:
+    """The runs of one partition (`plan_partitions`): its files read as `collect` reads a whole dumps folder."""
+    return collect(Path(partition.root), store_texts, log, partition=partition, records_dir=records_dir)
+
+
 def collect_all(
     roots: list[str],
     store_texts: bool = False,
@@ -273,14 +284,20 @@ def collect_all(
     links_into: Sequence[str] | None = None,
     records_dir: Path | None = None,
 ) -> ObservedBatch:
-    """Runs below every dumps folder; a label used twice is quarantined the second time. A link may lead into
-    any of the dumps folders or of `links_into` (None: anywhere). With `records_dir`, see `collect`."""
+    """Runs below every dumps folder, read partition by partition and merged (`merge_batches`). A link may lead
+    into any of the dumps folders or of `links_into` (None: anywhere). With `records_dir`, see `collect`."""
+    partitions = plan_partitions(roots, links_into)
+    return merge_batches([collect_partition(p, store_texts, log, records_dir) for p in partitions], store_texts)
+
+
+def merge_batches(batches: list[ObservedBatch], store_texts: bool = False) -> ObservedBatch:
+    """The batches of the partitions, in plan order, as one: a run label used twice is quarantined the second
+    time; a run.yaml read by several partitions (the folders below it) is listed once, idle only when it
+    governed no run in any of them."""
     total = ObservedBatch(store_texts=store_texts)
     labels: dict[str, str] = {}
-    for root in roots:
-        batch = collect(
-            Path(root), store_texts, log, None if links_into is None else [*roots, *links_into], records_dir
-        )
+    sidecar_notes: dict[str, list[str]] = defaultdict(list)
+    for batch in batches:
         dropped = set()
         for run in batch.runs:
             if run["run_label"] in labels:
@@ -308,7 +325,19 @@ def collect_all(
         total.request_texts += [frame.filter(kept) for frame in batch.request_texts]
         total.rejects += batch.rejects
         total.request_rejects += batch.request_rejects
-        total.files += batch.files
+        for file in batch.files:
+            if file.detected_format == "run.yaml sidecar":
+                if file.source in sidecar_notes:
+                    sidecar_notes[file.source].append(file.note)
+                    continue
+                sidecar_notes[file.source].append(file.note)
+            total.files.append(file)
+    total.files = [
+        dataclasses.replace(f, note=next((n for n in sidecar_notes[f.source] if n != IDLE_SIDECAR_NOTE), f.note))
+        if f.detected_format == "run.yaml sidecar"
+        else f
+        for f in total.files
+    ]
     return total
 
 

@@ -133,13 +133,14 @@ def write_observed(
     return {report.table: report for report in reports}
 
 
-def own_records(conn: duckdb.DuckDBPyConnection, batch: ObservedBatch, records_dir: Path) -> None:
+def own_records(conn: duckdb.DuckDBPyConnection, batch: ObservedBatch, records_dir: Path) -> list[str]:
     """Each file observed.requests would read in place, copied into `records_dir` as the pass checked it (one
     Parquet file named by the file's content and the code that checks it: written once, reused while both are
     unchanged; written to a temporary name and renamed, so a kill leaves no half file under the real name), and
-    the batch pointed at the copies. What is published then never changes with the dump folders."""
+    the batch pointed at the copies. What is published then never changes with the dump folders. Returns the
+    names of the copies the batch reads."""
     if not batch.scans:
-        return
+        return []
     records_dir.mkdir(parents=True, exist_ok=True)
     sha_of = {s["source_key"]: s["source_sha256"] for s in batch.request_sources}
     owned: list[tuple[str, str]] = []
@@ -160,6 +161,7 @@ def own_records(conn: duckdb.DuckDBPyConnection, batch: ObservedBatch, records_d
     for source in batch.request_sources:
         if source["source_key"] in stored_as:
             source["reader"] = stored_as[source["source_key"]]
+    return sorted({value.rsplit("/", 1)[1] for value in stored_as.values()})
 
 
 def withhold_pooled(

@@ -70,16 +70,19 @@ def code_fingerprint() -> str:
 
 
 def _location(
-    location: str, fetch: Callable[[str], Fetched], links_into: Sequence[str] | None = None
+    location: str,
+    fetch: Callable[[str], Fetched],
+    links_into: Sequence[str] | None = None,
+    checksum: Callable[[Path], str] = sha256_file,
 ) -> list[tuple[str, str]]:
     """(name, sha256) of a file, of every file below a folder (by relative path; links followed as walk_files
-    follows them with `links_into`), or of a URL's body."""
+    follows them with `links_into`; each file's checksum from `checksum`), or of a URL's body."""
     if is_url(location):
         return [(location, fetch(location).sha256)]
     path = Path(location)
     if path.is_dir():
         return [
-            (f"{path.resolve()}/{p.relative_to(path).as_posix()}", sha256_file(p))
+            (f"{path.resolve()}/{p.relative_to(path).as_posix()}", checksum(p))
             for p in walk_files(path, links_into=links_into)
         ]
     if path.is_file():
@@ -103,11 +106,15 @@ def _traffic_logs(profiles: str) -> list[str]:
 
 
 def inputs_fingerprint(
-    inputs: RunInputs, mlperf_locations: list[str], fetch: Callable[[str], Fetched]
+    inputs: RunInputs,
+    mlperf_locations: list[str],
+    fetch: Callable[[str], Fetched],
+    dump_checksum: Callable[[Path], str] = sha256_file,
 ) -> tuple[str, str, list[tuple[str, str]]]:
     """(fingerprint, code sha256, covered items) for a run reading `inputs`, whose MLPerf round tables are
     at `mlperf_locations` (the explicit ones, or the sources file's); `fetch(url)` returns a URL's bytes
-    (the run then reuses them)."""
+    (the run then reuses them); `dump_checksum(path)` a dump file's sha256 (e.g. the one the warehouse recorded
+    for it while its size, mtime, ctime and inode are unchanged)."""
     items: list[tuple[str, str]] = []
     for location in mlperf_locations:
         items += [("mlperf " + name, sha) for name, sha in _location(location, fetch)]
@@ -117,7 +124,7 @@ def inputs_fingerprint(
         items += [("traffic log " + name, sha) for name, sha in _location(log, fetch)]
     links_into = None if inputs.allow_links_into is None else [*inputs.dumps, *inputs.allow_links_into]
     for folder in inputs.dumps:
-        items += [("dumps " + name, sha) for name, sha in _location(folder, fetch, links_into)]
+        items += [("dumps " + name, sha) for name, sha in _location(folder, fetch, links_into, dump_checksum)]
     code = code_fingerprint()
     digest = hashlib.sha256(code.encode())
     # Settings that change what is published: a run that stores texts after one that did not builds.

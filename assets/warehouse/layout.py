@@ -48,5 +48,10 @@ class WarehouseLayout:
         return self.dir / "records"
 
     @property
+    def runs_dir(self) -> Path:
+        """Each run partition's stored results and the checksums of its files (`assets.runs.partition_store`)."""
+        return self.dir / "runs"
+
+    @property
     def lock_path(self) -> Path:
         return self.dir / WAREHOUSE_MARKER  # also marks the folder as a warehouse: never walked as dumps

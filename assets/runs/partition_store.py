@@ -1,0 +1,268 @@
+"""Each run partition's results stored in the warehouse (`runs/`) and reused while its files are unchanged.
+
+Per partition, `runs/<key>/current.json` records every file's checksum with its size, mtime, ctime and inode: a
+file whose four are unchanged is not hashed again. The partition's results (what `collect_partition` yields,
+its per-request records already owned by the warehouse) are stored in `runs/<key>/<digest>/`, the digest covering
+the partition, its files' checksums, the code fingerprint and the settings that change what is read; a partition
+whose digest is stored is not read again. Each stored folder is written under a temporary name and renamed, so a
+kill leaves no half result under a real name, and a step in its own process (the multiprocess executor, a
+Kubernetes pod) writes its own partition without the warehouse's writer lock. `runs/index.json` lists the
+partitions of the last plan, in order: what the observed tables are assembled from."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import shutil
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import polars as pl
+
+from assets.core.errors import IngestError
+from assets.core.records import Reject, SourceFile
+from assets.inputs.files import sha256_bytes, sha256_file
+from assets.runs.batch import ObservedBatch
+from assets.runs.collect import collect_partition
+from assets.runs.partition import RunPartition
+from assets.runs.store import own_records
+from assets.warehouse.fingerprint import code_fingerprint
+from assets.warehouse.layout import WarehouseLayout
+
+STORE_VERSION = "benchbill-run-partition-1"
+ROW_FIELDS = ("runs", "measurements", "tool_metrics", "request_sources")
+FRAME_FIELDS = ("request_stats", "request_percentiles", "stored_requests", "request_texts")
+Log = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class FileState:
+    """A file's checksum and what says it has not changed since: size, mtime, ctime, inode."""
+
+    path: str
+    size: int
+    mtime_ns: int
+    ctime_ns: int
+    inode: int
+    sha256: str
+
+    def unchanged(self, stat: os.stat_result) -> bool:
+        return (self.size, self.mtime_ns, self.ctime_ns, self.inode) == (
+            stat.st_size,
+            stat.st_mtime_ns,
+            stat.st_ctime_ns,
+            stat.st_ino,
+        )
+
+
+def file_states(paths: Iterable[str], known: dict[str, FileState]) -> tuple[list[FileState], int]:
+    """(each file's state, how many were hashed): the recorded checksum of a file whose size, mtime, ctime and
+    inode are the recorded ones; the others hashed now, on every core (hashlib lets go of the GIL)."""
+    found: list[tuple[str, os.stat_result]] = []
+    for path in paths:
+        try:
+            found.append((path, os.stat(path)))
+        except OSError as exc:
+            raise IngestError(f"{path}: cannot be looked at ({exc.strerror}); check its permissions") from exc
+    stale = [path for path, stat in found if path not in known or not known[path].unchanged(stat)]
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        hashed = dict(zip(stale, pool.map(lambda p: sha256_file(Path(p)), stale)))
+    states = [
+        FileState(path, s.st_size, s.st_mtime_ns, s.st_ctime_ns, s.st_ino, hashed[path])
+        if path in hashed
+        else dataclasses.replace(known[path], ctime_ns=s.st_ctime_ns)
+        for path, s in found
+    ]
+    return states, len(hashed)
+
+
+@dataclass(frozen=True)
+class PartitionResult:
+    """Where a partition's results are stored and what it took to have them: `scanned` (its files read now)
+    or reused; `files_hashed` of `files` checksummed now."""
+
+    key: str
+    label: str
+    digest: str
+    scanned: bool
+    files: int
+    files_hashed: int
+    runs: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def partition_digest(partition: RunPartition, states: list[FileState], store_texts: bool, records_dir: Path) -> str:
+    """What a partition's results depend on: itself, its files' contents, what its walk skipped, the code, the
+    settings that change what is read and where its records are owned."""
+    lines = [STORE_VERSION, code_fingerprint(), f"store_texts={store_texts}", f"records={records_dir.resolve()}"]
+    lines += [partition.root, partition.folder]
+    lines += [f"file {s.path}\t{s.sha256}" for s in states]
+    lines += [f"skipped {f.source}\t{f.detected_format}\t{f.note}" for f in partition.skipped]
+    return sha256_bytes("\n".join(lines).encode())[:32]
+
+
+def _json_value(value: Any) -> Any:
+    raise IngestError(f"run partition store: {type(value).__name__} value {value!r} cannot be stored as JSON")
+
+
+def _save_batch(folder: Path, batch: ObservedBatch, manifest: dict[str, Any]) -> None:
+    rows: dict[str, Any] = {name: getattr(batch, name) for name in ROW_FIELDS}
+    rows["scans"] = [list(scan) for scan in batch.scans]
+    rows["rejects"] = [dataclasses.asdict(r) for r in batch.rejects]
+    rows["request_rejects"] = [dataclasses.asdict(r) for r in batch.request_rejects]
+    rows["files"] = [dataclasses.asdict(f) for f in batch.files]
+    (folder / "rows.json").write_text(json.dumps(rows, default=_json_value))
+    frames = {}
+    for name in FRAME_FIELDS:
+        frames[name] = len(getattr(batch, name))
+        for index, frame in enumerate(getattr(batch, name)):
+            frame.write_parquet(folder / f"{name}-{index}.parquet")
+    (folder / "manifest.json").write_text(json.dumps({**manifest, "frames": frames}))
+
+
+def load_batch(folder: Path, store_texts: bool) -> ObservedBatch:
+    """A partition's stored results, as `collect_partition` gave them."""
+    manifest = json.loads((folder / "manifest.json").read_text())
+    rows = json.loads((folder / "rows.json").read_text())
+    batch = ObservedBatch(store_texts=store_texts)
+    for name in ROW_FIELDS:
+        setattr(batch, name, rows[name])
+    batch.scans = [(key, select) for key, select in rows["scans"]]
+    batch.rejects = [Reject(**r) for r in rows["rejects"]]
+    batch.request_rejects = [Reject(**r) for r in rows["request_rejects"]]
+    batch.files = [SourceFile(**f) for f in rows["files"]]
+    for name, count in manifest["frames"].items():
+        setattr(batch, name, [pl.read_parquet(folder / f"{name}-{i}.parquet") for i in range(count)])
+    return batch
+
+
+def _write_json(path: Path, content: Any) -> None:
+    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    partial.write_text(json.dumps(content))
+    os.replace(partial, path)
+
+
+class PartitionStore:
+    """The stored run partitions of one warehouse folder."""
+
+    def __init__(self, layout: WarehouseLayout) -> None:
+        self.layout = layout
+        self.dir = layout.runs_dir
+
+    def _current(self, key: str) -> dict[str, Any] | None:
+        path = self.dir / key / "current.json"
+        try:
+            return json.loads(path.read_text())
+        except (OSError, ValueError):
+            return None
+
+    def _complete(self, folder: Path) -> bool:
+        """A stored result whose manifest and every records file it reads are in place."""
+        try:
+            manifest = json.loads((folder / "manifest.json").read_text())
+        except (OSError, ValueError):
+            return False
+        return all((self.layout.records_dir / name).is_file() for name in manifest.get("records", []))
+
+    def scan_or_reuse(self, partition: RunPartition, store_texts: bool, log: Log | None = None) -> PartitionResult:
+        """The partition's stored results: reused when its digest is stored, else its files read now (as
+        `collect_partition` reads them), its per-request records owned (`own_records`) and the result stored."""
+        current = self._current(partition.key)
+        known = {s["path"]: FileState(**s) for s in (current or {}).get("files", [])}
+        states, hashed = file_states(partition.files, known)
+        digest = partition_digest(partition, states, store_texts, self.layout.records_dir)
+        folder = self.dir / partition.key / digest
+        scanned = not self._complete(folder)
+        runs = 0
+        if scanned:
+            batch = collect_partition(partition, store_texts, log, self.layout.records_dir)
+            with duckdb.connect() as conn:
+                records = own_records(conn, batch, self.layout.records_dir)
+            runs = len(batch.runs)
+            partial = folder.with_name(f".{digest}.{os.getpid()}.partial")
+            shutil.rmtree(partial, ignore_errors=True)
+            partial.mkdir(parents=True)
+            try:
+                _save_batch(
+                    partial,
+                    batch,
+                    {
+                        "key": partition.key,
+                        "label": partition.label,
+                        "digest": digest,
+                        "runs": runs,
+                        "records": records,
+                    },
+                )
+                if folder.exists():  # stored meanwhile by another process: the same content
+                    shutil.rmtree(folder)
+                os.rename(partial, folder)
+            finally:
+                shutil.rmtree(partial, ignore_errors=True)
+        else:
+            runs = json.loads((folder / "manifest.json").read_text())["runs"]
+        _write_json(
+            self.dir / partition.key / "current.json",
+            {"digest": digest, "files": [dataclasses.asdict(s) for s in states]},
+        )
+        for other in (self.dir / partition.key).iterdir():  # results of earlier contents: never read again
+            if other.is_dir() and other.name != digest and not other.name.startswith("."):
+                shutil.rmtree(other, ignore_errors=True)
+        return PartitionResult(partition.key, partition.label, digest, scanned, len(states), hashed, runs)
+
+    def known_files(self) -> dict[str, FileState]:
+        """Every file's recorded state, over all stored partitions."""
+        known: dict[str, FileState] = {}
+        if self.dir.is_dir():
+            for folder in sorted(self.dir.iterdir()):
+                current = self._current(folder.name) if folder.is_dir() else None
+                known.update({s["path"]: FileState(**s) for s in (current or {}).get("files", [])})
+        return known
+
+    def checksums(self) -> Callable[[Path], str]:
+        """A file's sha256: the recorded one while its size, mtime, ctime and inode are unchanged, else hashed."""
+        known = self.known_files()
+
+        def checksum(path: Path) -> str:
+            state = known.get(str(path))
+            if state is not None and state.unchanged(os.stat(path)):
+                return state.sha256
+            return sha256_file(path)
+
+        return checksum
+
+    def write_index(self, results: list[PartitionResult]) -> None:
+        """The partitions of this plan, in order; the stored folders of partitions no longer planned removed."""
+        self.dir.mkdir(parents=True, exist_ok=True)
+        _write_json(self.dir / "index.json", [r.as_dict() for r in results])
+        planned = {r.key for r in results}
+        for other in self.dir.iterdir():
+            if other.is_dir() and other.name not in planned:
+                shutil.rmtree(other, ignore_errors=True)
+
+    def read_index(self) -> list[PartitionResult]:
+        """The partitions of the last plan (none before the first)."""
+        try:
+            return [PartitionResult(**r) for r in json.loads((self.dir / "index.json").read_text())]
+        except FileNotFoundError:
+            return []
+
+    def load_all(self, store_texts: bool) -> list[ObservedBatch]:
+        """The stored results of the last plan's partitions, in order."""
+        batches = []
+        for result in self.read_index():
+            folder = self.dir / result.key / result.digest
+            if not self._complete(folder):
+                raise IngestError(
+                    f"{folder}: the stored results of run partition {result.label} are missing or incomplete; "
+                    "run again to read its files"
+                )
+            batches.append(load_batch(folder, store_texts))
+        return batches
