@@ -11,7 +11,8 @@ BENCHBILL_PROFILES   profiles YAML (default: the bundled example profiles)
 BENCHBILL_STORE_TEXTS  1 to keep prompt and response texts of dumps (observed.request_texts); default: never stored
 BENCHBILL_LOCK_TIMEOUT_S  seconds a run waits for another run's writer lock before refusing (default 30)
 BENCHBILL_EXECUTOR   the executor of job scan_dump_runs, which reads the dump folders' run partitions: local
-                     (default: each run's config chooses in_process or multiprocess), in_process, multiprocess
+                     (default: each run's config chooses in_process or multiprocess), in_process, multiprocess,
+                     k8s (a pod per partition: deploy/)
 BENCHBILL_INPUTS_JSON  the whole Inputs resource as JSON (set by `benchbill run` for the step processes it starts;
                      wins over the variables above)
 """
