@@ -117,6 +117,13 @@ def main(argv: list[str] | None = None) -> int:
         help="where generated data sets are kept (reused while the generator is unchanged)",
     )
     parser.add_argument("--output", default=str(REPO_ROOT / "bench" / "results.md"), help="markdown table to write")
+    parser.add_argument(
+        "--partitions",
+        default="auto",
+        metavar="SIZE[+ADDED]",
+        help="the run-partition rows (bench/incremental.py): a warehouse of SIZE requests, one sweep of the ADDED "
+        "set added; auto: the largest and the smallest of --sizes (one tenth of it if only one); none: skip",
+    )
     args = parser.parse_args(argv)
     sizes = [generate.parse_size(s) for s in args.sizes.split(",")]
     names = [n.strip() for n in args.contenders.split(",")]
@@ -172,6 +179,20 @@ def main(argv: list[str] | None = None) -> int:
                 f"({', '.join(generate.size_label(s) for s in sizes[1:])})."
             )
     text = table + "\n\n" + "\n".join(f"- {n}" for n in notes) + "\n"
+    if args.partitions != "none":
+        from bench import incremental
+
+        if args.partitions == "auto":
+            size, added = max(sizes), (min(sizes) if len(sizes) > 1 else max(1000, max(sizes) // 10))
+        else:
+            size_text, _, added_text = args.partitions.partition("+")
+            size = generate.parse_size(size_text)
+            added = generate.parse_size(added_text) if added_text else max(1000, size // 10)
+        with tempfile.TemporaryDirectory(prefix="bench-incremental-") as work:
+            partition_rows = incremental.measure(
+                size, added, args.runs, Path(args.data), Path(work), log=lambda m: print(m, file=sys.stderr)
+            )
+        text += "\n" + incremental.render(partition_rows, size, added) + "\n"
     Path(args.output).write_text(text)
     print(text)
     return 0

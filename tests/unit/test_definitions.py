@@ -8,6 +8,7 @@ import yaml
 import assets
 import schemas
 from pipelines.definitions import build_definitions, defs
+from pipelines.jobs import executor_run_config, partition_executor
 from tests.support.data import REPO_ROOT
 
 ASSETS = {
@@ -42,13 +43,21 @@ ASSETS = {
     "observed/request_stats",
     "observed/request_percentiles",
     "audit/run_fingerprint",
+    # issue 15: the dump folders' run partitions (each read in its own step) and one partition's stored results
+    "observed/run_partitions",
+    "observed/run_partition",
 }
 
 
 def test_definitions_name_assets_jobs_schedule_and_sensor():
     graph = defs.resolve_asset_graph()
     assert {k.to_user_string() for k in graph.get_all_asset_keys()} == ASSETS
-    assert {job.name for job in defs.jobs} == {"build_warehouse", "refresh_observed", "ingest_mlperf_round"}
+    assert {job.name for job in defs.jobs} == {
+        "build_warehouse",
+        "refresh_observed",
+        "ingest_mlperf_round",
+        "scan_dump_runs",
+    }
     assert [s.name for s in defs.schedules] == ["nightly_refresh"]
     assert {s.name for s in defs.sensors} == {
         "dump_folder_sensor",
@@ -81,6 +90,21 @@ def test_workspace_file_points_at_the_definitions():
 def test_jobs_run_in_process():
     job = build_definitions().resolve_job_def("build_warehouse")
     assert job.executor_def.name == "in_process"
+
+
+def test_the_run_partitions_job_lets_each_run_choose_one_process_or_a_process_per_partition():
+    job = build_definitions().resolve_job_def("scan_dump_runs")
+    assert job.executor_def.name == "multi_or_in_process_executor"
+    steps = {node.name for node in job.graph.nodes} | {
+        inner.name
+        for node in job.graph.nodes
+        if isinstance(node.definition, dg.GraphDefinition)
+        for inner in node.definition.nodes
+    }
+    assert {"plan_run_partitions", "scan_run_partition", "index_run_partitions"} <= steps
+    for mode in ("in_process", "multiprocess"):
+        assert dg.validate_run_config(job, executor_run_config(mode)).get("execution")
+    assert partition_executor("multiprocess") is dg.multiprocess_executor
 
 
 def test_nightly_schedule_refreshes_rounds_and_the_rebuild_follows():

@@ -1,0 +1,262 @@
+"""Run partitions measured: `python -m bench.incremental [--size 10M] [--added 1M] [--runs 3]`.
+
+On the harness's generated data sets (bench/generate.py), each case in a fresh process (the clock covers the
+materialisation of the observed layer: run partitions, observed tables, load points, delivered at SLO), the cases
+interleaved run by run:
+
+- cold, in-process: a fresh warehouse, every partition read in one process (the harness's "ours");
+- cold, multiprocess: the same, the partitions read by job scan_dump_runs on the multiprocess executor (a process
+  per partition, at most one per core), then the observed layer in-process finding every partition stored;
+- nothing changed: the observed layer again on a warehouse holding the --size set (a copy of it);
+- add one sweep: the same warehouse, with one new sweep (the h100-vllm sweep of the --added set, under a label of
+  its own) added to its dump folders;
+- that sweep alone, cold: a fresh warehouse with only that sweep;
+- run fingerprint, nothing changed: what `benchbill run` does before it finds nothing changed, with every dump
+  file hashed (as before run partitions) and with the checksums the warehouse recorded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bench import generate
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+ADDED_LABEL = "bench-added-sweep"
+CASES = (
+    "cold, in-process",
+    "cold, multiprocess",
+    "nothing changed",
+    "add one sweep",
+    "that sweep alone, cold",
+    "fingerprint, hashing every file",
+    "fingerprint, recorded checksums",
+)
+
+
+def added_sweep(data_root: Path, size: int, target: Path) -> Path:
+    """A new sweep: the h100-vllm files of the `size` set linked into a folder whose run.yaml gives another label."""
+    source = generate.ensure(data_root, size) / "h100-vllm"
+    if target.exists():
+        shutil.rmtree(target)
+    target.mkdir(parents=True)
+    run_yaml = (source / "run.yaml").read_text().replace("label: bench-h100-vllm", f"label: {ADDED_LABEL}")
+    assert ADDED_LABEL in run_yaml, source / "run.yaml"
+    (target / "run.yaml").write_text(run_yaml)
+    for path in sorted(source.iterdir()):
+        if path.name != "run.yaml":
+            (target / path.name).symlink_to(path)
+    return target
+
+
+def materialize(dumps: list[str], warehouse: Path, profiles: Path, mode: str) -> tuple[float, float]:
+    """(start, end) of the observed layer materialised into `warehouse`; `mode` multiprocess reads the partitions
+    by job scan_dump_runs on the multiprocess executor first."""
+    import dagster as dg
+
+    from assets import observed, requirement, sql_tables
+    from assets.resources import Inputs, RunStore, Warehouse
+    from bench.contenders import OURS_TABLES
+
+    inputs = Inputs(dumps=dumps, profiles=str(profiles))
+    resources = {
+        "warehouse": Warehouse(dir=str(warehouse)),
+        "run_store": RunStore(dir=str(warehouse)),
+        "inputs": inputs,
+    }
+    tables = [a for a in sql_tables.table_assets if ".".join(a.key.path) in OURS_TABLES]
+    assets = [observed.run_partitions, observed.observed_runs, *tables, requirement.profiles]
+    instance = dg.DagsterInstance.ephemeral()
+    start = time.perf_counter()
+    if mode == "multiprocess":
+        from pipelines.parallel import scan_in_processes
+
+        assert scan_in_processes(inputs, Warehouse(dir=str(warehouse)), "multiprocess").success
+    assert dg.materialize(assets, resources=resources, instance=instance, raise_on_error=True).success
+    return start, time.perf_counter()
+
+
+def fingerprint(dumps: list[str], warehouse: Path, recorded: bool) -> tuple[float, float]:
+    from assets.inputs.files import Fetched, sha256_file
+    from assets.resources import Inputs
+    from assets.runs.partition_store import PartitionStore
+    from assets.warehouse.fingerprint import code_fingerprint, inputs_fingerprint
+    from assets.warehouse.layout import WarehouseLayout
+
+    def no_urls(url: str) -> Fetched:
+        raise AssertionError(f"{url}: the bench's inputs name no URL")
+
+    code_fingerprint()  # once per process, as in a run: not what is measured
+    start = time.perf_counter()
+    checksum = PartitionStore(WarehouseLayout(warehouse)).checksums() if recorded else sha256_file
+    inputs_fingerprint(Inputs(dumps=dumps), [], no_urls, checksum)
+    return start, time.perf_counter()
+
+
+def one(case: str, spec: dict) -> dict:
+    """One case in this process."""
+    warehouse, profiles = Path(spec["warehouse"]), Path(spec["profiles"])
+    if case.startswith("fingerprint"):
+        start, end = fingerprint(spec["dumps"], warehouse, recorded=case.endswith("recorded checksums"))
+    else:
+        start, end = materialize(spec["dumps"], warehouse, profiles, spec.get("mode", "in_process"))
+    index = warehouse / "runs" / "index.json"
+    partitions = json.loads(index.read_text()) if index.exists() and not case.startswith("fingerprint") else []
+    return {
+        "seconds": end - start,
+        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "partitions_read": sum(p["scanned"] for p in partitions),
+        "partitions": len(partitions),
+        "files_hashed": sum(p["files_hashed"] for p in partitions),
+    }
+
+
+def in_process_of_its_own(case: str, spec: dict) -> dict:
+    with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as handle:
+        out = Path(handle.name)
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(REPO_ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+        "DAGSTER_HOME": tempfile.mkdtemp(prefix="bench-dagster-"),
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.incremental", "--one", case, json.dumps(spec), str(out)],
+        env=env,
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"bench.incremental: {case} failed:\n{done.stderr[-4000:]}")
+    result = json.loads(out.read_text())
+    out.unlink()
+    return result
+
+
+def copy_warehouse(base: Path, target: Path) -> Path:
+    """A warehouse as `base` left it: the build file copied, the stored partitions and records linked (they are
+    never changed in place, only replaced)."""
+    if target.exists():
+        shutil.rmtree(target)
+    shutil.copytree(base, target, copy_function=os.link, ignore=shutil.ignore_patterns("*.duckdb*", ".benchbill.lock"))
+    for name in ("build.duckdb",):
+        if (base / name).exists():
+            shutil.copy2(base / name, target / name)
+    return target
+
+
+def measure(size: int, added: int, runs: int, data_root: Path, work: Path, log=print) -> list[dict]:
+    """Every case `runs` times, interleaved; per case the median seconds and peak memory, the runs and what the
+    warehouse recorded (partitions read, files hashed)."""
+    data = generate.ensure(data_root, size, log=log)
+    dumps = [str(p) for p in generate.dumps_dir(data)]
+    sweep = added_sweep(data_root, added, work / "added-sweep")
+    profiles = data / "profiles.yaml"
+    base = work / "base"
+    if base.exists():
+        shutil.rmtree(base)
+    results: dict[str, list[dict]] = {case: [] for case in CASES}
+    for run in range(runs):
+        for case in CASES:
+            log(f"{generate.size_label(size)} run {run + 1}/{runs}: {case} ...")
+            target = work / "warehouse"
+            if target.exists():
+                shutil.rmtree(target)
+            spec: dict = {"dumps": dumps, "profiles": str(profiles), "warehouse": str(target)}
+            if case == "cold, in-process":
+                spec["warehouse"] = str(base.with_name("base-next"))
+            elif case == "cold, multiprocess":
+                spec["mode"] = "multiprocess"
+            elif case in ("nothing changed", "add one sweep") or case.startswith("fingerprint"):
+                copy_warehouse(base, target)
+                if case == "add one sweep":
+                    spec["dumps"] = [*dumps, str(sweep)]
+            elif case == "that sweep alone, cold":
+                spec["dumps"] = [str(sweep)]
+            results[case].append(in_process_of_its_own(case, spec))
+            if case == "cold, in-process":  # the warehouse the other cases start from
+                if base.exists():
+                    shutil.rmtree(base)
+                base.with_name("base-next").rename(base)
+    rows = []
+    for case in CASES:
+        found = results[case]
+        rows.append(
+            {
+                "case": case,
+                "seconds": statistics.median(r["seconds"] for r in found),
+                "runs": [round(r["seconds"], 2) for r in found],
+                "peak_mb": statistics.median(r["peak_rss_mb"] for r in found),
+                "partitions_read": found[-1]["partitions_read"],
+                "partitions": found[-1]["partitions"],
+                "files_hashed": found[-1]["files_hashed"],
+            }
+        )
+    return rows
+
+
+RATIOS = (
+    ("add one sweep", "that sweep alone, cold", "add one sweep to the warehouse / that sweep alone, cold"),
+    ("nothing changed", "cold, in-process", "nothing changed / cold"),
+    ("cold, multiprocess", "cold, in-process", "multiprocess / in-process, cold"),
+    (
+        "fingerprint, recorded checksums",
+        "fingerprint, hashing every file",
+        "fingerprint: recorded / hashing every file",
+    ),
+)
+
+
+def render(rows: list[dict], size: int, added: int) -> str:
+    by_case = {r["case"]: r for r in rows}
+    lines = [
+        f"Run partitions: the observed layer over the {generate.size_label(size)} set (+ one sweep of the "
+        f"{generate.size_label(added)} set's h100-vllm)",
+        "",
+        "| case | wall time (median) | runs (s) | peak memory | partitions read | files hashed |",
+        "| --- | ---: | --- | ---: | ---: | ---: |",
+    ]
+    for row in rows:
+        read = f"{row['partitions_read']} of {row['partitions']}" if row["partitions"] else ""
+        hashed = str(row["files_hashed"]) if row["partitions"] else ""
+        lines.append(
+            f"| {row['case']} | {row['seconds']:.2f} s | {', '.join(map(str, row['runs']))} | "
+            f"{row['peak_mb']:,.0f} MB | {read} | {hashed} |"
+        )
+    lines.append("")
+    for numerator, denominator, label in RATIOS:
+        if numerator in by_case and denominator in by_case:
+            lines.append(f"- {label}: {by_case[numerator]['seconds'] / by_case[denominator]['seconds']:.2f}x")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] == "--one":
+        Path(argv[3]).write_text(json.dumps(one(argv[1], json.loads(argv[2]))))
+        return 0
+    parser = argparse.ArgumentParser(prog="python -m bench.incremental", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--size", default="10M", help="requests in the warehouse's data set")
+    parser.add_argument("--added", default="1M", help="the data set whose h100-vllm sweep is added")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--data", default=str(Path(tempfile.gettempdir()) / "benchbill-bench"))
+    args = parser.parse_args(argv)
+    size, added = generate.parse_size(args.size), generate.parse_size(args.added)
+    with tempfile.TemporaryDirectory(prefix="bench-incremental-") as work:
+        rows = measure(size, added, args.runs, Path(args.data), Path(work), log=lambda m: print(m, file=sys.stderr))
+    print(render(rows, size, added))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,91 @@
+"""`benchbill run` by run partition: a run after one sweep was added and one file changed reads only those two
+partitions and builds, table by table, what a full rebuild builds (observed, delivered, cost, marts); the
+partitions read by the multiprocess executor, each step in its own process, build the same as in-process."""
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from assets.resources import Inputs, Warehouse
+from pipelines.cli import main
+from pipelines.parallel import scan_in_processes
+from tests.support.data import V51_TABLE
+from tests.support.data import WORKED_PROFILES as PROFILES
+from tests.support.sweeps import add_sweep, change_file, sweeps_tree
+from tests.support.tables import file_contents
+
+
+def run(root: Path, warehouse: Path, *extra: str) -> None:
+    args = [
+        "run",
+        "--mlperf",
+        str(V51_TABLE),
+        "--dumps",
+        str(root / "dumps"),
+        "--profiles",
+        str(root / "profiles.yaml"),
+    ]
+    assert main([*args, "--warehouse", str(warehouse), *extra]) == 0
+
+
+def index(warehouse: Path) -> dict[str, dict]:
+    """The last plan's partitions by run.yaml folder, as the run recorded them."""
+    return {r["label"].split(": ")[1]: r for r in json.loads((warehouse / "runs" / "index.json").read_text())}
+
+
+@pytest.fixture(scope="module")
+def changed(tmp_path_factory):
+    """A warehouse built, then built again after a sweep was added and a file of another changed; and a full
+    rebuild of the final dumps in a fresh warehouse."""
+    root = tmp_path_factory.mktemp("partitions")
+    sweeps_tree(root / "dumps")
+    (root / "profiles.yaml").write_text(PROFILES)
+    run(root, root / "incremental")
+    assert all(r["scanned"] for r in index(root / "incremental").values())
+    add_sweep(root / "dumps", "sweep-d")
+    change_file(root / "dumps" / "sweep-a" / "requests.csv")
+    run(root, root / "incremental")
+    run(root, root / "full")
+    return root
+
+
+def test_a_run_after_a_change_reads_only_the_changed_partitions(changed):
+    partitions = index(changed / "incremental")
+    assert sorted(name for name, r in partitions.items() if r["scanned"]) == ["sweep-a", "sweep-d"]
+    assert {name: r["files_hashed"] for name, r in partitions.items()} == {
+        ".": 0,
+        "sweep-a": 1,  # the changed file, not its run.yaml files
+        "sweep-b": 0,
+        "sweep-c": 0,
+        "sweep-d": 3,  # new: its two files and the run.yaml above them
+    }
+
+
+def test_an_incremental_build_equals_a_full_rebuild_table_by_table(changed):
+    incremental = file_contents(changed / "incremental" / "build.duckdb")
+    full = file_contents(changed / "full" / "build.duckdb")
+    assert incremental.keys() == full.keys()
+    for table in ("observed.runs", "observed.delivered_at_slo", "cost.cost_per_request", "marts.config_shortlist"):
+        assert incremental[table], f"{table} is empty: the comparison would prove nothing"
+    assert {t: rows for t, rows in incremental.items()} == full
+    assert file_contents(changed / "incremental" / "serving.duckdb") == file_contents(
+        changed / "full" / "serving.duckdb"
+    )
+
+
+def test_the_multiprocess_job_equals_the_in_process_job(changed):
+    warehouse = changed / "multiprocess"
+    inputs = Inputs(dumps=[str(changed / "dumps")], allow_links_into=[])
+    result = scan_in_processes(inputs, Warehouse(dir=str(warehouse)), "multiprocess")
+    assert result.success
+    scans = {
+        e.step_key: e.pid for e in result.all_events if e.event_type_value == "STEP_START" and "scan_run" in e.step_key
+    }
+    assert len(scans) == 5 and os.getpid() not in scans.values() and len(set(scans.values())) == 5  # own processes
+    assert all(r["scanned"] for r in index(warehouse).values())
+
+    run(changed, warehouse)  # in-process: every partition stored by the steps above is reused
+    assert not any(r["scanned"] for r in index(warehouse).values())
+    assert file_contents(warehouse / "build.duckdb") == file_contents(changed / "full" / "build.duckdb")
