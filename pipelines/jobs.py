@@ -24,9 +24,13 @@ EXECUTORS: dict[str, dg.ExecutorDefinition] = {
 
 
 def partition_executor(name: str) -> dg.ExecutorDefinition:
-    """The executor named `name` (EXECUTORS)."""
+    """The executor named `name` (EXECUTORS, or "k8s": dagster-k8s's k8s_job_executor, a pod per step, deploy/)."""
+    if name == "k8s":
+        from dagster_k8s import k8s_job_executor  # imported only where a deployment asks for it
+
+        return k8s_job_executor
     if name not in EXECUTORS:
-        raise ValueError(f"BENCHBILL_EXECUTOR={name!r}: expected one of {', '.join(EXECUTORS)}")
+        raise ValueError(f"BENCHBILL_EXECUTOR={name!r}: expected one of {', '.join([*EXECUTORS, 'k8s'])}")
     return EXECUTORS[name]
 
 

@@ -13,7 +13,8 @@ BENCHBILL_LOCK_TIMEOUT_S  seconds a run waits for another run's writer lock befo
 NO_COLOR             set (to anything but empty) for no colour codes, even on a terminal (no-color.org); without a
                      terminal there are none anyway
 BENCHBILL_EXECUTOR   the executor of job scan_dump_runs, which reads the dump folders' run partitions: local
-                     (default: each run's config chooses in_process or multiprocess), in_process, multiprocess
+                     (default: each run's config chooses in_process or multiprocess), in_process, multiprocess,
+                     k8s (a pod per partition: deploy/)
 BENCHBILL_INPUTS_JSON  the whole Inputs resource as JSON (set by `benchbill run` for the step processes it starts;
                      wins over the variables above)
 """

@@ -20,11 +20,17 @@ Once `assets.runs.assemble` has placed each group in its run's sweep (load level
 give `observed.request_stats` (per repeat) and `observed.request_percentiles` (per load level,
 pooled over repeats, with a 95% interval): see those SQL files for the methods. Records that have
 no file to be read from later (the JSON formats' frames, files not on disk) are handed back to be
-stored in the warehouse; the others are published as the view `observed.requests` over the files."""
+stored in the warehouse; the others are published as the view `observed.requests` over the files.
+
+With a records folder (the warehouse's), each file read in place is first copied there as it is checked (one
+Parquet file named by the file's content and the code, `owned_records_name`), and the pass aggregates that copy:
+every source file is parsed once, and a file whose copy is already there (unchanged since a build) is not parsed
+at all, nor searched again for copies of rows."""
 
 from __future__ import annotations
 
 import dataclasses
+import os
 import shutil
 import tempfile
 from dataclasses import dataclass
@@ -35,11 +41,13 @@ import polars as pl
 
 from assets.core.errors import IngestError
 from assets.core.records import Reject
-from assets.core.sqltext import sql_path_literal, sql_string_literal
-from assets.formats.dumps.model import TEXT_COLUMNS, RequestScan
+from assets.core.sqltext import quote_ident, sql_path_literal, sql_string_literal
+from assets.formats.dumps.model import SCAN_COLUMNS, TEXT_COLUMNS, RequestScan
 from assets.formats.dumps.scan_sql import COPY_REASON, checked_scan_sql
+from assets.inputs.files import sha256_bytes
 from assets.inputs.textinput import file_encoding_problem, json_lines_file_problem
 from assets.requests.order_stats import EXACT_UP_TO, PERCENTILE_PROBABILITIES, order_statistic_ranks
+from assets.warehouse.fingerprint import code_fingerprint
 from assets.warehouse.sqlfiles import read_sql
 from assets.warehouse.validate import sql_checks, sql_reasons, sql_valid
 from schemas.observed.request_texts import RequestTexts
@@ -110,6 +118,7 @@ class Source:
     run_kind: str
     level_kind: str | None
     level_nominal: float | None
+    sha256: str | None = None  # of the file's content, naming its records in the warehouse (owned_records_name)
 
     @property
     def in_place(self) -> bool:
@@ -127,8 +136,9 @@ class RequestPass:
     load levels of at most EXACT_UP_TO requests are read again, for their exact order statistics.
     Closed with `close`."""
 
-    def __init__(self, store_texts: bool = False) -> None:
+    def __init__(self, store_texts: bool = False, records_dir: Path | None = None) -> None:
         self.store_texts = store_texts  # hold the prompt and response texts of frames (`texts`); off: never held
+        self.records_dir = records_dir  # the warehouse's records: files read in place are copied there, then read
         self.folder = Path(tempfile.mkdtemp(prefix="benchbill-requests-"))
         self.conn = duckdb.connect()
         self.conn.execute(f"SET temp_directory = {sql_string_literal(str(self.folder / 'spill'))}")
@@ -140,6 +150,8 @@ class RequestPass:
         self._levels: dict[str, str] = {}  # a scan's SQL columns for its run and load level
         self._tolerant: set[str] = set()  # scans read with every value as text (their typed read failed)
         self._copies: set[str] = set()  # scans holding copies of rows (counted by hash), found by a window
+        self._owned: dict[str, Path] = {}  # a scan's records in the warehouse, which the pass reads instead
+        self._reused: set[str] = set()  # scans whose records were already there (checked before: no hash)
         self._frames: list[pl.DataFrame] = []
         self._texts: list[pl.DataFrame] = []
         self.groups: pl.DataFrame | None = None
@@ -206,8 +218,81 @@ class RequestPass:
 
     def _scan_part(self, key: str, explain: bool = False) -> str:
         """The rows of one file as the pass reads them: checked (checked_scan_sql; the reasons only when
-        `explain`), with the source's id and load level."""
-        return f"SELECT {self._ids[key]} AS source_id, *, {self._levels[key]} FROM ({self._checked(key, explain)})"
+        `explain`), with the source's id and load level; from its records in the warehouse when it has some
+        (row_hash, for the count of distinct rows, computed there over the checked columns: rows equal in the
+        file are equal there, so no file holding copies is missed)."""
+        owned = self._owned.get(key)
+        if owned is None or explain:
+            return f"SELECT {self._ids[key]} AS source_id, *, {self._levels[key]} FROM ({self._checked(key, explain)})"
+        hashed = self._scans[key].read_once and key not in self._copies and key not in self._reused
+        every = ", ".join(quote_ident(c) for c in SCAN_COLUMNS if c != "ordinal")
+        row_hash = f"hash({every})" if hashed else "NULL::UBIGINT"
+        return (
+            f"SELECT {self._ids[key]} AS source_id, * REPLACE ({row_hash} AS row_hash), {self._levels[key]} "
+            f"FROM read_parquet({sql_path_literal(owned)})"
+        )
+
+    def _own_records(self) -> None:
+        """Each source read in place, copied into the records folder as the pass checks it (unless its copy is
+        there already); the pass then reads the copies."""
+        assert self.records_dir is not None
+        self.records_dir.mkdir(parents=True, exist_ok=True)
+        for key in list(self._parts):
+            source = self.sources[key]
+            if key not in self._scans or not source.in_place:
+                continue
+            target = self.records_dir / owned_records_name(source.sha256, key)
+            if target.exists():
+                self._reused.add(key)
+            elif not self._write_records(key, target):
+                continue
+            self._owned[key] = target
+            self._parts[key] = self._scan_part(key)
+
+    def _write_records(self, key: str, target: Path) -> bool:
+        """The checked rows of one file written to `target` (a temporary name, then renamed: a kill leaves no
+        half file under the real name), in the file's order; False when the file cannot be read (`_cannot_read`)."""
+        partial = target.with_name(f".{target.name}.{os.getpid()}.partial")
+        self.conn.execute("SET preserve_insertion_order = true")
+        try:
+            while True:
+                try:
+                    scan = self._scans[key]
+                    checked = checked_scan_sql(
+                        scan,
+                        scan.select_for(key in self._tolerant),
+                        explain=False,
+                        copies="find" if key in self._copies else None,
+                    )
+                    self.conn.execute(
+                        f"COPY ({checked}) TO {sql_path_literal(partial)} (FORMAT parquet, COMPRESSION zstd)"
+                    )
+                    os.replace(partial, target)
+                    return True
+                except duckdb.Error as exc:
+                    if not self._cannot_read(key, str(exc).splitlines()[0]):
+                        return False
+        finally:
+            partial.unlink(missing_ok=True)
+            self.conn.execute("SET preserve_insertion_order = false")
+
+    def _cannot_read(self, key: str, reason: str) -> bool:
+        """A file DuckDB could not read: True to try again with every value as text (its typed read failed);
+        else it is left out and listed in `unreadable` (False), or, for JSON lines, the run stops (IngestError)."""
+        scan = self._scans[key]
+        if scan.tolerant_select and key not in self._tolerant:
+            self._tolerant.add(key)
+            self._parts[key] = self._scan_part(key)
+            return True
+        name = self.sources[key].name
+        if "read_ndjson" in scan.select:
+            raise IngestError(
+                json_lines_file_problem(Path(scan.path), name) or f"{name}: invalid JSON ({reason})"
+            ) from None
+        problem = file_encoding_problem(Path(scan.path)) if "read_csv" in scan.select else None
+        self.unreadable[key] = problem or f"cannot read as CSV/Parquet: {reason}"
+        del self._parts[key]
+        return False
 
     def _checked(self, key: str, explain: bool) -> str:
         scan = self._scans[key]
@@ -232,6 +317,8 @@ class RequestPass:
                 schema={"source_id": pl.Int64, "source_key": pl.String},
             ).to_arrow(),
         )
+        if self.records_dir is not None:
+            self._own_records()
         while True:
             parts = list(self._parts.values()) or [
                 "SELECT *, NULL::VARCHAR AS run_id, NULL::VARCHAR AS level_kind, NULL::DOUBLE AS level_nominal "
@@ -248,18 +335,7 @@ class RequestPass:
                 scan = self._scans.get(key) if key is not None else None
                 if key is None or scan is None:
                     raise IngestError(f"reading per-request records failed: {reason}") from None
-                if scan.tolerant_select and key not in self._tolerant:
-                    self._tolerant.add(key)
-                    self._parts[key] = self._scan_part(key)
-                    continue
-                name = self.sources[key].name
-                if "read_ndjson" in scan.select:
-                    raise IngestError(
-                        json_lines_file_problem(Path(scan.path), name) or f"{name}: invalid JSON ({reason})"
-                    ) from None
-                problem = file_encoding_problem(Path(scan.path)) if "read_csv" in scan.select else None
-                self.unreadable[key] = problem or f"cannot read as CSV/Parquet: {reason}"
-                del self._parts[key]
+                self._cannot_read(key, reason)
                 continue
             # Files with fewer distinct row hashes than rows hold copies of rows (or, rarely, rows whose hashes
             # collide): read those again, finding the copies row by row (a window, only there).
@@ -275,7 +351,18 @@ class RequestPass:
                 break
             self._copies |= copied
             for key in copied:
+                if key in self._owned and not self._write_records(key, self._owned[key]):
+                    continue
                 self._parts[key] = self._scan_part(key)
+        # Records already in the warehouse were searched for copies when written: those holding some say so.
+        self._copies |= {
+            key
+            for (key,) in self.conn.execute(
+                "SELECT DISTINCT i.source_key FROM request_groups AS g JOIN request_source_ids AS i USING (source_id) "
+                "WHERE g.grouping_set = 'repeat' AND g.rows_copied > 0"
+            ).fetchall()
+            if key in self._reused
+        }
         self.groups = self.conn.execute(
             "SELECT i.source_key, g.* EXCLUDE (grouping_set, first_arrivals_s, ttft_q, tpot_q, e2e_q, "
             "rows_maybe_copied) "
@@ -482,6 +569,11 @@ class RequestPass:
             "AND k.file_concurrency IS NOT DISTINCT FROM r.concurrency "
             "WHERE r.valid ORDER BY 1, 2, 3, 4"
         ).pl()
+
+
+def owned_records_name(source_sha256: str | None, key: str) -> str:
+    """The name of a file's records in the warehouse: its content (else its key) and the code that checks it."""
+    return sha256_bytes(f"{source_sha256 or key}\n{code_fingerprint()}".encode())[:32] + ".parquet"
 
 
 def _rows_sql(parts: list[str]) -> str:

@@ -59,7 +59,16 @@ class Point:
         assert m.requests is not None
         scanned_levels = isinstance(m.requests, RequestScan) and m.requests.level_columns
         kind, nominal = (None, None) if scanned_levels else level_of(self, run.config["load_kind"])
-        return Source(self.key(), self.source_name, m.requests, run.run_id, run.config["load_kind"], kind, nominal)
+        return Source(
+            self.key(),
+            self.source_name,
+            m.requests,
+            run.run_id,
+            run.config["load_kind"],
+            kind,
+            nominal,
+            sha_of(run, self.source_name),
+        )
 
 
 def merge_measurements(run_reads: list[Read]) -> list[Point]:

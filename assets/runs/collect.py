@@ -66,10 +66,12 @@ def collect(
     log: Log | None = None,
     links_into: Sequence[str] | None = None,
     partition: RunPartition | None = None,
+    records_dir: Path | None = None,
 ) -> ObservedBatch:
     """Every run below one dumps folder, or of one of its partitions (prompt and response texts only with
     `store_texts`); `log` is told what is being read as it goes (a folder of large dumps takes a while); links
-    lead only into `root` and the folders of `links_into` (None: anywhere; see walk_files)."""
+    lead only into `root` and the folders of `links_into` (None: anywhere; see walk_files); with `records_dir`
+    (the warehouse's), the files read in place are copied there as the request pass checks them (RequestPass)."""
     log = log or _silent
     if not root.is_dir():
         raise IngestError(f"{root}: dumps folder does not exist or is not a folder")
@@ -86,7 +88,7 @@ def collect(
         f"{root}: {len(prepared)} run{'' if len(prepared) == 1 else 's'}, "
         f"{points} load point{'' if points == 1 else 's'}"
     )
-    _read_requests(root, batch, prepared, store_texts, log)
+    _read_requests(root, batch, prepared, store_texts, log, records_dir)
     return batch
 
 
@@ -229,9 +231,11 @@ def _note_idle_sidecars(
     ]
 
 
-def _read_requests(root: Path, batch: ObservedBatch, prepared: list[Run], store_texts: bool, log: Log) -> None:
+def _read_requests(
+    root: Path, batch: ObservedBatch, prepared: list[Run], store_texts: bool, log: Log, records_dir: Path | None = None
+) -> None:
     """The runs' per-request records in one DuckDB pass, then each run's load levels and repeats placed."""
-    with RequestPass(store_texts) as requests:
+    with RequestPass(store_texts, records_dir) as requests:
         sources = [
             point.source(run) for run in prepared for point in run.points if point.measurement.requests is not None
         ]
@@ -297,18 +301,24 @@ def _all_files(root: Path, batch: ObservedBatch, links_into: Sequence[str] | Non
     return list(walk_files(root, links_into=None if links_into is None else list(links_into), skipped=skipped))
 
 
-def collect_partition(partition: RunPartition, store_texts: bool = False, log: Log | None = None) -> ObservedBatch:
+def collect_partition(
+    partition: RunPartition, store_texts: bool = False, log: Log | None = None, records_dir: Path | None = None
+) -> ObservedBatch:
     """The runs of one partition (`plan_partitions`): its files read as `collect` reads a whole dumps folder."""
-    return collect(Path(partition.root), store_texts, log, partition=partition)
+    return collect(Path(partition.root), store_texts, log, partition=partition, records_dir=records_dir)
 
 
 def collect_all(
-    roots: list[str], store_texts: bool = False, log: Log | None = None, links_into: Sequence[str] | None = None
+    roots: list[str],
+    store_texts: bool = False,
+    log: Log | None = None,
+    links_into: Sequence[str] | None = None,
+    records_dir: Path | None = None,
 ) -> ObservedBatch:
     """Runs below every dumps folder, read partition by partition and merged (`merge_batches`). A link may lead
-    into any of the dumps folders or of `links_into` (None: anywhere)."""
+    into any of the dumps folders or of `links_into` (None: anywhere). With `records_dir`, see `collect`."""
     partitions = plan_partitions(roots, links_into)
-    return merge_batches([collect_partition(p, store_texts, log) for p in partitions], store_texts)
+    return merge_batches([collect_partition(p, store_texts, log, records_dir) for p in partitions], store_texts)
 
 
 def merge_batches(batches: list[ObservedBatch], store_texts: bool = False) -> ObservedBatch:

@@ -189,7 +189,7 @@ class PartitionStore:
         scanned = not self._complete(folder)
         runs = 0
         if scanned:
-            batch = collect_partition(partition, store_texts, log)
+            batch = collect_partition(partition, store_texts, log, self.layout.records_dir)
             with duckdb.connect() as conn:
                 records = own_records(conn, batch, self.layout.records_dir)
             runs = len(batch.runs)

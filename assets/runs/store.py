@@ -11,11 +11,10 @@ import polars as pl
 
 from assets.core.records import Reject
 from assets.core.sqltext import column_list, qualified, sql_path_literal
-from assets.inputs.files import sha256_bytes
+from assets.requests.request_pass import owned_records_name
 from assets.requests.view import sampled_parts, view_parts
 from assets.runs.batch import ObservedBatch
 from assets.warehouse import catalog
-from assets.warehouse.fingerprint import code_fingerprint
 from assets.warehouse.validate import frame_from_rows
 from assets.warehouse.views import create_view
 from assets.warehouse.write import WriteReport, write_table
@@ -157,12 +156,11 @@ def own_records(conn: duckdb.DuckDBPyConnection, batch: ObservedBatch, records_d
     if not batch.scans:
         return []
     records_dir.mkdir(parents=True, exist_ok=True)
-    code = code_fingerprint()
     sha_of = {s["source_key"]: s["source_sha256"] for s in batch.request_sources}
     owned: list[tuple[str, str]] = []
     stored_as: dict[str, str] = {}
     for key, select in batch.scans:
-        name = sha256_bytes(f"{sha_of.get(key) or key}\n{code}".encode())[:32] + ".parquet"
+        name = owned_records_name(sha_of.get(key), key)
         target = records_dir / name
         if not target.exists():
             partial = target.with_name(f".{name}.{os.getpid()}.partial")

@@ -66,6 +66,8 @@ REVIEWED = {
     ("assets/requests/request_pass.py", "_rows_sql(parts)"): "the pass's parts (RequestPass._scan_part: checked "
     "scans, ids and levels quoted) with the schema's checks",
     ("assets/requests/request_pass.py", "_rows_sql([part])"): "one of those parts",
+    ("assets/requests/request_pass.py", "checked"): "RequestPass._write_records: a "
+    "checked scan SELECT (checked_scan_sql: path by sql_path_literal) copied to a path quoted by sql_path_literal",
     ("assets/runs/store.py", "select"): "own_records: a checked scan SELECT of the request pass (RequestPass."
     "view_scans: paths quoted), copied to a path quoted by sql_path_literal",
     ("assets/requests/traffic_shape.py", "query"): "_first_bad: the bad-line SELECT of _azure_scan or "
