@@ -42,8 +42,12 @@ def step_keys_of(job: dg.JobDefinition | None, step_key: str) -> set[dg.AssetKey
 def step_words(job: dg.JobDefinition | None, step_key: str) -> str:
     """A step in words: `building marts.config_shortlist`, `check benchmark.mlperf_results row_count_per_round`;
     the step key only when the step builds nothing we can name."""
-    keys = step_keys_of(job, step_key)
+    node, _, inner = step_key.partition(".")  # a graph asset's step: <asset node>.<op>[<mapping key>]
+    keys = step_keys_of(job, node if inner else step_key)
     tables = [k for k in keys if isinstance(k, dg.AssetKey)]
+    if tables and inner:
+        op, _, mapping = inner.partition("[")
+        return f"building {_names(tables)}: {op.replace('_', ' ')}" + (f" {mapping.rstrip(']')}" if mapping else "")
     if tables:
         return f"building {_names(tables)}"
     if keys:

@@ -29,6 +29,7 @@ from assets.report.textformat import (
     plain_number,
     range_text,
     shortlist_cell,
+    shows_quality,
 )
 
 EVIDENCE = {
@@ -162,8 +163,9 @@ def _cell(row: dict[str, Any], source: str | tuple[str, ...], kind: str, evidenc
 
 
 def _shortlist_table(rows: list[dict[str, Any]]) -> str:
+    columns = [c for c in REPORT_COLUMNS if c[1] != "quality_status" or shows_quality(rows)]
     heads = []
-    for title, _source, _fmt, evidence in REPORT_COLUMNS:
+    for title, _source, _fmt, evidence in columns:
         marker = ""
         if evidence == "delivered":
             marker = "<br>" + tag("observed") + " " + tag("projected")
@@ -172,14 +174,19 @@ def _shortlist_table(rows: list[dict[str, Any]]) -> str:
         heads.append(f"<th>{escape(title)}{marker}</th>")
     body = []
     for row in rows:
-        cells = "".join(_cell(row, source, fmt, ev) for _t, source, fmt, ev in REPORT_COLUMNS)
+        cells = "".join(_cell(row, source, fmt, ev) for _t, source, fmt, ev in columns)
         body.append(
             f'<tr class="shortlist-row" data-profile="{escape(row["profile"])}" '
             f'data-config-key="{escape(row["config_key"])}" data-price-class="{escape(row["price_class"] or "")}" '
             f'data-price-provider="{escape(row["price_provider"] or "")}">'
             f'<td>{row["rank_in_profile"]}</td>{cells}<td class="caveats">{escape(row["caveats"])}'
-            f'<br><span class="quality">quality ({escape(row["quality_status"])}): '
-            f"{escape(row['quality_evidence'])}</span></td></tr>"
+            + (
+                f'<br><span class="quality">quality ({escape(row["quality_status"])}): '
+                f"{escape(row['quality_evidence'])}</span>"
+                if row["quality_status"] != "not_required"
+                else ""
+            )
+            + "</td></tr>"
         )
     return (
         f'<table class="shortlist"><thead><tr><th>#</th>{"".join(heads)}<th>caveats</th></tr></thead>'

@@ -115,6 +115,12 @@ SHORTLIST_COLUMNS: list[tuple[str, str | tuple[str, ...], str, str | None]] = [
 ]
 
 
+def shows_quality(rows: list[dict]) -> bool:
+    """Whether the quality column is shown: only where some profile states a quality requirement (else every
+    row is not_required)."""
+    return any(r.get("quality_status") not in (None, "not_required") for r in rows)
+
+
 def cell_spans(row: dict, source: str | tuple[str, ...], kind: str) -> list[tuple[str, str]]:
     """A number cell as (column, text) pieces: one per end of a range, one when both ends read the same;
     empty when no value is known."""
@@ -266,9 +272,7 @@ def format_shortlist(
     by_profile: dict[str, list[dict]] = {}
     for row in config_rows(rows, every_price_class=show_all):
         by_profile.setdefault(row["profile"], []).append(row)
-    # the quality column only where some profile states a quality requirement (else every row is not_required)
-    gated = any(r.get("quality_status") not in (None, "not_required") for r in rows)
-    columns = [c for c in TERMINAL_COLUMNS if c[1] != "quality_status" or gated]
+    columns = [c for c in TERMINAL_COLUMNS if c[1] != "quality_status" or shows_quality(rows)]
     out = wrapped(
         "Every config and price class per profile, cheapest first (high cost per request)"
         if show_all

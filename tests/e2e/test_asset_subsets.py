@@ -28,7 +28,9 @@ MULTI_ASSET_TABLES = [
 
 def test_every_asset_key_is_a_selection_of_its_own():
     job = defs.resolve_implicit_global_asset_job_def()
-    keys = defs.resolve_asset_graph().get_all_asset_keys()
+    graph = defs.resolve_asset_graph()
+    # observed/run_partition is reported by the steps that read each partition (an external, partitioned spec)
+    keys = {key for key in graph.get_all_asset_keys() if graph.get(key).is_executable}
     assert len(keys) >= 30
     for key in keys:
         subset = job.get_subset(asset_selection={key})  # DagsterInvalidSubsetError for a non-subsettable multi-asset
@@ -108,6 +110,7 @@ def test_an_observed_table_materialised_alone_records_the_tables_its_pass_rewrot
         "observed/request_stats",
         "observed/request_percentiles",
         "observed/requests",
+        "observed/quality",
     }
 
 
