@@ -293,6 +293,30 @@ def test_a_wide_band_with_no_point_near_the_crossing_asks_for_the_loads_between(
     assert row["what_to_measure"].startswith("add loads 15.0, 20.0, 25.0 requests/s to wide")
 
 
+def test_an_unsettled_quality_requirement_is_something_to_measure_before_deciding(conn):
+    write_table(conn, "marts.capacity_plan", pl.DataFrame([], schema=_schema(CapacityPlan)), CapacityPlan)
+    write_table(conn, "benchmark.mlperf_results", pl.DataFrame([], schema=_schema(MlperfResults)), MlperfResults)
+    write_table(conn, "observed.delivered_at_slo", pl.DataFrame([], schema=_schema(DeliveredAtSlo)), DeliveredAtSlo)
+    unsettled = {
+        "profile": "p",
+        "model": LLAMA,
+        "precision": "fp8",
+        "quality_status": "untested",
+        "action": "evaluate quality at fp8 before deciding",
+        "reason": "no task-quality evaluation at fp8",
+    }
+    write_table(conn, "marts.quality_to_measure", pl.DataFrame([unsettled]), QualityToMeasure)
+    (row,) = run_sql_file(conn, "analytics/measure_next.sql").to_dicts()
+    assert (row["kind"], row["profile"], row["model"], row["precision"], row["quality_status"]) == (
+        "quality_before_deciding",
+        "p",
+        LLAMA,
+        "fp8",
+        "untested",
+    )
+    assert row["what_to_measure"] == "evaluate quality at fp8 before deciding: no task-quality evaluation at fp8"
+
+
 # --- which MLPerf scenario a profile is compared with ------------------------------------------------------
 
 
