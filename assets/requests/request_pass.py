@@ -33,6 +33,8 @@ import dataclasses
 import os
 import shutil
 import tempfile
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,6 +50,7 @@ from assets.inputs.files import sha256_bytes
 from assets.inputs.textinput import file_encoding_problem, json_lines_file_problem
 from assets.requests.order_stats import EXACT_UP_TO, PERCENTILE_PROBABILITIES, order_statistic_ranks
 from assets.warehouse.fingerprint import code_fingerprint
+from assets.warehouse.parquet import write_select
 from assets.warehouse.sqlfiles import read_sql
 from assets.warehouse.validate import sql_checks, sql_reasons, sql_valid
 from schemas.observed.request_texts import RequestTexts
@@ -234,9 +237,12 @@ class RequestPass:
 
     def _own_records(self) -> None:
         """Each source read in place, copied into the records folder as the pass checks it (unless its copy is
-        there already); the pass then reads the copies."""
+        there already); the pass then reads the copies. The copies are written on every core at once (one DuckDB
+        cursor per file: a file's own write keeps its rows in order and so uses about one core); a file whose
+        typed read fails is then written again on its own (`_write_records`)."""
         assert self.records_dir is not None
         self.records_dir.mkdir(parents=True, exist_ok=True)
+        targets: dict[str, Path] = {}
         for key in list(self._parts):
             source = self.sources[key]
             if key not in self._scans or not source.in_place:
@@ -244,10 +250,44 @@ class RequestPass:
             target = self.records_dir / owned_records_name(source.sha256, key)
             if target.exists():
                 self._reused.add(key)
-            elif not self._write_records(key, target):
+                self._owned[key] = target
+                self._parts[key] = self._scan_part(key)
+            else:
+                targets[key] = target
+        self.conn.execute("SET preserve_insertion_order = true")
+        try:
+            with ThreadPoolExecutor(max_workers=max(1, min(len(targets), os.cpu_count() or 1))) as pool:
+                failed = [key for key, ok in zip(targets, pool.map(self._try_write_records, targets.items())) if not ok]
+        finally:
+            self.conn.execute("SET preserve_insertion_order = false")
+        for key, target in targets.items():
+            if key in failed and not self._write_records(key, target):
                 continue
             self._owned[key] = target
             self._parts[key] = self._scan_part(key)
+
+    def _copy_records(self, conn: duckdb.DuckDBPyConnection, key: str, partial: Path) -> None:
+        """One file's checked rows, in the file's order, written to `partial` (`write_select`)."""
+        scan = self._scans[key]
+        checked = checked_scan_sql(
+            scan, scan.select_for(key in self._tolerant), explain=False, copies="find" if key in self._copies else None
+        )
+        write_select(conn, checked, partial, RECORDS_DICTIONARY)
+
+    def _try_write_records(self, item: tuple[str, Path]) -> bool:
+        """One file's checked rows written to its target on a cursor of its own; False when DuckDB could not
+        (the caller then tries `_write_records`, which knows what to do about it)."""
+        key, target = item
+        partial = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.partial")
+        try:
+            with self.conn.cursor() as cursor:
+                self._copy_records(cursor, key, partial)
+            os.replace(partial, target)
+            return True
+        except duckdb.Error:
+            return False
+        finally:
+            partial.unlink(missing_ok=True)
 
     def _write_records(self, key: str, target: Path) -> bool:
         """The checked rows of one file written to `target` (a temporary name, then renamed: a kill leaves no
@@ -257,16 +297,7 @@ class RequestPass:
         try:
             while True:
                 try:
-                    scan = self._scans[key]
-                    checked = checked_scan_sql(
-                        scan,
-                        scan.select_for(key in self._tolerant),
-                        explain=False,
-                        copies="find" if key in self._copies else None,
-                    )
-                    self.conn.execute(
-                        f"COPY ({checked}) TO {sql_path_literal(partial)} (FORMAT parquet, COMPRESSION zstd)"
-                    )
+                    self._copy_records(self.conn, key, partial)
                     os.replace(partial, target)
                     return True
                 except duckdb.Error as exc:
@@ -569,6 +600,11 @@ class RequestPass:
             "AND k.file_concurrency IS NOT DISTINCT FROM r.concurrency "
             "WHERE r.valid ORDER BY 1, 2, 3, 4"
         ).pl()
+
+
+# The columns of a records file with few distinct values, dictionary-encoded (`write_select`); the rest are mostly
+# distinct numbers, where a dictionary costs time and saves nothing.
+RECORDS_DICTIONARY = ("phase", "status", "error", "problem", "offered_rate_per_s", "concurrency")
 
 
 def owned_records_name(source_sha256: str | None, key: str) -> str:

@@ -11,10 +11,11 @@ import polars as pl
 
 from assets.core.records import Reject
 from assets.core.sqltext import column_list, qualified, sql_path_literal
-from assets.requests.request_pass import owned_records_name
+from assets.requests.request_pass import RECORDS_DICTIONARY, owned_records_name
 from assets.requests.view import sampled_parts, view_parts
 from assets.runs.batch import ObservedBatch
 from assets.warehouse import catalog
+from assets.warehouse.parquet import write_select
 from assets.warehouse.validate import frame_from_rows
 from assets.warehouse.views import create_view
 from assets.warehouse.write import WriteReport, write_table
@@ -165,7 +166,7 @@ def own_records(conn: duckdb.DuckDBPyConnection, batch: ObservedBatch, records_d
         if not target.exists():
             partial = target.with_name(f".{name}.{os.getpid()}.partial")
             try:
-                conn.execute(f"COPY ({select}) TO {sql_path_literal(partial)} (FORMAT parquet, COMPRESSION zstd)")
+                write_select(conn, select, partial, RECORDS_DICTIONARY)
                 os.replace(partial, target)
             finally:
                 partial.unlink(missing_ok=True)

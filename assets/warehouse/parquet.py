@@ -18,6 +18,7 @@ import datetime
 import json
 import os
 import shutil
+from collections.abc import Sequence
 from pathlib import Path
 from urllib.parse import quote
 
@@ -95,6 +96,34 @@ def switch_current(parquet_dir: Path, export_id: str) -> None:
 
 ROWS_PER_BATCH = 1 << 17  # rows streamed from DuckDB to the Parquet writer at a time: memory stays bounded
 DESCRIPTION = b"description"  # the key of a field's (and the file's) description in the Arrow schema metadata
+
+
+def write_select(
+    conn: duckdb.DuckDBPyConnection, select: str, target: Path, dictionary: Sequence[str], compression: str = "zstd"
+) -> int:
+    """The rows of `select`, in its order, streamed as one Parquet file (pyarrow's writer: about half the CPU of
+    DuckDB's COPY on per-request records at the same size); dictionary encoding only for the `dictionary` columns
+    (few distinct values: on the rest it costs time and saves nothing). Returns the rows written. A DuckDB error
+    while the rows stream is raised as the duckdb.Error it is."""
+    reader = conn.execute(select).to_arrow_reader(ROWS_PER_BATCH)
+    rows = 0
+    with pq.ParquetWriter(
+        target,
+        reader.schema,
+        compression=compression,
+        use_dictionary=[c for c in dictionary if c in reader.schema.names],
+    ) as writer:
+        batches = iter(reader)
+        while True:
+            try:
+                batch = next(batches)
+            except StopIteration:
+                break
+            except OSError as exc:  # DuckDB failed while the rows streamed (Arrow's stream says so as an OSError)
+                raise duckdb.Error(str(exc)) from exc
+            writer.write_batch(batch)
+            rows += batch.num_rows
+    return rows
 
 
 def write_described(
