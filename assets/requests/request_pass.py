@@ -39,7 +39,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
+import numpy as np
 import polars as pl
+import pyarrow as pa
 
 from assets.core.errors import IngestError
 from assets.core.records import Reject
@@ -155,6 +157,7 @@ class RequestPass:
         self._copies: set[str] = set()  # scans holding copies of rows (counted by hash), found by a window
         self._owned: dict[str, Path] = {}  # a scan's records in the warehouse, which the pass reads instead
         self._reused: set[str] = set()  # scans whose records were already there (checked before: no hash)
+        self._screened: dict[str, bool] = {}  # scans screened for copies as their records were written: any?
         self._frames: list[pl.DataFrame] = []
         self._texts: list[pl.DataFrame] = []
         self.groups: pl.DataFrame | None = None
@@ -227,7 +230,12 @@ class RequestPass:
         owned = self._owned.get(key)
         if owned is None or explain:
             return f"SELECT {self._ids[key]} AS source_id, *, {self._levels[key]} FROM ({self._checked(key, explain)})"
-        hashed = self._scans[key].read_once and key not in self._copies and key not in self._reused
+        hashed = (
+            self._scans[key].read_once
+            and key not in self._copies
+            and key not in self._reused
+            and key not in self._screened
+        )
         every = ", ".join(quote_ident(c) for c in SCAN_COLUMNS if c != "ordinal")
         row_hash = f"hash({every})" if hashed else "NULL::UBIGINT"
         return (
@@ -239,7 +247,8 @@ class RequestPass:
         """Each source read in place, copied into the records folder as the pass checks it (unless its copy is
         there already); the pass then reads the copies. The copies are written on every core at once (one DuckDB
         cursor per file: a file's own write keeps its rows in order and so uses about one core); a file whose
-        typed read fails is then written again on its own (`_write_records`)."""
+        typed read fails is then written again on its own (`_write_records`). A file whose rows may hold copies
+        of rows (`_copy_records`) is written again with them found and quarantined."""
         assert self.records_dir is not None
         self.records_dir.mkdir(parents=True, exist_ok=True)
         targets: dict[str, Path] = {}
@@ -263,16 +272,26 @@ class RequestPass:
         for key, target in targets.items():
             if key in failed and not self._write_records(key, target):
                 continue
+            if self._screened.get(key):
+                self._copies.add(key)
+                if not self._write_records(key, target):
+                    continue
             self._owned[key] = target
             self._parts[key] = self._scan_part(key)
 
     def _copy_records(self, conn: duckdb.DuckDBPyConnection, key: str, partial: Path) -> None:
-        """One file's checked rows, in the file's order, written to `partial` (`write_select`)."""
+        """One file's checked rows, in the file's order, written to `partial` (`write_select`). A file whose equal
+        rows are copies (`read_once`) is screened for them as it is written: its rows' hashes (not stored) sorted,
+        two equal neighbours mean it may hold copies (`_screened`: True), which only a window over the file then
+        finds; sorting costs a tenth of DuckDB's count(DISTINCT) over the same hashes."""
         scan = self._scans[key]
-        checked = checked_scan_sql(
-            scan, scan.select_for(key in self._tolerant), explain=False, copies="find" if key in self._copies else None
-        )
-        write_select(conn, checked, partial, RECORDS_DICTIONARY)
+        screen = scan.read_once and key not in self._copies
+        copies = "find" if key in self._copies else "hash" if screen else None
+        checked = checked_scan_sql(scan, scan.select_for(key in self._tolerant), explain=False, copies=copies)
+        hashes = write_select(conn, checked, partial, RECORDS_DICTIONARY, withhold="row_hash" if screen else None)
+        if screen:
+            values = np.sort(pa.chunked_array(hashes, pa.uint64()).to_numpy())
+            self._screened[key] = bool(values.size > 1 and (values[1:] == values[:-1]).any())
 
     def _try_write_records(self, item: tuple[str, Path]) -> bool:
         """One file's checked rows written to its target on a cursor of its own; False when DuckDB could not

@@ -99,20 +99,23 @@ DESCRIPTION = b"description"  # the key of a field's (and the file's) descriptio
 
 
 def write_select(
-    conn: duckdb.DuckDBPyConnection, select: str, target: Path, dictionary: Sequence[str], compression: str = "zstd"
-) -> int:
+    conn: duckdb.DuckDBPyConnection,
+    select: str,
+    target: Path,
+    dictionary: Sequence[str],
+    withhold: str | None = None,
+    compression: str = "zstd",
+) -> list[pa.Array]:
     """The rows of `select`, in its order, streamed as one Parquet file (pyarrow's writer: about half the CPU of
     DuckDB's COPY on per-request records at the same size); dictionary encoding only for the `dictionary` columns
-    (few distinct values: on the rest it costs time and saves nothing). Returns the rows written. A DuckDB error
+    (few distinct values: on the rest it costs time and saves nothing). The column `withhold` is written as nulls
+    and its values returned instead (chunk by chunk), for the caller to use without storing them. A DuckDB error
     while the rows stream is raised as the duckdb.Error it is."""
     reader = conn.execute(select).to_arrow_reader(ROWS_PER_BATCH)
-    rows = 0
-    with pq.ParquetWriter(
-        target,
-        reader.schema,
-        compression=compression,
-        use_dictionary=[c for c in dictionary if c in reader.schema.names],
-    ) as writer:
+    kept: list[pa.Array] = []
+    at = reader.schema.get_field_index(withhold) if withhold is not None else -1
+    encoded = [c for c in dictionary if c in reader.schema.names]
+    with pq.ParquetWriter(target, reader.schema, compression=compression, use_dictionary=encoded) as writer:
         batches = iter(reader)
         while True:
             try:
@@ -121,9 +124,12 @@ def write_select(
                 break
             except OSError as exc:  # DuckDB failed while the rows streamed (Arrow's stream says so as an OSError)
                 raise duckdb.Error(str(exc)) from exc
+            if at >= 0:
+                kept.append(batch.column(at))
+                field = batch.schema.field(at)
+                batch = batch.set_column(at, field, pa.nulls(batch.num_rows, field.type))
             writer.write_batch(batch)
-            rows += batch.num_rows
-    return rows
+    return kept
 
 
 def write_described(
