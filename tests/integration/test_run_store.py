@@ -8,42 +8,22 @@ from pathlib import Path
 
 import dagster as dg
 import duckdb
-import fsspec
 import pytest
-from moto.server import ThreadedMotoServer
 
 from assets import observed, requirement, sql_tables
 from assets.resources import Inputs, RunStore, Warehouse
 from tests.support.data import DATA
 from tests.support.observed import dumps_folder
+from tests.support.runstore import BUCKET, SWEEPS, s3_bucket
 from tests.support.tables import table_contents
 
-PUBLIC = DATA / "dumps" / "public"
-ANUD = PUBLIC / "aiperf-anud18-qwen36-vllm-aiperf-benchmark" / "results" / "nvfp4"
-LLMPERF_RUN = "gpt-4.1-nano_20260120_165625"
-SWEEPS = {  # four run partitions; c1's per-request file becomes records owned by the warehouse
-    "c16": ANUD / "5090" / "agent" / "c16",
-    "c1": ANUD / "qwen3vl_ngrok" / "chatbot_flat" / "c1",
-    "rohan": PUBLIC / "aiperf-rohan9446-mlx-inference-bench" / "artifacts" / "Qwen_Qwen3-0.6B-openai-chat-concurrency1",
-    "llmperf": PUBLIC / "llmperf-johnsonafool-llmperf-test" / "result_outputs" / LLMPERF_RUN / "raw_data",
-}
 TABLES = ("observed.load_point_measures", "observed.load_points", "observed.delivered_at_slo")
-BUCKET = "benchbill-runs"
 
 
 @pytest.fixture(scope="module")
 def s3():
-    """An S3 endpoint on loopback (moto) with an empty bucket; the run store's fsspec options for it."""
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    options = {"endpoint_url": f"http://{host}:{port}", "key": "testing", "secret": "testing"}
-    fs = fsspec.filesystem("s3", skip_instance_cache=True, **options)
-    fs.mkdir(BUCKET)
-    try:
-        yield fs, json.dumps(options)
-    finally:
-        server.stop()
+    with s3_bucket() as found:
+        yield found
 
 
 def materialize(dumps: Path, warehouse: Warehouse) -> None:
