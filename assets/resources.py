@@ -9,22 +9,26 @@ import duckdb
 from pydantic import PrivateAttr
 
 from assets.core.paths import DEFAULT_PRICES, DEFAULT_PROFILES, DEFAULT_SOURCES
-from assets.runs.partition_store import PartitionStore
+from assets.runs.partition_store import PartitionStore, partition_store
 from assets.warehouse import lock
 from assets.warehouse.layout import WarehouseLayout
 
 
 class Warehouse(dg.ConfigurableResource):
     """The warehouse folder: a private `build.duckdb` the run writes, and the published
-    `serving.duckdb` readers open. Holding this resource in a run holds the single-writer lock."""
+    `serving.duckdb` readers open. Holding this resource in a run holds the single-writer lock. `run_store`: where
+    the run partitions and owned records are (empty: the folder; s3://bucket/prefix, gs://bucket/prefix: object
+    storage, with its fsspec options as JSON in `run_store_options`)."""
 
     dir: str = "warehouse"
     lock_timeout_s: float = 30.0
+    run_store: str = ""
+    run_store_options: str = ""
     _holding: bool = PrivateAttr(default=False)
 
     @property
     def layout(self) -> WarehouseLayout:
-        return WarehouseLayout(Path(self.dir))
+        return WarehouseLayout(Path(self.dir), self.run_store, self.run_store_options)
 
     @property
     def path(self) -> Path:
@@ -52,10 +56,14 @@ class Warehouse(dg.ConfigurableResource):
 
     @contextlib.contextmanager
     def connect(self) -> Iterator[duckdb.DuckDBPyConnection]:
-        """A read-write connection to the private build file, closed on exit."""
+        """A read-write connection to the private build file, closed on exit (reading the run store's records
+        through its filesystem when they are on object storage)."""
         self.path.mkdir(parents=True, exist_ok=True)
         conn = duckdb.connect(str(self.build_path))
         try:
+            remote = self.layout.object_store
+            if remote is not None:
+                remote.register(conn)
             yield conn
         finally:
             conn.close()
@@ -80,13 +88,15 @@ class Warehouse(dg.ConfigurableResource):
 class RunStore(dg.ConfigurableResource):
     """The warehouse folder's stored run partitions (`runs/`) and owned per-request records (`records/`): written
     by content and atomically, so the partition steps, each in its own process, write them without the writer
-    lock (which the run that launched them holds)."""
+    lock (which the run that launched them holds); on object storage when `run_store` names one (as Warehouse's)."""
 
     dir: str = "warehouse"
+    run_store: str = ""
+    run_store_options: str = ""
 
     @property
     def store(self) -> PartitionStore:
-        return PartitionStore(WarehouseLayout(Path(self.dir)))
+        return partition_store(WarehouseLayout(Path(self.dir), self.run_store, self.run_store_options))
 
 
 class Inputs(dg.ConfigurableResource):

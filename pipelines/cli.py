@@ -228,7 +228,12 @@ def run(args: argparse.Namespace) -> int:
         store_texts=args.store_texts or settings.store_texts(),
         allow_links_into=args.allow_links_into or settings.allow_links_into(),
     )
-    warehouse = Warehouse(dir=args.warehouse, lock_timeout_s=settings.lock_timeout_s())
+    warehouse = Warehouse(
+        dir=args.warehouse,
+        lock_timeout_s=settings.lock_timeout_s(),
+        run_store=settings.run_store(),
+        run_store_options=settings.run_store_options(),
+    )
     previous = signal.signal(signal.SIGTERM, _interrupt)  # SIGTERM ends the run as Ctrl-C does: with a message
     try:
         with warehouse.hold():  # one writer from the fingerprint check through the publish
@@ -290,7 +295,7 @@ def _fingerprint(inputs: Inputs, warehouse: Warehouse) -> tuple[str, str, list] 
     from assets.config.sources import load_sources
     from assets.core.errors import IngestError
     from assets.mlperf.ingest import fetch_once
-    from assets.runs.partition_store import PartitionStore
+    from assets.runs.partition_store import partition_store
     from assets.warehouse.fingerprint import inputs_fingerprint
 
     try:
@@ -300,7 +305,7 @@ def _fingerprint(inputs: Inputs, warehouse: Warehouse) -> tuple[str, str, list] 
             inputs,
             locations,
             lambda url: fetch_once(url, sources.allowed_hosts, lambda m: print(f"  {m}", file=sys.stderr)),
-            PartitionStore(warehouse.layout).checksums(),
+            partition_store(warehouse.layout).checksums(),
         )
     except (IngestError, OSError):
         return None

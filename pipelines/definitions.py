@@ -25,7 +25,9 @@ def build_definitions(inputs: Inputs | None = None, warehouse: Warehouse | None 
         sensors=[dump_folder_sensor, mlperf_round_sensor, rebuild_after_round_ingest, freshness_sensor],
         resources={
             "warehouse": warehouse,
-            "run_store": RunStore(dir=warehouse.dir),
+            "run_store": RunStore(
+                dir=warehouse.dir, run_store=warehouse.run_store, run_store_options=warehouse.run_store_options
+            ),
             "inputs": inputs or inputs_from_env(),
         },
         loggers={"console": console_logger, "progress": progress_logger},

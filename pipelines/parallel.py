@@ -37,7 +37,12 @@ def scan_in_processes(
     from pipelines.definitions import scan_dump_runs_job
     from pipelines.jobs import executor_run_config
 
-    passed = {"BENCHBILL_INPUTS_JSON": inputs.model_dump_json(), "BENCHBILL_WAREHOUSE": str(warehouse.dir)}
+    passed = {
+        "BENCHBILL_INPUTS_JSON": inputs.model_dump_json(),
+        "BENCHBILL_WAREHOUSE": str(warehouse.dir),
+        "BENCHBILL_RUN_STORE": warehouse.run_store,
+        "BENCHBILL_RUN_STORE_OPTIONS": warehouse.run_store_options,
+    }
     run_config = {"loggers": {"progress": {}}, **executor_run_config(mode, max_concurrent)}
     with _environment(passed), tempfile.TemporaryDirectory(prefix="benchbill-dagster-") as home:
         with dg.DagsterInstance.local_temp(home) as instance:

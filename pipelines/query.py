@@ -16,9 +16,12 @@ from typing import Any
 
 import duckdb
 
+from assets.core.errors import IngestError
 from assets.core.sqltext import quote_ident, sql_string_literal
 from assets.report.textformat import align_rows, to_json, value_text
 from assets.warehouse import sqldoc
+from assets.warehouse.objectstore import register_for_views
+from pipelines import settings
 
 FORMATS = ("table", "csv", "json")
 READING_STATEMENTS = (duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN)
@@ -49,19 +52,17 @@ def open_serving(serving_path: Path) -> duckdb.DuckDBPyConnection:
     except duckdb.Error as exc:
         raise QueryProblem(f"{serving_path}: cannot open read-only ({exc})") from exc
     try:
-        in_place = sorted(
-            {
-                path.replace("''", "'")
-                for (sql,) in conn.execute("SELECT sql FROM duckdb_views() WHERE NOT internal").fetchall()
-                for path in _IN_PLACE_FILE.findall(sql or "")
-            }
-        )
+        views = [sql for (sql,) in conn.execute("SELECT sql FROM duckdb_views() WHERE NOT internal").fetchall()]
+        in_place = sorted({path.replace("''", "'") for sql in views for path in _IN_PLACE_FILE.findall(sql or "")})
+        # observed.requests over a run store on object storage: read through its fsspec filesystem (the options,
+        # credentials, of BENCHBILL_RUN_STORE_OPTIONS and the provider's environment), never DuckDB's httpfs
+        register_for_views(conn, views, settings.run_store_options())
         # Reading these is allowed; writing them never is: only reading statements run (`run`, `check_reads`).
         conn.execute(f"SET allowed_paths = [{', '.join(sql_string_literal(p) for p in in_place)}]")
         conn.execute("SET temp_directory = ''")  # nothing spilled to disk either
         conn.execute("SET enable_external_access = false")
         conn.execute("SET lock_configuration = true")
-    except duckdb.Error as exc:
+    except (duckdb.Error, IngestError) as exc:
         conn.close()
         raise QueryProblem(f"{serving_path}: cannot open it safely read-only ({exc})") from exc
     return conn

@@ -15,6 +15,12 @@ NO_COLOR             set (to anything but empty) for no colour codes, even on a 
 BENCHBILL_EXECUTOR   the executor of job scan_dump_runs, which reads the dump folders' run partitions: local
                      (default: each run's config chooses in_process or multiprocess), in_process, multiprocess,
                      k8s (a pod per partition: deploy/)
+BENCHBILL_RUN_STORE  where run partitions (runs/) and owned per-request records (records/) are kept: empty (default)
+                     the warehouse folder; s3://bucket/prefix or gs://bucket/prefix an object store, through fsspec
+                     (pip install benchbill[s3] or [gcs]; credentials from the provider's usual environment:
+                     AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, GOOGLE_APPLICATION_CREDENTIALS)
+BENCHBILL_RUN_STORE_OPTIONS  the store's fsspec storage options as a JSON object, e.g. {"endpoint_url": "http://minio:9000"}
+                     (default: none)
 BENCHBILL_INPUTS_JSON  the whole Inputs resource as JSON (set by `benchbill run` for the step processes it starts;
                      wins over the variables above)
 """
@@ -48,8 +54,21 @@ def executor() -> str:
     return os.environ.get("BENCHBILL_EXECUTOR", "local").strip() or "local"
 
 
+def run_store() -> str:
+    return os.environ.get("BENCHBILL_RUN_STORE", "").strip()
+
+
+def run_store_options() -> str:
+    return os.environ.get("BENCHBILL_RUN_STORE_OPTIONS", "").strip()
+
+
 def warehouse_from_env() -> Warehouse:
-    return Warehouse(dir=os.environ.get("BENCHBILL_WAREHOUSE", "warehouse"), lock_timeout_s=lock_timeout_s())
+    return Warehouse(
+        dir=os.environ.get("BENCHBILL_WAREHOUSE", "warehouse"),
+        lock_timeout_s=lock_timeout_s(),
+        run_store=run_store(),
+        run_store_options=run_store_options(),
+    )
 
 
 def inputs_from_env() -> Inputs:

@@ -7,14 +7,21 @@ the partition, its files' checksums, the code fingerprint and the settings that 
 whose digest is stored is not read again. Each stored folder is written under a temporary name and renamed, so a
 kill leaves no half result under a real name, and a step in its own process (the multiprocess executor, a
 Kubernetes pod) writes its own partition without the warehouse's writer lock. `runs/index.json` lists the
-partitions of the last plan, in order: what the observed tables are assembled from."""
+partitions of the last plan, in order: what the observed tables are assembled from.
+
+With a run store on object storage (`WarehouseLayout.object_store`: S3, GCS), `ObjectPartitionStore` keeps the same
+tree there: a partition is read with its records written to a scratch folder, then the records are uploaded (named
+by content: written once), then the results under their final digest name, the manifest last (no rename on an
+object store: a folder without its manifest is absent), and the stored scans read the records' URLs."""
 
 from __future__ import annotations
 
 import dataclasses
+import io
 import json
 import os
 import shutil
+import tempfile
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -33,10 +40,12 @@ from assets.runs.partition import RunPartition
 from assets.runs.store import own_records, owned_select
 from assets.warehouse.fingerprint import code_fingerprint
 from assets.warehouse.layout import WarehouseLayout
+from assets.warehouse.objectstore import ObjectStore
 
 STORE_VERSION = "benchbill-run-partition-1"
 ROW_FIELDS = ("runs", "measurements", "tool_metrics", "request_sources", "quality")
 FRAME_FIELDS = ("request_stats", "request_percentiles", "stored_requests", "request_texts")
+MANIFEST = "manifest.json"  # written last: a stored result without it is absent
 Log = Callable[[str], None]
 
 
@@ -134,19 +143,35 @@ def _save_batch(folder: Path, batch: ObservedBatch, manifest: dict[str, Any], re
 
 def load_batch(folder: Path, store_texts: bool, records_dir: Path) -> ObservedBatch:
     """A partition's stored results, as `collect_partition` gave them (its owned records in `records_dir`)."""
-    manifest = json.loads((folder / "manifest.json").read_text())
-    rows = json.loads((folder / "rows.json").read_text())
+    return batch_from(
+        json.loads((folder / "manifest.json").read_text()),
+        json.loads((folder / "rows.json").read_text()),
+        store_texts,
+        lambda name: pl.read_parquet(folder / name),
+        lambda name: owned_select(records_dir / name),
+    )
+
+
+def batch_from(
+    manifest: dict[str, Any],
+    rows: dict[str, Any],
+    store_texts: bool,
+    frame: Callable[[str], pl.DataFrame],
+    records_select: Callable[[str], str],
+) -> ObservedBatch:
+    """A stored result as `collect_partition` gave it: its rows, its frames (`frame`: a stored file by name) and
+    its scans of owned records (`records_select`: the SELECT of a records file by name, wherever they are)."""
     batch = ObservedBatch(store_texts=store_texts)
     for name in ROW_FIELDS:
         setattr(batch, name, rows[name])
-    batch.scans = [(key, select or owned_select(records_dir / name)) for key, select, name in rows["scans"]]
+    batch.scans = [(key, select or records_select(name)) for key, select, name in rows["scans"]]
     batch.rejects = [Reject(**r) for r in rows["rejects"]]
     batch.request_rejects = [Reject(**r) for r in rows["request_rejects"]]
     batch.files = [SourceFile(**f) for f in rows["files"]]
     batch.quality_rejects = [Reject(**r) for r in rows["quality_rejects"]]
     batch.quality_files = [SourceFile(**f) for f in rows["quality_files"]]
     for name, count in manifest["frames"].items():
-        setattr(batch, name, [pl.read_parquet(folder / f"{name}-{i}.parquet") for i in range(count)])
+        setattr(batch, name, [frame(f"{name}-{i}.parquet") for i in range(count)])
     return batch
 
 
@@ -170,13 +195,43 @@ class PartitionStore:
         except (OSError, ValueError):
             return None
 
-    def _complete(self, folder: Path) -> bool:
+    def _complete(self, key: str, digest: str) -> bool:
         """A stored result whose manifest and every records file it reads are in place."""
         try:
-            manifest = json.loads((folder / "manifest.json").read_text())
+            manifest = json.loads((self.dir / key / digest / MANIFEST).read_text())
         except (OSError, ValueError):
             return False
         return all((self.layout.records_dir / name).is_file() for name in manifest.get("records", []))
+
+    def _stored_runs(self, key: str, digest: str) -> int:
+        return json.loads((self.dir / key / digest / MANIFEST).read_text())["runs"]
+
+    def _read_and_store(self, partition: RunPartition, digest: str, store_texts: bool, log: Log | None) -> int:
+        """The partition's files read now, its records owned and its results stored; the number of its runs."""
+        folder = self.dir / partition.key / digest
+        batch = collect_partition(partition, store_texts, log, self.layout.records_dir)
+        with duckdb.connect() as conn:
+            records = own_records(conn, batch, self.layout.records_dir)
+        runs = len(batch.runs)
+        partial = folder.with_name(f".{digest}.{os.getpid()}.partial")
+        shutil.rmtree(partial, ignore_errors=True)
+        partial.mkdir(parents=True)
+        try:
+            _save_batch(partial, batch, _manifest(partition, digest, runs, records), self.layout.records_dir)
+            if folder.exists():  # stored meanwhile by another process: the same content
+                shutil.rmtree(folder)
+            os.rename(partial, folder)
+        finally:
+            shutil.rmtree(partial, ignore_errors=True)
+        return runs
+
+    def _record_current(self, key: str, current: dict[str, Any]) -> None:
+        _write_json(self.dir / key / "current.json", current)
+
+    def _remove_other_results(self, key: str, digest: str) -> None:
+        for other in (self.dir / key).iterdir():  # results of earlier contents: never read again
+            if other.is_dir() and other.name != digest and not other.name.startswith("."):
+                shutil.rmtree(other, ignore_errors=True)
 
     def scan_or_reuse(self, partition: RunPartition, store_texts: bool, log: Log | None = None) -> PartitionResult:
         """The partition's stored results: reused when its digest is stored, else its files read now (as
@@ -185,53 +240,24 @@ class PartitionStore:
         known = {s["path"]: FileState(**s) for s in (current or {}).get("files", [])}
         states, hashed = file_states(partition.files, known)
         digest = partition_digest(partition, states, store_texts)
-        folder = self.dir / partition.key / digest
-        scanned = not self._complete(folder)
-        runs = 0
+        scanned = not self._complete(partition.key, digest)
         if scanned:
-            batch = collect_partition(partition, store_texts, log, self.layout.records_dir)
-            with duckdb.connect() as conn:
-                records = own_records(conn, batch, self.layout.records_dir)
-            runs = len(batch.runs)
-            partial = folder.with_name(f".{digest}.{os.getpid()}.partial")
-            shutil.rmtree(partial, ignore_errors=True)
-            partial.mkdir(parents=True)
-            try:
-                _save_batch(
-                    partial,
-                    batch,
-                    {
-                        "key": partition.key,
-                        "label": partition.label,
-                        "digest": digest,
-                        "runs": runs,
-                        "records": records,
-                    },
-                    self.layout.records_dir,
-                )
-                if folder.exists():  # stored meanwhile by another process: the same content
-                    shutil.rmtree(folder)
-                os.rename(partial, folder)
-            finally:
-                shutil.rmtree(partial, ignore_errors=True)
+            runs = self._read_and_store(partition, digest, store_texts, log)
         else:
-            runs = json.loads((folder / "manifest.json").read_text())["runs"]
-        _write_json(
-            self.dir / partition.key / "current.json",
-            {"digest": digest, "files": [dataclasses.asdict(s) for s in states]},
-        )
-        for other in (self.dir / partition.key).iterdir():  # results of earlier contents: never read again
-            if other.is_dir() and other.name != digest and not other.name.startswith("."):
-                shutil.rmtree(other, ignore_errors=True)
+            runs = self._stored_runs(partition.key, digest)
+        self._record_current(partition.key, {"digest": digest, "files": [dataclasses.asdict(s) for s in states]})
+        self._remove_other_results(partition.key, digest)
         return PartitionResult(partition.key, partition.label, digest, scanned, len(states), hashed, runs)
+
+    def _keys(self) -> list[str]:
+        """The partitions stored (each a folder of runs/)."""
+        return [f.name for f in sorted(self.dir.iterdir()) if f.is_dir()] if self.dir.is_dir() else []
 
     def known_files(self) -> dict[str, FileState]:
         """Every file's recorded state, over all stored partitions."""
         known: dict[str, FileState] = {}
-        if self.dir.is_dir():
-            for folder in sorted(self.dir.iterdir()):
-                current = self._current(folder.name) if folder.is_dir() else None
-                known.update({s["path"]: FileState(**s) for s in (current or {}).get("files", [])})
+        for key in self._keys():
+            known.update({s["path"]: FileState(**s) for s in (self._current(key) or {}).get("files", [])})
         return known
 
     def checksums(self) -> Callable[[Path], str]:
@@ -255,22 +281,121 @@ class PartitionStore:
             if other.is_dir() and other.name not in planned:
                 shutil.rmtree(other, ignore_errors=True)
 
+    def _index(self) -> list[dict[str, Any]] | None:
+        try:
+            return json.loads((self.dir / "index.json").read_text())
+        except FileNotFoundError:
+            return None
+
     def read_index(self) -> list[PartitionResult]:
         """The partitions of the last plan (none before the first)."""
-        try:
-            return [PartitionResult(**r) for r in json.loads((self.dir / "index.json").read_text())]
-        except FileNotFoundError:
-            return []
+        return [PartitionResult(**r) for r in self._index() or []]
+
+    def where(self, key: str, digest: str) -> str:
+        return str(self.dir / key / digest)
+
+    def _load(self, key: str, digest: str, store_texts: bool) -> ObservedBatch:
+        return load_batch(self.dir / key / digest, store_texts, self.layout.records_dir)
 
     def load_all(self, store_texts: bool) -> list[ObservedBatch]:
         """The stored results of the last plan's partitions, in order."""
         batches = []
         for result in self.read_index():
-            folder = self.dir / result.key / result.digest
-            if not self._complete(folder):
+            if not self._complete(result.key, result.digest):
                 raise IngestError(
-                    f"{folder}: the stored results of run partition {result.label} are missing or incomplete; "
-                    "run again to read its files"
+                    f"{self.where(result.key, result.digest)}: the stored results of run partition {result.label} "
+                    "are missing or incomplete; run again to read its files"
                 )
-            batches.append(load_batch(folder, store_texts, self.layout.records_dir))
+            batches.append(self._load(result.key, result.digest, store_texts))
         return batches
+
+
+def _manifest(partition: RunPartition, digest: str, runs: int, records: list[str]) -> dict[str, Any]:
+    return {"key": partition.key, "label": partition.label, "digest": digest, "runs": runs, "records": records}
+
+
+class ObjectPartitionStore(PartitionStore):
+    """The stored run partitions and owned records of a warehouse whose run store is on object storage (the same
+    `runs/` and `records/` tree below the store's URL). No rename there: a partition is read with its records
+    written to a scratch folder, then each records file is uploaded unless its name (its content) is there, then
+    the results under their final name, the manifest last: a result without its manifest is absent."""
+
+    def __init__(self, layout: WarehouseLayout, remote: ObjectStore) -> None:
+        super().__init__(layout)
+        self.remote = remote
+
+    def _json(self, *parts: str) -> Any:
+        """A JSON object of the store's runs/, or None when it is not there (or not whole)."""
+        text = self.remote.read_text("runs", *parts)
+        try:
+            return None if text is None else json.loads(text)
+        except ValueError:
+            return None
+
+    def _current(self, key: str) -> dict[str, Any] | None:
+        return self._json(key, "current.json")
+
+    def _complete(self, key: str, digest: str) -> bool:
+        manifest = self._json(key, digest, MANIFEST)
+        if manifest is None:
+            return False
+        return all(self.remote.exists("records", name) for name in manifest.get("records", []))
+
+    def _stored_runs(self, key: str, digest: str) -> int:
+        return self._json(key, digest, MANIFEST)["runs"]
+
+    def _read_and_store(self, partition: RunPartition, digest: str, store_texts: bool, log: Log | None) -> int:
+        with tempfile.TemporaryDirectory(prefix="benchbill-partition-") as scratch:
+            records_dir = Path(scratch) / "records"
+            batch = collect_partition(partition, store_texts, log, records_dir)
+            with duckdb.connect() as conn:
+                records = own_records(conn, batch, records_dir)
+            runs = len(batch.runs)
+            result = Path(scratch) / "result"
+            result.mkdir()
+            _save_batch(result, batch, _manifest(partition, digest, runs, records), records_dir)
+            for name in records:  # named by content: written once
+                if not self.remote.exists("records", name):
+                    self.remote.put_file(str(records_dir / name), "records", name)
+            for stored in sorted(result.iterdir(), key=lambda f: f.name == MANIFEST):  # the manifest last
+                self.remote.put_file(str(stored), "runs", partition.key, digest, stored.name)
+        return runs
+
+    def _record_current(self, key: str, current: dict[str, Any]) -> None:
+        self.remote.write_text(json.dumps(current), "runs", key, "current.json")
+
+    def _remove_other_results(self, key: str, digest: str) -> None:
+        for other in self.remote.folders("runs", key):
+            if other != digest:
+                self.remote.remove("runs", key, other)
+
+    def _keys(self) -> list[str]:
+        return self.remote.folders("runs")
+
+    def write_index(self, results: list[PartitionResult]) -> None:
+        self.remote.write_text(json.dumps([r.as_dict() for r in results]), "runs", "index.json")
+        planned = {r.key for r in results}
+        for other in self.remote.folders("runs"):
+            if other not in planned:
+                self.remote.remove("runs", other)
+
+    def _index(self) -> list[dict[str, Any]] | None:
+        return self._json("index.json")
+
+    def where(self, key: str, digest: str) -> str:
+        return self.remote.url_of("runs", key, digest)
+
+    def _load(self, key: str, digest: str, store_texts: bool) -> ObservedBatch:
+        return batch_from(
+            self._json(key, digest, MANIFEST),
+            self._json(key, digest, "rows.json"),
+            store_texts,
+            lambda name: pl.read_parquet(io.BytesIO(self.remote.read_bytes("runs", key, digest, name))),
+            lambda name: owned_select(self.remote.url_of("records", name)),
+        )
+
+
+def partition_store(layout: WarehouseLayout) -> PartitionStore:
+    """The stored run partitions of a warehouse: in its folder, or in its run store on object storage."""
+    remote = layout.object_store
+    return PartitionStore(layout) if remote is None else ObjectPartitionStore(layout, remote)

@@ -10,7 +10,7 @@ import pandera.polars as pa
 import polars as pl
 
 from assets.core.records import Reject
-from assets.core.sqltext import column_list, qualified, sql_path_literal
+from assets.core.sqltext import column_list, qualified, sql_path_literal, sql_string_literal
 from assets.requests.request_pass import RECORDS_DICTIONARY, owned_records_name
 from assets.requests.view import sampled_parts, view_parts
 from assets.runs.batch import ObservedBatch
@@ -143,9 +143,11 @@ def write_observed(
     return {report.table: report for report in reports}
 
 
-def owned_select(copy: Path) -> str:
-    """The SELECT the view observed.requests reads an owned records file with."""
-    return f"SELECT * FROM read_parquet({sql_path_literal(copy.resolve())})"
+def owned_select(copy: Path | str) -> str:
+    """The SELECT the view observed.requests reads an owned records file with: a path, or the URL of a run store
+    on object storage (read through its registered filesystem, `assets.warehouse.objectstore`)."""
+    where = sql_string_literal(copy) if isinstance(copy, str) else sql_path_literal(copy.resolve())
+    return f"SELECT * FROM read_parquet({where})"
 
 
 def own_records(conn: duckdb.DuckDBPyConnection, batch: ObservedBatch, records_dir: Path) -> list[str]:

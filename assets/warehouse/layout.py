@@ -1,5 +1,6 @@
 """Where a warehouse keeps its files: the private build file, the published serving file, the report, the
-Parquet exports and the writer lock, all in one folder."""
+Parquet exports and the writer lock, all in one folder; its stored run partitions and owned records there too, or
+in a run store on object storage (`run_store`: s3://bucket/prefix, gs://bucket/prefix)."""
 
 from __future__ import annotations
 
@@ -7,13 +8,22 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from assets.inputs.files import WAREHOUSE_MARKER
+from assets.warehouse.objectstore import ObjectStore
 
 
 @dataclass(frozen=True)
 class WarehouseLayout:
-    """The files of one warehouse folder."""
+    """The files of one warehouse folder; `run_store` (empty: the folder) and its fsspec options (JSON) say where
+    its run partitions and records are."""
 
     dir: Path
+    run_store: str = ""
+    run_store_options: str = ""
+
+    @property
+    def object_store(self) -> ObjectStore | None:
+        """The run store on object storage that holds `runs/` and `records/`, or None: the warehouse folder does."""
+        return ObjectStore(self.run_store.strip(), self.run_store_options) if self.run_store.strip() else None
 
     @property
     def path(self) -> Path:
@@ -44,12 +54,14 @@ class WarehouseLayout:
 
     @property
     def records_dir(self) -> Path:
-        """Per-request records the warehouse owns: one Parquet file per source file's content (and code)."""
+        """Per-request records the warehouse owns: one Parquet file per source file's content (and code); with a run
+        store on object storage, `object_store`'s records/ instead."""
         return self.dir / "records"
 
     @property
     def runs_dir(self) -> Path:
-        """Each run partition's stored results and the checksums of its files (`assets.runs.partition_store`)."""
+        """Each run partition's stored results and the checksums of its files (`assets.runs.partition_store`); with a
+        run store on object storage, `object_store`'s runs/ instead."""
         return self.dir / "runs"
 
     @property

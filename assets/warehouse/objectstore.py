@@ -1,0 +1,150 @@
+"""The run store on object storage: a folder of S3 or GCS (`s3://bucket/prefix`, `gs://bucket/prefix`) that holds
+a warehouse's stored run partitions (`runs/`) and owned per-request records (`records/`), reached through fsspec
+(s3fs, gcsfs: `pip install benchbill[s3]` or `[gcs]`) and read by DuckDB through the same filesystem
+(`register_filesystem`: DuckDB's httpfs extension is not needed, nor downloaded).
+
+Object stores have no atomic rename, but a PUT is atomic: an object is there whole or not at all. So a stored
+partition is written under its final name with its manifest LAST (a folder without its manifest is absent), and
+records named by their content are written once (a name already there is never written again)."""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import duckdb
+
+from assets.core.errors import IngestError
+
+# The protocols a run store may be on, and the extra that installs each one's filesystem. `memory` is fsspec's
+# in-process store (tests: the same code with no server).
+PROTOCOLS = {"s3": "s3", "s3a": "s3", "gs": "gcs", "gcs": "gcs", "memory": None}
+_URL = re.compile(r"^([a-z][a-z0-9+.-]*)://(.+)$")
+# A URL a view reads (observed.requests over remote records): a literal in a reader call.
+_READ_URL = re.compile(r"read_(?:csv|parquet|ndjson|json)\w*\(\s*'([a-z][a-z0-9+.-]*)://")
+
+
+def storage_options(options_json: str, where: str = "BENCHBILL_RUN_STORE_OPTIONS") -> dict[str, Any]:
+    """fsspec storage options from their JSON text (empty: none); an error names the setting and what is expected."""
+    if not options_json.strip():
+        return {}
+    try:
+        options = json.loads(options_json)
+    except ValueError as exc:
+        raise IngestError(f'{where}: not JSON ({exc}); expected an object, e.g. {{"endpoint_url": "..."}}') from exc
+    if not isinstance(options, dict):
+        raise IngestError(f"{where}: expected a JSON object of fsspec storage options, got {type(options).__name__}")
+    return options
+
+
+def filesystem(protocol: str, options: dict[str, Any]) -> Any:
+    """The fsspec filesystem of `protocol` with `options`; an error says which extra installs it."""
+    import fsspec
+
+    try:
+        # No listings cache: other processes (each partition's step, a pod) add and remove objects meanwhile.
+        return fsspec.filesystem(protocol, **{"use_listings_cache": False, **options})
+    except ImportError as exc:
+        extra = PROTOCOLS.get(protocol)
+        raise IngestError(
+            f"run store {protocol}://: its filesystem is not installed ({exc}); install benchbill[{extra}]"
+        ) from exc
+
+
+@dataclass(frozen=True)
+class ObjectStore:
+    """A folder of an object store: `url` (protocol://bucket/prefix) and the fsspec storage options (JSON text:
+    endpoint_url, ...; credentials come from the provider's usual environment, e.g. AWS_ACCESS_KEY_ID or
+    GOOGLE_APPLICATION_CREDENTIALS)."""
+
+    url: str
+    options_json: str = ""
+
+    def __post_init__(self) -> None:
+        found = _URL.match(self.url.strip())
+        if found is None or found.group(1) not in PROTOCOLS:
+            raise IngestError(
+                f"BENCHBILL_RUN_STORE={self.url!r}: expected s3://bucket/prefix or gs://bucket/prefix "
+                "(or nothing: the warehouse folder)"
+            )
+
+    @property
+    def protocol(self) -> str:
+        return self.url.split("://", 1)[0]
+
+    @property
+    def root(self) -> str:
+        """The store's path as its filesystem names it (no protocol, no trailing slash)."""
+        return self.url.split("://", 1)[1].rstrip("/")
+
+    @functools.cached_property
+    def fs(self) -> Any:
+        return filesystem(self.protocol, storage_options(self.options_json))
+
+    def path(self, *parts: str) -> str:
+        """A path below the store, as its filesystem names it."""
+        return "/".join([self.root, *parts])
+
+    def url_of(self, *parts: str) -> str:
+        """A path below the store as a URL (what DuckDB reads through the registered filesystem)."""
+        return f"{self.protocol}://{self.path(*parts)}"
+
+    def read_text(self, *parts: str) -> str | None:
+        """An object's text, or None when it is not there."""
+        try:
+            return self.fs.cat_file(self.path(*parts)).decode()
+        except FileNotFoundError:
+            return None
+
+    def read_bytes(self, *parts: str) -> bytes:
+        try:
+            return self.fs.cat_file(self.path(*parts))
+        except FileNotFoundError:
+            raise IngestError(f"{self.url_of(*parts)}: missing from the run store") from None
+
+    def write_text(self, text: str, *parts: str) -> None:
+        self.fs.pipe_file(self.path(*parts), text.encode())
+
+    def exists(self, *parts: str) -> bool:
+        return bool(self.fs.exists(self.path(*parts)))
+
+    def put_file(self, local: str, *parts: str) -> None:
+        self.fs.put_file(local, self.path(*parts))
+
+    def folders(self, *parts: str) -> list[str]:
+        """The names of the folders (common prefixes) right below a path (none when it is not there)."""
+        try:
+            found = self.fs.ls(self.path(*parts), detail=True, refresh=True)
+        except FileNotFoundError:
+            return []
+        return sorted(entry["name"].rstrip("/").rsplit("/", 1)[-1] for entry in found if entry["type"] == "directory")
+
+    def remove(self, *parts: str) -> None:
+        """A folder and everything below it (nothing when it is not there)."""
+        try:
+            self.fs.rm(self.path(*parts), recursive=True)
+        except FileNotFoundError:
+            return
+
+    def register(self, conn: duckdb.DuckDBPyConnection) -> None:
+        """DuckDB reads the store's URLs through its fsspec filesystem on `conn` (per connection)."""
+        register_filesystem(conn, self.fs)
+
+
+def register_filesystem(conn: duckdb.DuckDBPyConnection, fs: Any) -> None:
+    if not conn.filesystem_is_registered(fs.protocol if isinstance(fs.protocol, str) else fs.protocol[0]):
+        conn.register_filesystem(fs)
+
+
+def register_for_views(conn: duckdb.DuckDBPyConnection, view_sql: Iterable[str], options_json: str = "") -> list[str]:
+    """Register on `conn` the filesystem of every object-store protocol the views read (observed.requests over a
+    remote run store), with `options_json`; returns the protocols. A reader of the serving file needs this (or
+    DuckDB's httpfs extension, with the same credentials) before it reads those views."""
+    protocols = sorted({p for sql in view_sql for p in _READ_URL.findall(sql or "") if p in PROTOCOLS})
+    for protocol in protocols:
+        register_filesystem(conn, filesystem(protocol, storage_options(options_json)))
+    return protocols
