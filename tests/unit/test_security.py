@@ -66,10 +66,6 @@ REVIEWED = {
     ("assets/requests/request_pass.py", "_rows_sql(parts)"): "the pass's parts (RequestPass._scan_part: checked "
     "scans, ids and levels quoted) with the schema's checks",
     ("assets/requests/request_pass.py", "_rows_sql([part])"): "one of those parts",
-    ("assets/requests/request_pass.py", "checked"): "RequestPass._write_records: a "
-    "checked scan SELECT (checked_scan_sql: path by sql_path_literal) copied to a path quoted by sql_path_literal",
-    ("assets/runs/store.py", "select"): "own_records: a checked scan SELECT of the request pass (RequestPass."
-    "view_scans: paths quoted), copied to a path quoted by sql_path_literal",
     ("assets/requests/traffic_shape.py", "query"): "_first_bad: the bad-line SELECT of _azure_scan or "
     "_trace_lines_scan (the path quoted by sql_path_literal, the rest constant)",
     ("assets/requests/request_pass.py", "', '.join(('r.' + n for n in names))"): "constant column names",
@@ -92,7 +88,8 @@ REVIEWED = {
     "each path by sql_string_literal",
     ("assets/warehouse/views.py", "each"): "create_view's pandera sample: an int",
     ("assets/warehouse/parquet.py", "select"): "write_described: _write_export's SELECTs, names by qualified and "
-    "quote_ident, the partition value bound",
+    "quote_ident, the partition value bound; write_select: RequestPass._copy_records' and own_records' checked scan "
+    "SELECTs (checked_scan_sql, RequestPass.view_scans: paths by sql_path_literal)",
     (
         "assets/warehouse/validate.py",
         "f\"SELECT _i, CASE WHEN NOT ({sql_valid(checks)}) THEN {sql_reasons(checks, '')} "
