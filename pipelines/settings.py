@@ -15,8 +15,8 @@ NO_COLOR             set (to anything but empty) for no colour codes, even on a 
 BENCHBILL_EXECUTOR   the executor of job scan_dump_runs, which reads the dump folders' run partitions: local
                      (default: each run's config chooses in_process or multiprocess), in_process, multiprocess,
                      k8s (a pod per partition: deploy/)
-BENCHBILL_INPUTS_JSON  the whole Inputs resource as JSON (set by `benchbill run` for the step processes it starts;
-                     wins over the variables above)
+BENCHBILL_INPUTS_JSON  the whole Inputs resource as JSON (wins over the variables above; `benchbill run` passes its
+                     inputs to the step processes it starts as the job's arguments instead: pipelines/parallel.py)
 """
 
 from __future__ import annotations
