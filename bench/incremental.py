@@ -6,7 +6,10 @@ interleaved run by run:
 
 - cold, in-process: a fresh warehouse, every partition read in one process (the harness's "ours");
 - cold, multiprocess: the same, the partitions read by job scan_dump_runs on the multiprocess executor (a process
-  per partition, at most one per core), then the observed layer in-process finding every partition stored;
+  per step, at most one per core, forked from a server that imported Dagster and the definitions once), then the
+  observed layer in-process finding every partition stored;
+- cold, multiprocess, spawn (only when --cases names it): the same with each step process started afresh (Dagster's
+  default start method: it imports Dagster and the definitions again);
 - nothing changed: the observed layer again on a warehouse holding the --size set (a copy of it);
 - add one sweep: the same warehouse, with one new sweep (the h100-vllm sweep of the --added set, under a label of
   its own) added to its dump folders;
@@ -36,12 +39,16 @@ ADDED_LABEL = "bench-added-sweep"
 CASES = (
     "cold, in-process",
     "cold, multiprocess",
+    "cold, multiprocess, spawn",
     "nothing changed",
     "add one sweep",
     "that sweep alone, cold",
     "fingerprint, hashing every file",
     "fingerprint, recorded checksums",
 )
+# `python -m bench` (make bench) leaves out the spawn case: it only shows what the forkserver saves, and costs the
+# most; `--cases` names it.
+DEFAULT_CASES = tuple(c for c in CASES if c != "cold, multiprocess, spawn")
 
 
 def added_sweep(data_root: Path, size: int, target: Path) -> Path:
@@ -59,9 +66,11 @@ def added_sweep(data_root: Path, size: int, target: Path) -> Path:
     return target
 
 
-def materialize(dumps: list[str], warehouse: Path, profiles: Path, mode: str) -> tuple[float, float]:
+def materialize(
+    dumps: list[str], warehouse: Path, profiles: Path, mode: str, start_method: str = "forkserver"
+) -> tuple[float, float]:
     """(start, end) of the observed layer materialised into `warehouse`; `mode` multiprocess reads the partitions
-    by job scan_dump_runs on the multiprocess executor first."""
+    by job scan_dump_runs on the multiprocess executor first (its step processes started by `start_method`)."""
     import dagster as dg
 
     from assets import observed, requirement, sql_tables
@@ -77,11 +86,12 @@ def materialize(dumps: list[str], warehouse: Path, profiles: Path, mode: str) ->
     tables = [a for a in sql_tables.table_assets if ".".join(a.key.path) in OURS_TABLES]
     assets = [observed.run_partitions, observed.observed_runs, *tables, requirement.profiles]
     instance = dg.DagsterInstance.ephemeral()
+    if mode == "multiprocess":  # loaded before the clock, as `benchbill run` has them when it starts the job
+        import pipelines.definitions  # noqa: F401
+        from pipelines.parallel import scan_in_processes
     start = time.perf_counter()
     if mode == "multiprocess":
-        from pipelines.parallel import scan_in_processes
-
-        assert scan_in_processes(inputs, Warehouse(dir=str(warehouse)), "multiprocess").success
+        assert scan_in_processes(inputs, Warehouse(dir=str(warehouse)), "multiprocess", None, start_method).success
     assert dg.materialize(assets, resources=resources, instance=instance, raise_on_error=True).success
     return start, time.perf_counter()
 
@@ -109,7 +119,9 @@ def one(case: str, spec: dict) -> dict:
     if case.startswith("fingerprint"):
         start, end = fingerprint(spec["dumps"], warehouse, recorded=case.endswith("recorded checksums"))
     else:
-        start, end = materialize(spec["dumps"], warehouse, profiles, spec.get("mode", "in_process"))
+        start, end = materialize(
+            spec["dumps"], warehouse, profiles, spec.get("mode", "in_process"), spec.get("start_method", "forkserver")
+        )
     index = warehouse / "runs" / "index.json"
     partitions = json.loads(index.read_text()) if index.exists() and not case.startswith("fingerprint") else []
     return {
@@ -156,7 +168,7 @@ def copy_warehouse(base: Path, target: Path) -> Path:
 
 
 def measure(
-    size: int, added: int, runs: int, data_root: Path, work: Path, log=print, cases: tuple[str, ...] = CASES
+    size: int, added: int, runs: int, data_root: Path, work: Path, log=print, cases: tuple[str, ...] = DEFAULT_CASES
 ) -> list[dict]:
     """Every case (of `cases`; the cold in-process one always, the others start from its warehouse) `runs` times,
     interleaved; per case the median seconds and peak memory, the runs and what the warehouse recorded (partitions
@@ -179,8 +191,9 @@ def measure(
             spec: dict = {"dumps": dumps, "profiles": str(profiles), "warehouse": str(target)}
             if case == "cold, in-process":
                 spec["warehouse"] = str(base.with_name("base-next"))
-            elif case == "cold, multiprocess":
+            elif case.startswith("cold, multiprocess"):
                 spec["mode"] = "multiprocess"
+                spec["start_method"] = "spawn" if case.endswith("spawn") else "forkserver"
             elif case in ("nothing changed", "add one sweep") or case.startswith("fingerprint"):
                 copy_warehouse(base, target)
                 if case == "add one sweep":
@@ -213,6 +226,7 @@ RATIOS = (
     ("add one sweep", "that sweep alone, cold", "add one sweep to the warehouse / that sweep alone, cold"),
     ("nothing changed", "cold, in-process", "nothing changed / cold"),
     ("cold, multiprocess", "cold, in-process", "multiprocess / in-process, cold"),
+    ("cold, multiprocess, spawn", "cold, in-process", "multiprocess with spawned step processes / in-process, cold"),
     (
         "fingerprint, recorded checksums",
         "fingerprint, hashing every file",
@@ -253,7 +267,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--size", default="10M", help="requests in the warehouse's data set")
     parser.add_argument("--added", default="1M", help="the data set whose h100-vllm sweep is added")
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--cases", default=";".join(CASES), help="which cases, separated by ';'")
+    parser.add_argument("--cases", default=";".join(DEFAULT_CASES), help="which cases, separated by ';'")
     parser.add_argument("--data", default=str(Path(tempfile.gettempdir()) / "benchbill-bench"))
     args = parser.parse_args(argv)
     size, added = generate.parse_size(args.size), generate.parse_size(args.added)

@@ -324,6 +324,10 @@ def _run_jobs(
     from assets.partitions import MLPERF_ROUND_PARTITIONS
     from pipelines.jobs import round_run_config
 
+    if executor != "in_process" and inputs.dumps:
+        from pipelines.parallel import start_step_server
+
+        start_step_server()  # its imports (a few seconds) overlap the MLPerf rounds' ingestion
     try:
         plan = plan_rounds(
             list(inputs.mlperf), load_sources(inputs.sources_file), log=lambda m: print(f"  {m}", file=sys.stderr)

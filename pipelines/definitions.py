@@ -38,7 +38,10 @@ def build_definitions(inputs: Inputs | None = None, warehouse: Warehouse | None 
 defs = build_definitions()
 
 
-def scan_dump_runs_job() -> dg.JobDefinition:
-    """The job scan_dump_runs bound to the environment's inputs and warehouse: the target every step process of
-    the multiprocess executor loads again (`dg.reconstructable`)."""
-    return build_definitions().resolve_job_def("scan_dump_runs")
+def scan_dump_runs_job(inputs_json: str | None = None, warehouse_json: str | None = None) -> dg.JobDefinition:
+    """The job scan_dump_runs bound to the given inputs and warehouse (JSON; the environment's by default): the
+    target every step process of the multiprocess executor loads again (`pipelines.parallel`)."""
+    return build_definitions(
+        Inputs.model_validate_json(inputs_json) if inputs_json else None,
+        Warehouse.model_validate_json(warehouse_json) if warehouse_json else None,
+    ).resolve_job_def("scan_dump_runs")

@@ -34,11 +34,17 @@ def partition_executor(name: str) -> dg.ExecutorDefinition:
     return EXECUTORS[name]
 
 
-def executor_run_config(mode: str, max_concurrent: int | None = None) -> dict[str, Any]:
+def executor_run_config(
+    mode: str, max_concurrent: int | None = None, preload: list[str] | None = None
+) -> dict[str, Any]:
     """Run config choosing, on the "local" executor, one process (`in_process`) or a process per step
-    (`multiprocess`, at most `max_concurrent` at once; default: one per core)."""
+    (`multiprocess`, at most `max_concurrent` at once, default one per core; each step process forked from a
+    server that imported the modules `preload` once, or without it started afresh: Dagster's `spawn`)."""
     if mode == "multiprocess":
-        return {"execution": {"config": {"multiprocess": {"max_concurrent": max_concurrent or 0}}}}
+        start = {"forkserver": {"preload_modules": preload}} if preload else {"spawn": {}}
+        return {
+            "execution": {"config": {"multiprocess": {"max_concurrent": max_concurrent or 0, "start_method": start}}}
+        }
     return {"execution": {"config": {"in_process": {}}}}
 
 

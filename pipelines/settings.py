@@ -21,8 +21,8 @@ BENCHBILL_RUN_STORE  where run partitions (runs/) and owned per-request records 
                      AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, GOOGLE_APPLICATION_CREDENTIALS)
 BENCHBILL_RUN_STORE_OPTIONS  the store's fsspec storage options as a JSON object, e.g. {"endpoint_url": "http://minio:9000"}
                      (default: none)
-BENCHBILL_INPUTS_JSON  the whole Inputs resource as JSON (set by `benchbill run` for the step processes it starts;
-                     wins over the variables above)
+BENCHBILL_INPUTS_JSON  the whole Inputs resource as JSON (wins over the variables above; `benchbill run` passes its
+                     inputs to the step processes it starts as the job's arguments instead: pipelines/parallel.py)
 """
 
 from __future__ import annotations

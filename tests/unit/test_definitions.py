@@ -1,5 +1,6 @@
 """The Dagster definitions load and name what the UI, the daemon and the CLI rely on."""
 
+import importlib
 from pathlib import Path
 
 import dagster as dg
@@ -9,6 +10,7 @@ import assets
 import schemas
 from pipelines.definitions import build_definitions, defs
 from pipelines.jobs import executor_run_config, partition_executor
+from pipelines.parallel import STEP_PRELOAD
 from tests.support.data import REPO_ROOT
 
 ASSETS = {
@@ -115,6 +117,21 @@ def test_the_run_partitions_job_lets_each_run_choose_one_process_or_a_process_pe
     for mode in ("in_process", "multiprocess"):
         assert dg.validate_run_config(job, executor_run_config(mode)).get("execution")
     assert partition_executor("multiprocess") is dg.multiprocess_executor
+
+
+def test_step_processes_fork_from_a_server_that_imported_what_they_need(tmp_path):
+    job = build_definitions().resolve_job_def("scan_dump_runs")
+    config = executor_run_config("multiprocess", 2, STEP_PRELOAD)
+    assert dg.validate_run_config(job, config)
+    start = config["execution"]["config"]["multiprocess"]["start_method"]
+    assert start == {"forkserver": {"preload_modules": STEP_PRELOAD}}
+    # the definitions the steps load, and the modules of what a step opens the instance with
+    with dg.DagsterInstance.local_temp(str(tmp_path)) as instance:
+        named = [getattr(data, "module_name", None) for data in instance.get_ref()._asdict().values()]
+    assert {"pipelines.definitions", "duckdb", "polars"} | {n for n in named if n} <= set(STEP_PRELOAD)
+    for module in STEP_PRELOAD:
+        importlib.import_module(module)  # the server skips a name it cannot import without a word
+    assert executor_run_config("multiprocess")["execution"]["config"]["multiprocess"]["start_method"] == {"spawn": {}}
 
 
 def test_nightly_schedule_refreshes_rounds_and_the_rebuild_follows():
