@@ -4,6 +4,8 @@ partitions read by the multiprocess executor, each step in its own process, buil
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,7 +13,7 @@ import pytest
 from assets.resources import Inputs, Warehouse
 from pipelines.cli import main
 from pipelines.parallel import scan_in_processes
-from tests.support.data import V51_TABLE
+from tests.support.data import REPO_ROOT, V51_TABLE
 from tests.support.data import WORKED_PROFILES as PROFILES
 from tests.support.sweeps import add_sweep, change_file, sweeps_tree
 from tests.support.tables import file_contents
@@ -88,4 +90,23 @@ def test_the_multiprocess_job_equals_the_in_process_job(changed):
 
     run(changed, warehouse)  # in-process: every partition stored by the steps above is reused
     assert not any(r["scanned"] for r in index(warehouse).values())
+    assert file_contents(warehouse / "build.duckdb") == file_contents(changed / "full" / "build.duckdb")
+
+
+def test_benchbill_run_on_the_multiprocess_executor_builds_what_in_process_builds(changed):
+    """In a process of its own, so that it starts the step server itself (before the MLPerf rounds)."""
+    warehouse = changed / "cli-multiprocess"
+    args = ["--mlperf", str(V51_TABLE), "--dumps", str(changed / "dumps"), "--profiles", str(changed / "profiles.yaml")]
+    args += ["--warehouse", str(warehouse), "--executor", "multiprocess"]
+    done = subprocess.run(
+        [sys.executable, "-m", "pipelines.cli", "run", *args],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-4000:]
+    assert "run partitions of the dump folders on the multiprocess executor" in done.stderr
+    assert "scan run partition" in done.stderr  # the steps' own progress, from their processes
+    assert not any(r["scanned"] for r in index(warehouse).values())  # build_warehouse found every one stored
     assert file_contents(warehouse / "build.duckdb") == file_contents(changed / "full" / "build.duckdb")
