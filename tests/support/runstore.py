@@ -31,6 +31,8 @@ def s3_bucket() -> Iterator[tuple[object, str]]:
     host, port = server.get_host_and_port()
     options = {"endpoint_url": f"http://{host}:{port}", "key": "testing", "secret": "testing"}
     fs = fsspec.filesystem("s3", skip_instance_cache=True, use_listings_cache=False, **options)
+    if fs.exists(BUCKET):  # moto keeps its buckets per process: one an earlier test's server made is still there
+        fs.rm(BUCKET, recursive=True)
     fs.mkdir(BUCKET)
     try:
         yield fs, json.dumps(options)
