@@ -52,26 +52,27 @@ def machine() -> str:
     )
 
 
-def run_once(name: str, data: Path) -> dict:
-    """One contender in its own process: its own timing, and the process's start-up measured from here."""
+def run_once(name: str, data: Path, tree: Path = REPO_ROOT) -> dict:
+    """One contender of the checkout `tree` (this one by default) in its own process: its own timing, and the
+    process's start-up measured from here."""
     with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as handle:
         out = Path(handle.name)
     env = {
         **os.environ,
-        "PYTHONPATH": str(REPO_ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+        "PYTHONPATH": str(tree) + os.pathsep + os.environ.get("PYTHONPATH", ""),
         "DAGSTER_HOME": tempfile.mkdtemp(prefix="bench-dagster-"),
     }
     started = time.perf_counter()
     done = subprocess.run(
         [sys.executable, "-m", "bench.contenders", name, str(data), str(out)],
         env=env,
-        cwd=REPO_ROOT,
+        cwd=tree,
         capture_output=True,
         text=True,
     )
     total = time.perf_counter() - started
     if done.returncode != 0:
-        raise SystemExit(f"bench: {name} failed on {data}:\n{done.stderr[-4000:]}")
+        raise SystemExit(f"bench: {name} of {tree} failed on {data}:\n{done.stderr[-4000:]}")
     result = json.loads(out.read_text())
     out.unlink()
     result["process_seconds"] = total

@@ -9,36 +9,16 @@ checkouts found identical load points (requests and p95s of every point)."""
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 from bench import generate
+from bench.__main__ import run_once
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-
-
-def run_once(tree: Path, name: str, data: Path) -> dict:
-    """One contender of checkout `tree` in its own process (this interpreter: the same libraries for both)."""
-    with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as handle:
-        out = Path(handle.name)
-    env = {**os.environ, "PYTHONPATH": str(tree), "DAGSTER_HOME": tempfile.mkdtemp(prefix="bench-dagster-")}
-    done = subprocess.run(
-        [sys.executable, "-m", "bench.contenders", name, str(data), str(out)],
-        env=env,
-        cwd=tree,
-        capture_output=True,
-        text=True,
-    )
-    if done.returncode != 0:
-        raise SystemExit(f"bench.versus: {name} of {tree} failed on {data}:\n{done.stderr[-4000:]}")
-    result = json.loads(out.read_text())
-    out.unlink()
-    return result
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -57,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
         results: dict[str, list[dict]] = {label: [] for label, _tree, _name in cases}
         for run in range(args.runs):
             for label, tree, name in cases:
-                found = run_once(tree, name, data)
+                found = run_once(name, data, tree)
                 results[label].append(found)
                 print(
                     f"{generate.size_label(size)} run {run + 1}: {label} {found['seconds']:.2f} s, "
