@@ -10,7 +10,6 @@ import dagster as dg
 
 from assets.benchmark import mlperf_round
 from assets.observed import observed_runs, run_partitions
-from assets.partitions import mlperf_rounds
 from pipelines import settings
 
 # The executors the run partitions may be read on (BENCHBILL_EXECUTOR, read when the definitions load):
@@ -52,8 +51,7 @@ _ROUND_SELECTION = dg.AssetSelection.assets(mlperf_round)
 
 ingest_mlperf_round = dg.define_asset_job(
     "ingest_mlperf_round",
-    selection=_ROUND_SELECTION,
-    partitions_def=mlperf_rounds,
+    selection=_ROUND_SELECTION,  # partitioned by round: Dagster takes mlperf_round's partitions_def
     description="Ingest one MLPerf round (a partition) from every source that holds it; replaces its rows.",
     tags={"warehouse": "build"},
 )
@@ -80,7 +78,7 @@ refresh_observed = dg.define_asset_job(
     # the run fingerprint too: a publish by this job records an empty one, so `benchbill run` rebuilds after it
     selection=(
         dg.AssetSelection.assets(run_partitions, observed_runs).downstream()
-        | dg.AssetSelection.keys(["audit", "run_fingerprint"])
+        | dg.AssetSelection.assets(dg.AssetKey(["audit", "run_fingerprint"]))
     ),
     description="Re-read the dump folders and rebuild what depends on them; publish.",
     tags={"warehouse": "build"},

@@ -1,6 +1,8 @@
 """The Dagster definitions load and name what the UI, the daemon and the CLI rely on."""
 
 import importlib
+import subprocess
+import sys
 from pathlib import Path
 
 import dagster as dg
@@ -91,6 +93,25 @@ def test_assets_are_grouped_by_evidence_class_and_documented():
 def test_project_modules_come_from_this_repository():
     for module in (assets, schemas):
         assert Path(module.__file__).resolve().is_relative_to(REPO_ROOT)
+
+
+def test_loading_the_definitions_uses_no_deprecated_dagster_api():
+    """Dagster attributes its deprecation warnings to the caller: any from our modules fails the load."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-W",
+            "error::DeprecationWarning:pipelines",
+            "-W",
+            "error::DeprecationWarning:assets",
+            "-c",
+            "import pipelines.definitions",
+        ],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
 
 
 def test_workspace_file_points_at_the_definitions():
