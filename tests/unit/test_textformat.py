@@ -16,6 +16,7 @@ from assets.report.textformat import (
     range_text,
     value_text,
 )
+from tests.support.data import REPO_ROOT
 
 SCIENTIFIC = re.compile(r"\b\d+(\.\d+)?[eE][-+]\d+")  # 1e-05, 1.28e+20 (a hex digest is not)
 
@@ -177,3 +178,14 @@ def test_long_caveats_are_folded_to_the_terminal_width():
 def test_caveat_references_compress_runs_into_ranges():
     assert number_list([1, 8, 3, 4, 5, 6, 9]) == "1,3-6,8,9"
     assert number_list([1, 2]) == "1,2" and number_list([]) == ""
+
+
+def test_no_caveat_text_of_the_shortlist_contains_the_separator_the_terminal_splits_on():
+    """marts.config_shortlist joins its caveats with '; ' and the terminal splits them on it: a caveat's own text
+    holding '; ' would become two notes. Every string literal inside the caveats' concat_ws is checked."""
+    sql = (REPO_ROOT / "sql" / "marts" / "config_shortlist.sql").read_text()
+    start = sql.index("concat_ws('; ',")
+    block = sql[start + len("concat_ws('; ',") : sql.index(") AS caveats", start)]
+    literals = [text.replace("''", "'") for text in re.findall(r"'((?:[^']|'')*)'", block)]
+    assert len(literals) > 20  # the caveats' wording, not an empty match
+    assert [text for text in literals if "; " in text] == []
