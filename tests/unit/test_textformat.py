@@ -189,3 +189,22 @@ def test_no_caveat_text_of_the_shortlist_contains_the_separator_the_terminal_spl
     literals = [text.replace("''", "'") for text in re.findall(r"'((?:[^']|'')*)'", block)]
     assert len(literals) > 20  # the caveats' wording, not an empty match
     assert [text for text in literals if "; " in text] == []
+
+
+def test_the_mlperf_column_shows_the_scenario_the_delivered_fraction_divides_by():
+    server = shortlist_row("server", "on_demand", "Lambda", 2.99, 100.0, "", mlperf_reference_scenario="Server")
+    interactive = shortlist_row(
+        "interactive",
+        "on_demand",
+        "Lambda",
+        2.99,
+        90.0,
+        "",
+        mlperf_reference_scenario="Interactive",
+        mlperf_interactive_tokens_per_s_per_accel=6684.4,
+    )
+    rows = {r["config_key"]: r for r in config_rows(marts_order([server, interactive]))}
+    assert rows["server"]["mlperf_reference_tokens_per_s_per_accel"] == 5103.99
+    assert rows["interactive"]["mlperf_reference_tokens_per_s_per_accel"] == 6684.4
+    text = format_shortlist(marts_order([server, interactive]))
+    assert "6,684" in text and "5,104" in text
