@@ -48,6 +48,34 @@ def test_the_shortlist_query_returns_the_profile_rows_of_the_shortlist(published
     assert [r["cost_per_request_usd_high"] for r in rows] == [e[0] for e in expected]
 
 
+def test_the_reference_gap_divides_by_the_reference_the_shortlist_divides_by(published, capsys):
+    """reference_gap's MLPerf number is the profile's reference scenario (Interactive or Server), so its delivered
+    fraction is the shortlist's, config by config."""
+    assert sql(published, "reference_gap", "--format", "json") == 0
+    rows = [r for r in json.loads(capsys.readouterr().out) if r["delivered_fraction_low"] is not None]
+    assert rows
+    with duckdb.connect(str(published / "serving.duckdb"), read_only=True) as conn:
+        shortlist = {  # our runs, by profile and run label
+            (profile, run_label): (scenario, fraction)
+            for profile, run_label, scenario, fraction in conn.execute(
+                "SELECT DISTINCT profile, run_label, coalesce(mlperf_reference_scenario, 'Server'), "
+                "delivered_fraction_low FROM marts.config_shortlist "
+                "WHERE evidence = 'observed' AND delivered_fraction_low IS NOT NULL"
+            ).fetchall()
+        }
+    compared = 0
+    for row in rows:
+        scenario = row["mlperf_reference_scenario"]
+        expected = row[f"mlperf_{'interactive' if scenario == 'Interactive' else 'server'}_tokens_per_s_per_accel"]
+        assert row["mlperf_reference_tokens_per_s_per_accel"] == expected
+        key = (row["profile"], row["run_label"])
+        if row["evidence"] == "observed" and key in shortlist:
+            compared += 1
+            assert shortlist[key][0] == scenario
+            assert row["delivered_fraction_low"] == pytest.approx(shortlist[key][1], rel=1e-9)
+    assert compared
+
+
 def test_parameters_are_bound_never_pasted_into_the_sql(published, capsys):
     hostile = "profile=x' OR '1'='1"
     plain = "SELECT profile FROM analytics.shortlist WHERE profile = $profile"
