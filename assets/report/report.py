@@ -35,7 +35,7 @@ from assets.report.textformat import (
 EVIDENCE = {
     "benchmark": ("#1d4ed8", "published, auditable reference numbers (MLPerf results, list prices)"),
     "observed": ("#047857", "measured on our own stack (our benchmark dumps)"),
-    "projected": ("#b45309", "derived from a pattern, not measured for this config (MLPerf Server x prior)"),
+    "projected": ("#b45309", "derived from a pattern, not measured for this config (MLPerf reference x prior)"),
     "requirement": ("#6d28d9", "what we demand (SLO bounds, priors)"),
     "cost": ("#be123c", "computed from the above: price / delivered throughput"),
 }
@@ -70,6 +70,7 @@ class ReportData:
     observed: dict[str, list[dict[str, Any]]]
     load_points: dict[str, list[dict[str, Any]]]
     references: dict[tuple[str, str], dict[str, Any]]
+    profile_references: dict[tuple[str, str, str], dict[str, Any]]  # (profile, accelerator, model): the scenario
     sources: dict[str, list[dict[str, Any]]]
     rounds: list[dict[str, Any]]
     runs: list[dict[str, Any]]
@@ -113,6 +114,10 @@ def read_report_data(conn: duckdb.DuckDBPyConnection, serving_path: str) -> Repo
         load_points=_grouped(_rows(conn, "SELECT * FROM analytics.load_points"), "run_id"),
         references={
             (r["accelerator_id"], r["model_id"]): r for r in _rows(conn, "SELECT * FROM analytics.mlperf_reference")
+        },
+        profile_references={
+            (r["profile"], r["accelerator_id"], r["model_id"]): r
+            for r in _rows(conn, "SELECT * FROM benchmark.mlperf_profile_reference")
         },
         sources=_grouped(_rows(conn, "SELECT * FROM analytics.shortlist_sources"), "profile"),
         rounds=_rows(
@@ -202,7 +207,8 @@ def _latency_charts(
     reference: dict[str, Any] | None,
 ) -> list[str]:
     """Per bounded latency measure: throughput per accelerator against the measure, with the SLO
-    line, the MLPerf Server (and Offline) reference and the delivered band."""
+    line, the MLPerf reference of the profile's scenario (Server, or Interactive: `reference_scenario`), MLPerf
+    Offline and the delivered band."""
     latency_bounds = [b for b in bounds if b["measure"] != "error_rate"] or [
         {"measure": LATENCY_FALLBACK, "bound": None}
     ]
@@ -230,14 +236,15 @@ def _latency_charts(
                 RefLine("y", bound["bound"], f"SLO {measure} <= {bound['bound']:g} ms", "#dc2626", "slo", dashed=True)
             )
         if reference:
+            scenario = reference.get("reference_scenario") or "Server"
+            value = reference.get("reference_tokens_per_s_per_accel") or reference["server_tokens_per_s_per_accel"]
             lines.append(
                 RefLine(
                     "x",
-                    reference["server_tokens_per_s_per_accel"],
-                    f"MLPerf {reference['round']} Server ({reference['submitter']}): "
-                    f"{reference['server_tokens_per_s_per_accel']:,.0f}",
+                    value,
+                    f"MLPerf {reference['round']} {scenario} ({reference['submitter']}): {value:,.0f}",
                     EVIDENCE["benchmark"][0],
-                    "mlperf-server",
+                    f"mlperf-{scenario.lower()}",
                 )
             )
             if reference["offline_tokens_per_s_per_accel"]:
@@ -372,20 +379,24 @@ def _profile_section(data: ReportData, profile: dict[str, Any]) -> str:
     charts = []
     for run in data.observed.get(name, []):
         reference = data.references.get((run["accelerator_id"], run["model_id"]))
+        scenario = data.profile_references.get((name, run["accelerator_id"], run["model_id"]))
+        if reference and scenario:
+            reference = {**reference, **scenario}
         charts += _latency_charts(
             name, run, data.load_points.get(run["config_key"], []), data.bounds.get(name, []), reference
         )
     if charts:
         parts.append(
             '<p class="muted">Each point is one load level of our run. Dashed red: the SLO bound. Blue: '
-            "the MLPerf Server reference per accelerator; dashed grey: MLPerf Offline, an upper bound "
+            "the MLPerf reference per accelerator (Server, or Interactive where the profile's SLO is as strict as "
+            "Interactive's); dashed grey: MLPerf Offline, an upper bound "
             "only. Green band: what the run delivered within every bound (low - high).</p>"
         )
         parts.append(f'<div class="charts">{"".join(charts)}</div>')
     else:
         parts.append(
             '<p class="muted">No run of ours serves this model: every config here is projected '
-            "(MLPerf Server x the prior), so there are no load points to plot.</p>"
+            "(the MLPerf reference x the prior), so there are no load points to plot.</p>"
         )
     parts.append("<h3>Cost bands per config and price class</h3>")
     parts.append(_cost_chart(name, rows))
@@ -603,7 +614,7 @@ end); dashed: projected from MLPerf. A line under the black curve's peaks means 
 <div class="capacity-charts">{capacity_charts or '<p class="muted">No profile states a volume.</p>'}</div>
 <h2>The detail</h2>
 <p class="muted">MLPerf numbers are the reference under MLPerf's conditions; delivered numbers are what a config
-sustains within the profile's SLO, on our runs (observed) or MLPerf Server x a prior (projected).
+sustains within the profile's SLO, on our runs (observed) or the MLPerf reference x a prior (projected).
 The two stay in separate columns so the gap is visible.</p>
 <p class="legend">{legend}</p>
 <p>Profiles: {contents}</p>
@@ -617,8 +628,9 @@ quarantined rows: {quarantined} (<code>benchbill sql quarantine_summary</code>).
 <h2>Method</h2>
 <p>Delivered low = the highest achieved request rate whose percentiles meet every bound of the profile,
 among load points before the first failing one; high = the first bound crossing interpolated linearly in
-achieved rate towards the first failing point (never above it). Projected = MLPerf Server tokens/s per
-accelerator x the profile's delivered-fraction prior. Cost per request = USD per accelerator-hour x
+achieved rate towards the first failing point (never above it). Projected = the MLPerf reference's tokens/s
+per accelerator (Server, or Interactive where the profile's SLO is as strict as Interactive's bounds) x the
+profile's delivered-fraction prior. Cost per request = USD per accelerator-hour x
 accelerators / (requests/s x 3600); the low cost uses the high throughput. Per-token costs each carry the
 whole accelerator-hour.</p>
 </body></html>

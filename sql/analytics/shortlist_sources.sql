@@ -1,5 +1,6 @@
 -- analytics.shortlist_sources: where each number of the shortlist came from, one row per number
--- and source: the MLPerf results behind the reference (round, submitter, system, file, record),
+-- and source: the MLPerf results behind the reference (the profile's scenario, Server or Interactive, first, then
+-- the Server and Offline results beside it: round, submitter, system, file, record),
 -- the load points of our run that bound the delivered band (dump file), the profile's prior for
 -- projected configs, and the price rows (prices file, line).
 --
@@ -23,14 +24,19 @@ file_checksums AS (
 ),
 mlperf AS (
     SELECT c.profile, c.config_key, c.evidence, c.run_label, c.accelerator,
-           'MLPerf ' || res.scenario || ' tokens/s per accelerator' AS number,
+           'MLPerf ' || res.scenario || ' tokens/s per accelerator'
+               || CASE WHEN res.result_key = pr.reference_result_key THEN ' (the reference this profile is compared with)'
+                       ELSE '' END AS number,
            res.tokens_per_s_per_accel AS value, 'tokens/s per accelerator' AS unit,
            res.evidence AS number_evidence, res.round, res.submitter, res.system_name AS system,
            res.source, res.source_sha256, 'record ' || res.source_row AS location,
-           CASE res.scenario WHEN 'Server' THEN 1 ELSE 2 END AS sort_key
+           CASE WHEN res.result_key = pr.reference_result_key THEN 1 ELSE 2 END AS sort_key
     FROM configs AS c
     JOIN benchmark.mlperf_reference AS ref ON ref.accelerator_id = c.accelerator AND ref.model_id = c.model
-    JOIN benchmark.mlperf_results AS res ON res.result_key IN (ref.server_result_key, ref.offline_result_key)
+    LEFT JOIN benchmark.mlperf_profile_reference AS pr
+        ON pr.profile = c.profile AND pr.accelerator_id = c.accelerator AND pr.model_id = c.model
+    JOIN benchmark.mlperf_results AS res
+        ON res.result_key IN (ref.server_result_key, ref.offline_result_key, pr.reference_result_key)
 ),
 observed_points AS (
     SELECT c.profile, c.config_key, c.evidence, c.run_label, c.accelerator,
@@ -50,7 +56,7 @@ observed_points AS (
 priors AS (
     SELECT c.profile, c.config_key, c.evidence, c.run_label, c.accelerator,
            'delivered-fraction prior, ' || bound.name || ' end' AS number, bound.value,
-           'fraction of MLPerf Server' AS unit, p.evidence AS number_evidence,
+           'fraction of the MLPerf reference' AS unit, p.evidence AS number_evidence,
            NULL AS round, NULL AS submitter, NULL AS system,
            p.source, f.sha256 AS source_sha256, 'profile ' || p.profile AS location,
            CASE bound.name WHEN 'low' THEN 5 ELSE 6 END AS sort_key
