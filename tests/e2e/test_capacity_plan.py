@@ -114,7 +114,7 @@ def by_hand(rates, low, high, usd, count=1, min_replicas=1):
 def test_every_column_of_a_capacity_row_equals_a_hand_computation_from_the_trace(serving):
     (band,) = query(serving, "SELECT * FROM observed.delivered_at_slo WHERE profile = 'chat-8b' AND run_label = 'vllm'")
     low, high = band["delivered_requests_per_s_low"], band["delivered_requests_per_s_high"]
-    assert (round(low, 2), round(high, 2)) == (91.36, 94.28)  # the worked case's band (README)
+    assert (round(low, 2), round(high, 2)) == (91.36, 94.28)  # the worked case's band (docs/capacity-plan.md)
     usd, as_of = lambda_h100_price()
     rates = scaled_windows()
     assert len(rates) == 58 and sum(rates) / len(rates) == pytest.approx(REQUESTS_PER_DAY / 86400)
@@ -158,7 +158,7 @@ def test_every_column_of_a_capacity_row_equals_a_hand_computation_from_the_trace
     )
     for column, value in expected.items():
         assert row[column] == (pytest.approx(value, rel=1e-12) if isinstance(value, float) else value), column
-    # the figures the README's worked example states
+    # the figures the worked example of docs/capacity-plan.md states
     assert (round(row["mean_requests_per_s"], 2), round(row["peak_requests_per_s"], 2)) == (231.48, 352.16)
     assert (row["replicas_low"], row["replicas_high"], row["monthly_usd_low"]) == (4, 4, pytest.approx(8730.8))
 

@@ -1,4 +1,4 @@
-"""End to end through `benchbill run`: the worked case of DESIGN.md on the real files."""
+"""End to end through `benchbill run`: the worked case of docs/design.md on the real files."""
 
 import hashlib
 import subprocess

@@ -1534,7 +1534,7 @@ def reason_given(reason: str, reasons: list[str]) -> None:
 
 
 def test_the_corpus_covers_every_parser_and_each_kind_of_damage():
-    """The README states these counts; they come from the corpus itself."""
+    """docs/reliability.md states these counts; they come from the corpus itself."""
     assert {t for t, *_ in CASES} == set(TARGETS)
     outcomes = {e for *_, e, _r in CASES}
     assert {"error", "quarantined", "same", "skipped", "flagged"} <= outcomes

@@ -11,7 +11,7 @@ from assets.mlperf.ingest import read_locations
 from tests.support.data import DATA
 
 PUBLIC = DATA / "dumps" / "public"
-# The accelerator spellings issue 17 found unknown, each with the chip it is.
+# Accelerator spellings of the public dumps that the alias tables once did not know, each with the chip it is.
 SPELLINGS = {
     "NVIDIA GeForce RTX 4090 (Ada Lovelace)": "nvidia-rtx-4090",
     "Virtualized NVIDIA H100-SXM-80GB": "nvidia-h100-sxm-80gb",

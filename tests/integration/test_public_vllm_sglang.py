@@ -334,7 +334,7 @@ def test_collect_over_examples__one_run_per_sidecar_config_and_workload():
 
 
 def test_collect_over_examples__server_settings_within_one_sidecar_give_separate_runs():
-    """Depends on assets/runs/collect (the lead changes it for issue 17): one file holding two servers
+    """Depends on assets/runs/collect: one file holding two servers
     (nerdalert's `framework` vllm/sgl) or three deployments gives one run per server setting."""
     assert len(collect(EXAMPLES / "vllm-nerdalert-vllm-benchmark-graphs").runs) == 2
     assert len(collect(EXAMPLES / "vllm-nerdalert-vllm-bench-automation").runs) == 3

@@ -1,4 +1,4 @@
-"""The BI guide's install line gives Superset a DuckDB 1.x (the serving file's readers) and the driver and
+"""The BI guide's (docs/bi.md) install line gives Superset a DuckDB 1.x (the serving file's readers) and the driver and
 SQLAlchemy versions the BI test runs with (pyproject's dev pins), whatever pip would pick on its own."""
 
 import re
@@ -9,12 +9,11 @@ from packaging.requirements import Requirement
 
 from tests.support.data import REPO_ROOT
 
-README = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+BI_GUIDE = (REPO_ROOT / "docs" / "bi.md").read_text(encoding="utf-8")
 
 
 def _install_line() -> dict[str, Requirement]:
-    guide = README[README.index("## BI guide") : README.index("## Operator guide")]
-    (line,) = [line for line in guide.splitlines() if line.startswith("pip install ") and "duckdb-engine" in line]
+    (line,) = [line for line in BI_GUIDE.splitlines() if line.startswith("pip install ") and "duckdb-engine" in line]
     return {r.name: r for r in (Requirement(word.strip("'\"")) for word in line.split()[2:])}
 
 

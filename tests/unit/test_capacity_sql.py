@@ -1,5 +1,5 @@
 """The capacity plan, the saving against the baseline, what to measure next and the MLPerf scenario a profile
-is compared with, on a small DuckDB: every figure recomputed by hand from the formulas in the README."""
+is compared with, on a small DuckDB: every figure recomputed by hand from the formulas in docs/capacity-plan.md."""
 
 import datetime
 import math
@@ -116,7 +116,7 @@ def plan(conn, costs):
 
 
 def by_hand(low, high, usd=2.0, count=1, rates=RATES, min_replicas=1):
-    """The README's formulas, written out again."""
+    """The formulas of docs/capacity-plan.md, written out again."""
     mean, peak = sum(rates) / len(rates), max(rates)
     r_low, r_high = math.ceil(peak / high), math.ceil(peak / low)
     monthly = lambda replicas: replicas * count * usd * MONTH_H  # noqa: E731

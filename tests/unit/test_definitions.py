@@ -41,23 +41,23 @@ ASSETS = {
     "publish/serving_duckdb",
     "publish/parquet_export",
     "publish/report_html",
-    # issue 7: per-request records read in one DuckDB pass (observed/requests is a view over them)
+    # per-request records read in one DuckDB pass (observed/requests is a view over them)
     "observed/request_sources",
     "observed/stored_requests",
     "observed/request_stats",
     "observed/request_percentiles",
     "audit/run_fingerprint",
-    # issue 14: quality evidence and the quality gate
+    # quality evidence and the quality gate
     "observed/quality",
     "requirement/quality_bounds",
     "marts/quality_gate",
     "benchmark/mlperf_accuracy_targets",
     "benchmark/mlperf_accuracy",
     "marts/quality_to_measure",
-    # issue 13: our volume, the capacity plan, the MLPerf scenario matching a profile
+    # our volume, the capacity plan, the MLPerf scenario matching a profile
     "benchmark/mlperf_profile_reference",
     "marts/capacity_plan",
-    # issue 15: the dump folders' run partitions (each read in its own step) and one partition's stored results
+    # the dump folders' run partitions (each read in its own step) and one partition's stored results
     "observed/run_partitions",
     "observed/run_partition",
 }

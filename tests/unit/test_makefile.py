@@ -1,4 +1,4 @@
-"""The Makefile's variables do what its comment and the README say: SHARED decides what `make run` reads, RUN_ARGS
+"""The Makefile's variables do what its comment and docs/command.md say: SHARED decides what `make run` reads, RUN_ARGS
 replaces it whole, WAREHOUSE is where it goes."""
 
 import re
@@ -9,7 +9,7 @@ import pytest
 from tests.support.data import REPO_ROOT
 
 MAKEFILE = (REPO_ROOT / "Makefile").read_text(encoding="utf-8")
-README = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+COMMAND_PAGE = (REPO_ROOT / "docs" / "command.md").read_text(encoding="utf-8")
 
 
 def _run_command(*assignments: str) -> str:
@@ -25,9 +25,10 @@ def _run_command(*assignments: str) -> str:
 
 
 @pytest.mark.parametrize("variable", ["SHARED", "RUN_ARGS", "WAREHOUSE", "DEV_INPUTS"])
-def test_each_variable_is_documented_in_the_makefile_and_the_readme(variable):
+def test_each_variable_is_documented_in_the_makefile_and_the_command_page(variable):
     assert re.search(rf"^#\s+{variable}\b", MAKEFILE, re.MULTILINE), variable
-    command = README[README.index("## The command") : README.index("## Inputs")]
+    start = COMMAND_PAGE.index("## `make run` and its variables")
+    command = COMMAND_PAGE[start : COMMAND_PAGE.index("\n## ", start)]
     assert f"| `{variable}` |" in command
 
 

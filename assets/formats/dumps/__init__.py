@@ -13,7 +13,7 @@ millions of requests (the generic CSV/Parquet, AIPerf's JSON lines), a `RequestS
 which DuckDB reads the file in place, so a large log is never loaded into Python at all; its values
 are checked by the same rules, row by row, in SQL (`scan_sql.checked_scan_sql`).
 
-Our metric definitions (DESIGN.md), whatever the tool: TTFT = request sent -> first output token;
+Our metric definitions (docs/design.md), whatever the tool: TTFT = request sent -> first output token;
 E2E = request sent -> last token; TPOT = (E2E - TTFT) / (output tokens - 1), undefined (NULL) for
 fewer than two output tokens; ITL = gap between consecutive tokens (all gaps pooled); all in ms.
 A tool aggregate fills one of our columns only when the tool's definition is ours; everything the

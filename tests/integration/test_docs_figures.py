@@ -1,5 +1,6 @@
-"""The figures README.md states under "Reliability and security: what was tried and held" are the
-tests' own: counted from the corpus, the faults, the kill points, the readers and the archives."""
+"""The figures docs/reliability.md ("Reliability and security: what was tried and held") states are the tests' own:
+counted from the corpus, the faults, the kill points, the readers and the archives; and the worked example of
+docs/capacity-plan.md is the raw trace recomputed."""
 
 import collections
 import csv
@@ -13,8 +14,10 @@ from tests.integration import test_security as test_security_archives
 from tests.support.data import DATA, REPO_ROOT
 from tests.unit import test_faults, test_security, test_sql_guards
 
-SECTION = REPO_ROOT.joinpath("README.md").read_text().split("## Reliability and security")[1].split("\n## ")[0]
-OUTCOMES = {  # how the README groups the corpus's outcomes
+RELIABILITY = REPO_ROOT.joinpath("docs", "reliability.md").read_text()
+assert RELIABILITY.startswith("# Reliability and security: what was tried and held\n")
+SECTION = RELIABILITY.split("\n## Bugs these tests found")[0]  # every entry: what was tried and what held
+OUTCOMES = {  # how the page groups the corpus's outcomes
     "end in a clear error": ("error",),
     "quarantine the rows or the file": (
         "quarantined",
@@ -31,11 +34,11 @@ OUTCOMES = {  # how the README groups the corpus's outcomes
 
 def stated(phrase: str) -> int:
     match = re.search(r"(?:\*\*)?([\d,]+) (?:\*\*)?" + re.escape(phrase), SECTION)
-    assert match, f"README does not state '<n> {phrase}'"
+    assert match, f"docs/reliability.md does not state '<n> {phrase}'"
     return int(match.group(1).replace(",", ""))
 
 
-def test_the_readme_states_the_figures_of_the_tests():
+def test_the_reliability_page_states_the_figures_of_the_tests():
     cases = test_bad_input.CASES
     assert stated("bad-input cases") == len(cases)
     assert stated("kinds of input") == len(test_bad_input.TARGETS)
@@ -55,16 +58,16 @@ def test_the_readme_states_the_figures_of_the_tests():
     assert stated("writing statements") == len(test_sql_guards.WRITES)
 
 
-# --- the capacity plan's worked example (README "What it costs a month at our volume") ----------------------
+# --- the capacity plan's worked example (docs/capacity-plan.md, "Worked example") ---------------------------
 
-CAPACITY = REPO_ROOT.joinpath("README.md").read_text().split("### What it costs a month at our volume")[1]
+CAPACITY = REPO_ROOT.joinpath("docs", "capacity-plan.md").read_text().split("\n## Worked example\n")[1]
 CAPACITY = CAPACITY.split("\n## ")[0]
 AZURE_CONV = DATA / "traffic" / "azure-llm-inference-2023" / "AzureLLMInferenceTrace_conv.csv"
 
 
 def capacity_figure(pattern: str) -> tuple[str, ...]:
-    match = re.search(pattern.replace(" ", r"\s+"), CAPACITY)  # the README wraps its lines anywhere
-    assert match, f"README's capacity worked example does not state {pattern!r}"
+    match = re.search(pattern.replace(" ", r"\s+"), CAPACITY)  # the page wraps its lines anywhere
+    assert match, f"docs/capacity-plan.md's worked example does not state {pattern!r}"
     return match.groups()
 
 
