@@ -9,10 +9,9 @@ import math
 import re
 
 from tests.e2e import test_concurrency, test_kills
-from tests.integration import test_bad_input
-from tests.integration import test_security as test_security_archives
+from tests.integration import test_bad_input_corpus, test_security_archive_members
 from tests.support.data import DATA, REPO_ROOT
-from tests.unit import test_faults, test_security, test_sql_guards
+from tests.unit import test_faults_http_retries, test_security_sql_and_archive_limits, test_sql_guards
 
 RELIABILITY = REPO_ROOT.joinpath("docs", "reliability.md").read_text()
 assert RELIABILITY.startswith("# Reliability and security: what was tried and held\n")
@@ -39,22 +38,22 @@ def stated(phrase: str) -> int:
 
 
 def test_the_reliability_page_states_the_figures_of_the_tests():
-    cases = test_bad_input.CASES
+    cases = test_bad_input_corpus.CASES
     assert stated("bad-input cases") == len(cases)
-    assert stated("kinds of input") == len(test_bad_input.TARGETS)
+    assert stated("kinds of input") == len(test_bad_input_corpus.TARGETS)
     counts = collections.Counter(expected for *_x, expected, _reason in cases)
     assert sum(len(group) for group in OUTCOMES.values()) == len(counts)
     for phrase, group in OUTCOMES.items():
         assert stated(phrase) == sum(counts[g] for g in group), phrase
-    assert stated("HTTP faults") == len(test_faults.FAULTS)
+    assert stated("HTTP faults") == len(test_faults_http_retries.FAULTS)
     assert stated("kill points") == len(test_kills.KILL_POINTS)
     assert stated("concurrent readers") == sum(test_concurrency.READERS.values())
     assert stated("of them also holding a connection") == sum(
         n for mode, n in test_concurrency.READERS.items() if mode != "parquet"
     )
-    assert stated("hostile literals") == len(test_security.HOSTILE_TEXTS)
-    assert stated("hostile archive members") == len(test_security_archives.REFUSED_MEMBERS)
-    assert stated("archives over their limits") == len(test_security.BOMBS)
+    assert stated("hostile literals") == len(test_security_sql_and_archive_limits.HOSTILE_TEXTS)
+    assert stated("hostile archive members") == len(test_security_archive_members.REFUSED_MEMBERS)
+    assert stated("archives over their limits") == len(test_security_sql_and_archive_limits.BOMBS)
     assert stated("writing statements") == len(test_sql_guards.WRITES)
 
 

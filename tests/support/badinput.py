@@ -1,5 +1,5 @@
-"""The machinery of the bad-input corpus (tests/integration/test_bad_input.py): intact inputs built at test time from
-the real files under ../shared/data and the small fixtures, mutations of them, and one reader per
+"""The machinery of the bad-input corpus (tests/integration/test_bad_input_corpus.py): intact inputs built at test
+time from the real files under ../shared/data and the small fixtures, mutations of them, and one reader per
 parser family that runs the parsers and the table writes (pandera checks, quarantine) as a run does,
 into an in-memory DuckDB, and reports what came out."""
 

@@ -1,6 +1,6 @@
 """MLPerf plausibility on small records: a count the system name contradicts, a per-accelerator value far from its
 peers, unofficial sources, CPU-only spelled "None", one spelling per suite set; and the SQL tables leave flagged
-rows out (the real files are in tests/integration/test_mlperf_plausibility.py)."""
+rows out (the real files are in tests/integration/test_mlperf_plausibility_real_tables.py)."""
 
 import duckdb
 import pytest
