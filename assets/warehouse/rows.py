@@ -10,6 +10,7 @@ import functools
 import sys
 from collections.abc import Mapping
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 import pandera.polars as pa
@@ -28,6 +29,7 @@ def table_of(model: type[pa.DataFrameModel]) -> str:
 
 @functools.cache
 def columns_of(model: type[pa.DataFrameModel]) -> frozenset[str]:
+    """The model's column names (read once per model: a row is checked against them as it is built)."""
     return frozenset(model.to_schema().columns)
 
 
@@ -44,22 +46,22 @@ def row_for(
     line that built the row, when the keys of `values` are not exactly the model's columns."""
     columns = columns_of(model)
     if values.keys() != columns:
-        caller = sys._getframe(1)
-        raise SchemaMismatch(_mismatch(model, values.keys(), columns, caller.f_code, caller.f_lineno))
+        raise SchemaMismatch(_mismatch(model, set(values), columns, sys._getframe(1)))
     row = dict(values)
     if origin is not None:
         row[SOURCE_COLUMN], row[LOCATION_COLUMN] = origin
     return row
 
 
-def _mismatch(model: type[pa.DataFrameModel], keys: Any, columns: frozenset[str], code: Any, line: int | None) -> str:
-    path = Path(code.co_filename)
+def _mismatch(model: type[pa.DataFrameModel], keys: set[str], columns: frozenset[str], built: FrameType) -> str:
+    """What is wrong with a row's columns, and where (`built`: the frame that called row_for) it was built."""
+    path = Path(built.f_code.co_filename)
     where = path.relative_to(REPO_ROOT) if path.is_relative_to(REPO_ROOT) else path
-    problems = [f"missing column {name!r}" for name in sorted(columns - set(keys))]
-    for name in sorted(set(keys) - columns):
+    problems = [f"missing column {name!r}" for name in sorted(columns - keys)]
+    for name in sorted(keys - columns):
         close = difflib.get_close_matches(name, columns, n=1)
         problems.append(f"unknown column {name!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
     return (
-        f"{table_of(model)}: row built at {where}:{line} ({code.co_name}) does not fit the model "
+        f"{table_of(model)}: row built at {where}:{built.f_lineno} ({built.f_code.co_name}) does not fit the model "
         f"{model.__name__}: {'; '.join(problems)}"
     )
