@@ -13,7 +13,7 @@ import polars as pl
 
 from assets.core import canonical
 from assets.core.errors import IngestError
-from assets.core.records import Reject, SourceFile
+from assets.core.records import LOCATION_COLUMN, SOURCE_COLUMN, Reject, SourceFile
 from assets.inputs.files import read_local
 from assets.inputs.textinput import CUT_LINE_REASON, cut_last_line, decode_text
 from assets.warehouse.validate import frame_from_rows
@@ -142,5 +142,5 @@ def read_prices(
 def prices_frame(rows: list[dict[str, Any]]) -> pl.DataFrame:
     """Price rows as the frame `benchmark.accelerator_prices` is written from (with each row's line)."""
     return frame_from_rows(rows, AcceleratorPrices).with_columns(
-        pl.col("source").alias("_source"), pl.format("line {}", pl.col("source_row") + 2).alias("_location")
+        pl.col("source").alias(SOURCE_COLUMN), pl.format("line {}", pl.col("source_row") + 2).alias(LOCATION_COLUMN)
     )

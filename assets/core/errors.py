@@ -14,4 +14,5 @@ class NetworkError(IngestError):
 
 
 class SchemaMismatch(Exception):
-    """A frame does not have the shape its table's pandera model demands (a whole-table problem)."""
+    """A frame, or a row where it is built (assets.warehouse.rows), does not have the shape its table's pandera model
+    demands (a whole-table problem)."""

@@ -16,6 +16,7 @@ import polars as pl
 from assets.config.sources import Sources
 from assets.core.canonical import round_sort_key
 from assets.core.errors import IngestError
+from assets.core.records import LOCATION_COLUMN, SOURCE_COLUMN
 from assets.mlperf.ingest import Batch, read_locations
 from assets.warehouse.validate import frame_from_rows
 from assets.warehouse.write import WriteReport, transaction, write_table
@@ -44,7 +45,7 @@ def round_locations(
 
 def results_frame(rows: list[dict[str, Any]]) -> pl.DataFrame:
     frame = frame_from_rows(rows, MlperfResults).with_columns(
-        pl.col("source").alias("_source"), pl.col("source_location").alias("_location")
+        pl.col("source").alias(SOURCE_COLUMN), pl.col("source_location").alias(LOCATION_COLUMN)
     )
     return frame.sort("round_order", "division", "suite", "submitter", "platform", "used_model", "scenario")
 

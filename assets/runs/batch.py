@@ -8,27 +8,11 @@ from typing import Any
 import polars as pl
 
 from assets.core.records import Reject, SourceFile
+from assets.warehouse.rows import frame_schema
+from schemas.observed.request_sources import RequestSources
 
-# observed.request_sources rows as a frame (also the keys that place request groups in a sweep).
-REQUEST_SOURCE_SCHEMA = {
-    "run_id": pl.String,
-    "load_index": pl.Int64,
-    "repeat_index": pl.Int64,
-    "source": pl.String,
-    "source_sha256": pl.String,
-    "reader": pl.String,
-    "location": pl.String,
-    "source_key": pl.String,
-    "file_offered_rate_per_s": pl.Float64,
-    "file_concurrency": pl.Float64,
-    "level_kind": pl.String,
-    "level_nominal": pl.Float64,
-    "first_ordinal": pl.Int64,
-    "first_start_s": pl.Float64,
-    "requests": pl.Int64,
-    "rows_quarantined": pl.Int64,
-    "evidence": pl.String,
-}
+# observed.request_sources rows as a frame (also the keys that place request groups in a sweep): its model's columns.
+REQUEST_SOURCE_SCHEMA = frame_schema(RequestSources)
 
 
 @dataclass
@@ -38,7 +22,7 @@ class ObservedBatch:
     observed.request_percentiles and the records to store (observed.stored_requests); the files
     read in place for the view observed.requests (`scans`: source key, checked SELECT); rejects and
     the file inventory; with `store_texts`, the prompt and response texts (observed.request_texts;
-    otherwise none is kept)."""
+    otherwise none is kept). Each row is built against its table's model (assets.warehouse.rows.row_for)."""
 
     runs: list[dict[str, Any]] = field(default_factory=list)
     measurements: list[dict[str, Any]] = field(default_factory=list)

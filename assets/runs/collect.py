@@ -32,18 +32,11 @@ from assets.inputs.files import (
 from assets.inputs.textinput import encoding_problem
 from assets.requests.request_pass import RequestPass
 from assets.runs import quality
-from assets.runs.assemble import (
-    Read,
-    Run,
-    assemble_run,
-    drop_unreadable,
-    prepare_run,
-    quarantine_file,
-    split_configs,
-)
+from assets.runs.assemble import Read, Run, drop_unreadable, prepare_run, quarantine_file, split_configs
 from assets.runs.batch import REQUEST_SOURCE_SCHEMA, ObservedBatch
+from assets.runs.levels import assemble_run
 from assets.runs.partition import RunPartition, governing_sidecars, plan_partitions, relative
-from assets.runs.sidecar import SIDECAR, read_sidecar
+from assets.runs.sidecar import SIDECAR, merge_sidecars, read_sidecar
 
 Log = Callable[[str], None]
 PROGRESS_EVERY_FILES = 200  # a folder of many small dumps reports its progress this often
@@ -97,9 +90,7 @@ def _settings(
 ) -> tuple[dict[str, Any], str | None]:
     """The run.yaml keys governing `folder` (deeper files win) and the deepest run.yaml's name, if any."""
     chain = governing_sidecars(folder, sidecars)
-    merged: dict[str, Any] = {}
-    for link in chain:
-        merged.update(sidecars[link])
+    merged = merge_sidecars(sidecars[link] for link in chain)
     return merged, str(root / chain[-1] / SIDECAR) if chain else None
 
 
@@ -202,9 +193,7 @@ def _prepare_runs(
     prepared = []
     for (sidecar_folder, tool), run_reads in sorted(runs.items()):
         chain = governing_sidecars(sidecar_folder, sidecars)
-        merged: dict[str, Any] = {}
-        for link in chain:
-            merged.update(sidecars[link])
+        merged = merge_sidecars(sidecars[link] for link in chain)
         names = [str(root / link / SIDECAR) for link in chain]
         run = prepare_run(
             batch, root, sidecar_folder, tool, len(tools_per_sidecar[sidecar_folder]) > 1, merged, names, run_reads

@@ -24,6 +24,7 @@ from assets.core.records import Reject, SourceFile
 from assets.formats.dumps.model import Dump
 from assets.formats.quality import registry
 from assets.formats.quality.model import QualityParsed, QualityResult
+from assets.warehouse.rows import row_for
 from assets.warehouse.validate import frame_from_rows
 from assets.warehouse.write import WriteReport, write_table
 from schemas.observed.quality import Quality
@@ -186,33 +187,36 @@ def quality_rows(reads: list[QualityRead], settings_for: Settings) -> tuple[list
                 continue
             seen[key] = result.location
             rows.append(
-                {
-                    "model": found.model,
-                    "model_raw": found.model_raw,
-                    "model_field": found.model_field,
-                    "precision": found.precision,
-                    "weight_bits": canonical.read_precision(found.precision).weight_bits,
-                    "precision_raw": found.precision_raw,
-                    "precision_source": found.precision_source,
-                    "precision_note": found.precision_note,
-                    "task": result.task,
-                    "task_version": result.task_version,
-                    "n_shot": result.n_shot,
-                    "metric": result.metric,
-                    "value": result.value,
-                    "stderr": result.stderr,
-                    "stderr_note": result.stderr_note,
-                    "samples": result.samples,
-                    "higher_is_better": result.higher_is_better,
-                    "harness": parsed.harness,
-                    "harness_version": parsed.harness_version,
-                    "format": parsed.kind,
-                    "source": read.name,
-                    "source_note": result.source_label,
-                    "location": result.location,
-                    "sha256": read.sha256,
-                    "evidence": "observed",
-                }
+                row_for(
+                    Quality,
+                    {
+                        "model": found.model,
+                        "model_raw": found.model_raw,
+                        "model_field": found.model_field,
+                        "precision": found.precision,
+                        "weight_bits": canonical.read_precision(found.precision).weight_bits,
+                        "precision_raw": found.precision_raw,
+                        "precision_source": found.precision_source,
+                        "precision_note": found.precision_note,
+                        "task": result.task,
+                        "task_version": result.task_version,
+                        "n_shot": result.n_shot,
+                        "metric": result.metric,
+                        "value": result.value,
+                        "stderr": result.stderr,
+                        "stderr_note": result.stderr_note,
+                        "samples": result.samples,
+                        "higher_is_better": result.higher_is_better,
+                        "harness": parsed.harness,
+                        "harness_version": parsed.harness_version,
+                        "format": parsed.kind,
+                        "source": read.name,
+                        "source_note": result.source_label,
+                        "location": result.location,
+                        "sha256": read.sha256,
+                        "evidence": "observed",
+                    },
+                )
             )
         rejects += file_rejects
         kept = len(rows) - before

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from assets.core import canonical
@@ -28,6 +29,14 @@ def read_sidecar(fetched: Fetched | LargeFile) -> dict[str, Any]:
     if not isinstance(content, dict):
         raise IngestError(f"{fetched.name}: expected a mapping of run settings, got {type(content).__name__}")
     return content
+
+
+def merge_sidecars(chain: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """The keys of the run.yaml files governing a folder, given shallowest first: a deeper file's key wins."""
+    merged: dict[str, Any] = {}
+    for sidecar in chain:
+        merged.update(sidecar)
+    return merged
 
 
 def run_precision(

@@ -12,8 +12,9 @@ import polars as pl
 from pandera.config import ValidationDepth, config_context
 
 from assets.core.errors import SchemaMismatch
-from assets.core.records import Reject
+from assets.core.records import HIDDEN_COLUMNS, LOCATION_COLUMN, SOURCE_COLUMN, Reject
 from assets.core.sqltext import quote_ident, sql_string_literal
+from assets.warehouse.rows import frame_schema
 
 
 def model_columns(model: type[pa.DataFrameModel]) -> list[str]:
@@ -107,7 +108,7 @@ def frame_from_rows(rows: list[dict[str, Any]], model: type[pa.DataFrameModel]) 
     """A frame of `rows`; with no rows, an empty frame typed by the model (so tables keep types)."""
     if rows:
         return pl.DataFrame(rows, infer_schema_length=None)
-    return pl.DataFrame(schema={name: column.dtype.type for name, column in model.to_schema().columns.items()})
+    return pl.DataFrame(schema=frame_schema(model))
 
 
 # Validation strategy. The pandera model of a table is the one statement of its rules. pandera itself
@@ -123,13 +124,13 @@ def split_valid(frame: pl.DataFrame, model: type[pa.DataFrameModel], table: str)
     and a Reject for every row that failed a check. Structural problems raise SchemaMismatch."""
     columns = model_columns(model)
     missing = [c for c in columns if c not in frame.columns]
-    extra = [c for c in frame.columns if c not in columns and c not in ("_source", "_location")]
+    extra = [c for c in frame.columns if c not in columns and c not in HIDDEN_COLUMNS]
     if missing or extra:
         raise SchemaMismatch(
             f"{table}: frame columns do not match schemas model {model.__name__}: missing {missing}, unexpected {extra}"
         )
-    sources = frame.get_column("_source") if "_source" in frame.columns else None
-    locations = frame.get_column("_location") if "_location" in frame.columns else None
+    sources = frame.get_column(SOURCE_COLUMN) if SOURCE_COLUMN in frame.columns else None
+    locations = frame.get_column(LOCATION_COLUMN) if LOCATION_COLUMN in frame.columns else None
     body = frame.select(columns)
     reasons: dict[int, list[str]] = {}
     positions: list[int] | None
