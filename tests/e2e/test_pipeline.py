@@ -1,4 +1,5 @@
-"""End to end through `benchbill run`: the worked case of DESIGN.md on the real files."""
+"""End to end through `benchbill run`: the worked case (tests/support/data.py: two real inference-perf sweeps of
+vLLM on one H100, the llama3.1-8b chat profile) on the real files."""
 
 import hashlib
 import subprocess

@@ -28,7 +28,7 @@ runtime_version: 0.11.0
 arrival: constant
 """
 
-# The worked case's profile (DESIGN.md): llama3.1-8b, p95 TTFT <= 1000 ms and p95 TPOT <= 50 ms.
+# The worked case's profile: llama3.1-8b, p95 TTFT <= 1000 ms and p95 TPOT <= 50 ms.
 WORKED_PROFILES = """\
 profiles:
   - name: llama3.1-8b-chat
