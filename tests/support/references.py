@@ -72,9 +72,8 @@ KNOWN_SUFFIXES = (".py", ".sql", ".md", ".csv", ".yaml", ".yml", ".toml", ".json
 # with each published collection of dumps (../shared/data/dumps/public/<folder>/SOURCE.md).
 FOREIGN_NAMES = frozenset(
     {
-        "benchmark_serving.py",  # vLLM's and SGLang's bench scripts
-        "bench_serving.py",
-        "serve.py",
+        "benchmark_serving.py",  # vLLM's bench script, before `vllm bench serve`
+        "bench_serving.py",  # SGLang's (assets/formats/dumps/ has a module of that name, reading what it writes)
         "token_benchmark_ray.py",  # LLMPerf
         "generate_final_report.py",  # MLPerf's submission tools
         "SOURCE.md",
@@ -89,13 +88,12 @@ WRAPPING = "\"'`()[],;!?"
 
 @dataclass(frozen=True)
 class Prose:
-    """A piece of prose: `path` (relative to the repository), the line its text starts on, and whether bare
-    words count (code prose) or only those in backticks (Markdown)."""
+    """A piece of prose whose every word is read: `path` (relative to the repository) and the line its text
+    starts on (of Markdown, only backticked spans and fenced code are pieces)."""
 
     path: str
     line: int
     text: str
-    bare: bool
 
 
 @dataclass(frozen=True, order=True)
@@ -154,8 +152,13 @@ def _listed_files(root: Path) -> Iterator[str]:
         yield from (f for f in listed.split("\0") if f and os.path.lexists(root / f))
         return
     for folder, dirs, names in os.walk(root):
-        dirs[:] = [d for d in dirs if not d.startswith(".") or d == ".ci"]
-        dirs[:] = [d for d in dirs if d not in ("__pycache__", "build", "warehouse") and not d.endswith(".egg-info")]
+        top = {"build", "warehouse", "test-artifacts"} if Path(folder) == root else set()  # assets/warehouse stays
+        dirs[:] = [
+            d
+            for d in dirs
+            if (d == ".ci" or not d.startswith(".")) and d != "__pycache__" and not d.endswith(".egg-info")
+            if d not in top
+        ]
         for name in names:
             yield Path(folder, name).relative_to(root).as_posix()
 
@@ -182,23 +185,31 @@ def prose_of(repository: Repository) -> list[Prose]:
 
 
 FENCE = re.compile(r"^\s*(```|~~~)")
+CODE_SPAN = re.compile(r"(`+)(.+?)\1")
+
+
+def markdown_lines(text: str) -> Iterator[tuple[int, str, bool]]:
+    """Each line of a Markdown page with its number and whether it is inside a fenced code block (the fence lines
+    themselves left out)."""
+    fenced = False
+    for number, line in enumerate(text.splitlines(), 1):
+        if FENCE.match(line):
+            fenced = not fenced
+        else:
+            yield number, line, fenced
 
 
 def markdown_prose(path: str, text: str) -> list[Prose]:
     """A Markdown page: each backticked span (only its words count as tokens), each fenced block (every word)."""
     found = []
-    fenced = False
-    for number, line in enumerate(text.splitlines(), 1):
-        if FENCE.match(line):
-            fenced = not fenced
-            continue
+    for number, line, fenced in markdown_lines(text):
         if fenced:
-            found.append(Prose(path, number, line, bare=True))
+            found.append(Prose(path, number, line))
             continue
-        found += [Prose(path, number, m.group(2), bare=True) for m in re.finditer(r"(`+)(.+?)\1", line)]
+        found += [Prose(path, number, m.group(2)) for m in CODE_SPAN.finditer(line)]
         # Outside backticks, only a citation of a page (a word ending in .md) is read.
-        outside = re.sub(r"(`+)(.+?)\1", " ", re.sub(r"\]\([^)]*\)", "]", line))
-        found += [Prose(path, number, word, bare=True) for word in outside.split() if _md_name(word)]
+        outside = CODE_SPAN.sub(" ", re.sub(r"\]\([^)]*\)", "]", line))
+        found += [Prose(path, number, word) for word in outside.split() if _md_name(word)]
     return found
 
 
@@ -214,10 +225,10 @@ def python_prose(path: str, source: str) -> list[Prose]:
             first = node.body[0]
             if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
                 if isinstance(first.value.value, str):
-                    found.append(Prose(path, first.lineno, first.value.value, bare=True))
+                    found.append(Prose(path, first.lineno, first.value.value))
     for token in tokenize.generate_tokens(io.StringIO(source).readline):
         if token.type == tokenize.COMMENT:
-            found.append(Prose(path, token.start[0], token.string[1:], bare=True))
+            found.append(Prose(path, token.start[0], token.string[1:]))
     return found
 
 
@@ -227,7 +238,7 @@ def sql_comments(path: str, source: str) -> list[Prose]:
     for number, line in enumerate(source.splitlines(), 1):
         at = line.find("--")
         if at >= 0 and line[:at].count("'") % 2 == 0:
-            found.append(Prose(path, number, line[at + 2 :], bare=True))
+            found.append(Prose(path, number, line[at + 2 :]))
     return found
 
 
@@ -237,7 +248,7 @@ def hash_comments(path: str, source: str) -> list[Prose]:
     for number, line in enumerate(source.splitlines(), 1):
         at = line.find("#")
         if at >= 0 and (at == 0 or line[at - 1] in " \t"):
-            found.append(Prose(path, number, line[at + 1 :], bare=True))
+            found.append(Prose(path, number, line[at + 1 :]))
     return found
 
 
@@ -462,14 +473,10 @@ REFERENCE_DEFINITION = re.compile(r"^\s{0,3}\[[^\]]+\]:\s+<?(\S+?)>?(?:\s+.*)?$"
 
 def markdown_links(text: str) -> Iterator[tuple[int, str]]:
     """Each link target of a Markdown page with its line, outside code (fenced blocks and backticked spans)."""
-    fenced = False
-    for number, line in enumerate(text.splitlines(), 1):
-        if FENCE.match(line):
-            fenced = not fenced
-            continue
+    for number, line, fenced in markdown_lines(text):
         if fenced:
             continue
-        line = re.sub(r"(`+)(.+?)\1", "", line)
+        line = CODE_SPAN.sub("", line)
         definition = REFERENCE_DEFINITION.match(line)
         if definition:
             yield number, definition.group(1)
@@ -491,11 +498,7 @@ def anchors(text: str) -> set[str]:
     """The anchors of a Markdown page: one per heading (a repeated slug gets -1, -2, ...) and explicit ids."""
     found: set[str] = set()
     seen: dict[str, int] = {}
-    fenced = False
-    for line in text.splitlines():
-        if FENCE.match(line):
-            fenced = not fenced
-            continue
+    for _number, line, fenced in markdown_lines(text):
         if fenced:
             continue
         heading = re.match(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$", line)
