@@ -220,7 +220,7 @@ def _unit_rules() -> list[dict[str, str]]:
 def mlperf_rule(mlperf_model: str, scenario: str, round_name: str) -> ResultRule:
     """The rule for (round, model, scenario) from `mlperf_units.csv`: the first matching row,
     model-specific rows before the `*` defaults. The `Units` column of the tables is not trusted
-    for the models the table names (mlcommons-formats.md 6)."""
+    for the models the table names (some rounds label an LLM's tokens/s `Samples/s` or `Queries/s`)."""
     base, _target = split_accuracy_target(mlperf_model)
     order = round_sort_key(round_name)
     for rule in _unit_rules():

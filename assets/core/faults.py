@@ -15,8 +15,9 @@ publish.swapped         the serving file and the Parquet export are swapped; the
 lock.writing            the writer lock is taken, its holder not yet written into the lock file
 
 `enospc@<point>` instead makes the point fail as a full disk does (OSError ENOSPC): the tests of disk-full
-messages and of the leftovers a failed publish cleans up. `sigterm@<point>` sends the process SIGTERM there (an
-operator's `kill`, a container stopping): the tests of the messages after an interrupt.
+messages and of the leftovers a failed publish cleans up. `eacces@<point>` makes it fail as a folder the run may
+not write does (PermissionError EACCES), whoever runs it (root writes anywhere). `sigterm@<point>` sends the
+process SIGTERM there (an operator's `kill`, a container stopping): the tests of the messages after an interrupt.
 """
 
 import errno
@@ -25,12 +26,13 @@ import signal
 
 ENV = "BENCHBILL_FAULT"
 DISK_FULL = "enospc@"
+ACCESS_DENIED = "eacces@"
 TERMINATE = "sigterm@"
 
 
 def checkpoint(name: str, path: str | os.PathLike[str] | None = None) -> None:
     """Kill this process with SIGKILL if BENCHBILL_FAULT names `name`; raise ENOSPC (about `path`) if it names
-    `enospc@name`; otherwise nothing."""
+    `enospc@name`, EACCES if `eacces@name`; otherwise nothing."""
     wanted = os.environ.get(ENV)
     if not wanted:
         return
@@ -39,5 +41,6 @@ def checkpoint(name: str, path: str | os.PathLike[str] | None = None) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
     if TERMINATE + name in points:
         os.kill(os.getpid(), signal.SIGTERM)
-    if DISK_FULL + name in points:
-        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), None if path is None else os.fspath(path))
+    for fault, code in ((DISK_FULL, errno.ENOSPC), (ACCESS_DENIED, errno.EACCES)):
+        if fault + name in points:
+            raise OSError(code, os.strerror(code), None if path is None else os.fspath(path))

@@ -6,12 +6,12 @@ all of them:
 
 - checks every value of the files read in place by the rules of `checked_column`
   (`assets.formats.dumps.scan_sql.checked_scan_sql`: not a number, not finite, not whole, implausible; a copy
-  of an earlier row; a last row that may be cut short) and every row against `schemas.requests` (the
-  pandera model's checks, compiled to SQL by `assets.warehouse.sql_checks`: pandera itself validates
+  of an earlier row; a last row that may be cut short) and every row against `schemas.observed.requests` (the
+  pandera model's checks, compiled to SQL by `assets.warehouse.validate.sql_checks`: pandera itself validates
   a sample of the published view, the full checks run here); a failing row is left out and
   quarantined with its reason;
 - computes TPOT by our one definition (`TPOT_SQL`);
-- aggregates the rows on two grouping sets at once (`sql/observed/request_groups.sql`): per repeat
+- aggregates the rows on two grouping sets at once (`sql/observed/request_pass/request_groups.sql`): per repeat
   (source and the file's own level values: counts, the measured window, token sums, the first
   arrivals, the repeat's own percentiles) and per load level (run, kind and nominal value: the
   percentiles pooled over repeats, with the brackets of the interval).
@@ -633,7 +633,7 @@ def owned_records_name(source_sha256: str | None, key: str) -> str:
 
 def _rows_sql(parts: list[str]) -> str:
     """The request rows of the given sources with TPOT by our definition, whether each passes every
-    check (`valid`: no value problem, every check of schemas.requests), why not (`reasons`: the value
+    check (`valid`: no value problem, every check of schemas.observed.requests), why not (`reasons`: the value
     problem, else the failed schema checks), and whether it is a copy of an earlier row (`copied`)."""
     checks = sql_checks(Requests, CHECKED_COLUMNS)
     return (

@@ -1,4 +1,4 @@
-"""A run killed with SIGKILL at a named point (assets/faults.py) leaves the published serving file and
+"""A run killed with SIGKILL at a named point (assets/core/faults.py) leaves the published serving file and
 the Parquet export exactly as they were, and the next run completes with the same serving content
 as a run that was never interrupted. A corrected round replaces its rows and is recorded. (The same
 inputs twice giving byte-identical results over every table and view: test_pipeline.py.)"""

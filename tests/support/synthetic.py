@@ -1,5 +1,5 @@
 """Synthetic per-request data, and writers that put the same requests into several tools' formats
-(following the field lists in ../shared/reference/peers-and-dumps.md section 1).
+(following the tools' own field lists, as the readers in assets/formats/dumps/ read them).
 
 Used by the tests (the same requests in three formats must give the same percentiles) and by
 tests/fixtures/recording/write_field_list_fixtures.py for the fixtures of tools that cannot run here.

@@ -8,7 +8,7 @@ import shutil
 import polars as pl
 import pytest
 
-from assets.formats.dumps import registry, sglang, vllm
+from assets.formats.dumps import bench_serving, registry, sglang, vllm
 from assets.formats.dumps.decode import decode
 from assets.inputs.files import read_local
 from tests.support.data import FIXTURES, SLA_TREE
@@ -76,7 +76,7 @@ def test_vllm_request_with_no_output_and_no_error_text_is_an_error_when_the_tool
     (m,) = parse(tmp_path / "counted.json").measurements
     row = m.requests.row(silent, named=True)
     assert (row["status"], row["output_tokens"], row["ttft_ms"]) == ("error", 0, None)
-    assert row["error"] == vllm.SILENT_FAILURE
+    assert row["error"] == bench_serving.SILENT_FAILURE
     assert m.values["requests_failed"] == errors + 1 == m.requests.filter(pl.col("status") == "error").height
 
     result["completed"] = n - errors  # the tool counted it as completed: a success with no token, as written

@@ -5,7 +5,8 @@ written in `audit.source_files`), `SKIPPED` (formats recognised and not read, wi
 `recognise(dump) -> str | None` and `parse(dump, kind) -> Parsed`, plus `TOOL` and `READ_IN_PLACE`;
 `registry.py` holds the one list that tries them in order. `model.py` holds what readers exchange,
 `values.py` and `scan_sql.py` the checks of values (in Python and in SQL), `decode.py` the file as
-readers see it. A parser turns a file into `Measurement`s: one load level
+readers see it, `bench_serving.py` the result layout vLLM's and SGLang's benchmarks share. A parser
+turns a file into `Measurement`s: one load level
 measured once (one repeat), with the tool's own aggregates and, where the dump has them,
 per-request records: a polars frame with the columns of `REQUEST_COLUMNS` for the JSON formats
 (whose files are small; checked value by value by `values.checked_column`), or, for the formats that hold

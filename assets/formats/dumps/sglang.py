@@ -33,9 +33,9 @@ import re
 from pathlib import PurePath
 from typing import Any
 
+from assets.formats.dumps.bench_serving import SGLANG_KEYS, detailed_requests, flat_stats, load_level
 from assets.formats.dumps.model import Dump, FormatProblem, Measurement, Parsed
 from assets.formats.dumps.values import count, empty_point, number, repeated
-from assets.formats.dumps.vllm import SGLANG_KEYS, detailed_requests, flat_stats, load_level
 
 TOOL = "sglang"
 RESULT_LINES = "sglang bench_serving results (JSON lines)"

@@ -1,7 +1,7 @@
 """MLCommons submission-checker rows: the checker CSV of every header generation and the
 index-keyed `summary.json` (pandas orient=index: v5.0 tool output, v6.1).
 
-Header generations (mlcommons-formats.md 1.4): 11 columns (v0.7), 26 (v1.0: misspelt
+Header generations (the checker at each round's `mlcommons/inference` tag): 11 columns (v0.7), 26 (v1.0: misspelt
 `compilance` and `infered`, `power`), 27 (v1.1-v4.1: `has_power`, `Units`), 28 (v5.x:
 `weight_data_types`), 31 (v6.0+: `total_accelerators`, `design_power_watts`, `PrivateID`, all
 values quoted). Rows are renamed to the final-report form the canonical builder reads, the way

@@ -1,6 +1,6 @@
 """MLPerf Inference submission trees: rebuilding the round table's rows from the published logs.
 
-Layout (mlcommons-formats.md 2): `<division>/<submitter>/systems/<system>.json` and
+Layout (MLCommons' `tools/submission/submission_structure.md`): `<division>/<submitter>/systems/<system>.json` and
 `<division>/<submitter>/results/<system>/<benchmark>/<scenario>/` holding
 `performance/run_1/mlperf_log_{detail,summary}.txt` (+ `spl.txt` for power runs) and
 `accuracy/accuracy.txt`; precision comes from the measurements JSON
