@@ -42,10 +42,12 @@ export CHROMIUM
 
 setup: $(STAMP)
 
+# pip at -qq prints errors only: a machine's own pip settings (extra index folders it cannot read, say) would
+# otherwise print a warning per package, though nothing of ours is wrong; the build itself warns of nothing.
 $(STAMP):
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
+	$(BIN)/python -m pip install --quiet --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet --quiet -e '.[dev,bench]'
 	rm -f $(VENV)/.installed-*
 	touch $(STAMP)
 
