@@ -20,8 +20,8 @@ def bracket(p: float, n: int = EXACT_UP_TO, confidence: float = CONFIDENCE) -> f
 
 
 def bracket_probabilities() -> list[float]:
-    """The probabilities sql/observed/request_groups.sql evaluates (written there as literals, in this order):
-    each percentile and its two bracket ends."""
+    """The probabilities sql/observed/request_pass/request_groups.sql evaluates (written there as literals, in this
+    order): each percentile and its two bracket ends."""
     return sorted({round(q, 7) for p in PERCENTILE_PROBABILITIES for q in (p - bracket(p), p, p + bracket(p))})
 
 
