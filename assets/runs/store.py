@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import duckdb
@@ -11,11 +10,10 @@ import polars as pl
 
 from assets.core.records import Reject
 from assets.core.sqltext import column_list, qualified, sql_path_literal, sql_string_literal
-from assets.requests.request_pass import RECORDS_DICTIONARY, owned_records_name
+from assets.requests.records_files import owned_records_name, write_records
 from assets.requests.view import sampled_parts, view_parts
 from assets.runs.batch import ObservedBatch
 from assets.warehouse import catalog
-from assets.warehouse.parquet import write_select
 from assets.warehouse.validate import frame_from_rows
 from assets.warehouse.views import create_view
 from assets.warehouse.write import WriteReport, write_table
@@ -166,12 +164,7 @@ def own_records(conn: duckdb.DuckDBPyConnection, batch: ObservedBatch, records_d
         name = owned_records_name(sha_of.get(key), key)
         target = records_dir / name
         if not target.exists():
-            partial = target.with_name(f".{name}.{os.getpid()}.partial")
-            try:
-                write_select(conn, select, partial, RECORDS_DICTIONARY)
-                os.replace(partial, target)
-            finally:
-                partial.unlink(missing_ok=True)
+            write_records(conn, select, target)
         owned.append((key, owned_select(target)))
         stored_as[key] = f"stored in the warehouse: records/{name}"
     batch.scans = owned

@@ -16,7 +16,7 @@ from assets.formats.dumps.scan_sql import checked_scan_sql
 from assets.formats.mlperf.records import Origin, records_to_rows
 from assets.formats.mlperf.summary_json import SUMMARY_RESULTS_JSON
 from assets.inputs.files import Fetched
-from assets.requests.request_pass import TPOT_SQL, repointed
+from assets.requests.request_sql import TPOT_SQL, repointed
 
 
 def scan_frame(requests: RequestScan) -> pl.DataFrame:

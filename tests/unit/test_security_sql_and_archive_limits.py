@@ -34,49 +34,24 @@ REVIEWED = {
     "parameters bound",
     # The per-request pass: SQL files of this repository, and SELECTs assembled by code whose every file path, source
     # key, run id and reason goes through sql_path_literal / sql_string_literal and every column name through
-    # quote_ident (assets/formats/dumps, assets/requests/request_pass.py); numbers are Python ints and floats.
+    # quote_ident (assets/formats/dumps, assets/requests/request_sql.py); numbers are Python ints and floats.
     (
         "assets/formats/dumps/generic.py",
         "checked_scan_sql(requests, select)",
     ): "a traffic log's scan (generic.scan: path by sql_path_literal, columns by quote_ident), checked",
-    (
-        "assets/requests/request_pass.py",
-        "read_sql('observed/request_pass/request_groups.sql')",
-    ): "an SQL file of this repository",
-    (
-        "assets/requests/request_pass.py",
-        "read_sql('observed/request_pass/request_groups_keyed.sql')",
-    ): "an SQL file of this repository",
-    (
-        "assets/requests/request_pass.py",
-        "read_sql('observed/request_pass/request_stats.sql')",
-    ): "an SQL file of this repository",
-    (
-        "assets/requests/request_pass.py",
-        "read_sql('observed/request_pass/request_pooled.sql')",
-    ): "an SQL file of this repository",
-    (
-        "assets/requests/request_pass.py",
-        "read_sql('observed/request_pass/request_small.sql')",
-    ): "an SQL file of this repository",
-    (
-        "assets/requests/request_pass.py",
-        "read_sql('observed/request_pass/request_percentiles.sql')",
-    ): "an SQL file of this repository",
-    ("assets/requests/request_pass.py", "_rows_sql(parts)"): "the pass's parts (RequestPass._scan_part: checked "
-    "scans, ids and levels quoted) with the schema's checks",
-    ("assets/requests/request_pass.py", "_rows_sql([part])"): "one of those parts",
+    ("assets/requests/request_pass.py", "pass_sql(name)"): "RequestPass._sql and _create: a statement of "
+    "sql/observed/request_pass/ in this repository, named by the code, its values bound ($name)",
+    ("assets/requests/request_pass.py", "pass_sql('request_groups')"): "an SQL file of this repository",
+    ("assets/requests/request_pass.py", "what"): "RequestPass._create: TABLE or VIEW (asserted)",
+    ("assets/requests/request_pass.py", "name"): "RequestPass._create and _view: a temporary table's or view's name, "
+    "a constant of the code (asserted an identifier)",
+    ("assets/requests/request_pass.py", "select"): "RequestPass._view: the SELECTs assets/requests/request_sql.py "
+    "assembles (rows_sql of the sources' parts: checked scans, ids ints, levels quoted, with the schema's checks; "
+    "the text SELECTs of the scans, paths quoted, and the frames' texts)",
+    ("assets/requests/request_pass.py", "stored_select(stored)"): "RequestPass.stored: the rows of the sources "
+    "stored in the warehouse, their ids ints (request_sql.stored_select)",
     ("assets/requests/traffic_shape.py", "query"): "_first_bad: the bad-line SELECT of _azure_scan or "
     "_trace_lines_scan (the path quoted by sql_path_literal, the rest constant)",
-    ("assets/requests/request_pass.py", "', '.join(('r.' + n for n in names))"): "constant column names",
-    ("assets/requests/request_pass.py", "requests_select(rows, 'request_keys')"): "RequestPass.stored: the rows of "
-    "the sources stored in the warehouse, their ids ints",
-    ("assets/requests/request_pass.py", "rows"): "RequestPass.texts: _rows_sql of the pass's own parts",
-    ("assets/requests/request_pass.py", "explained"): "RequestPass.rejects: _rows_sql of the pass's own parts, "
-    "explained",
-    ("assets/requests/request_pass.py", "' UNION ALL BY NAME '.join(parts)"): "RequestPass.texts: text SELECTs of "
-    "the scans (paths quoted) and a frame",
-    ("assets/requests/request_pass.py", "' UNION ALL '.join(parts)"): "the same text SELECTs",
     ("assets/warehouse/write.py", "';\\n'.join(statements)"): "COMMENT ON statements: names by qualified/quote_ident, "
     "descriptions by sql_string_literal, TABLE or VIEW checked",
     (
@@ -88,8 +63,9 @@ REVIEWED = {
     "each path by sql_string_literal",
     ("assets/warehouse/views.py", "each"): "create_view's pandera sample: an int",
     ("assets/warehouse/parquet.py", "select"): "write_described: _write_export's SELECTs, names by qualified and "
-    "quote_ident, the partition value bound; write_select: RequestPass._copy_records' and own_records' checked scan "
-    "SELECTs (checked_scan_sql, RequestPass.view_scans: paths by sql_path_literal)",
+    "quote_ident, the partition value bound; write_select: records_files.write_records' checked scan SELECTs "
+    "(records_files.copy_checked, and RequestPass.view_scans for store.own_records: checked_scan_sql, paths by "
+    "sql_path_literal)",
     (
         "assets/warehouse/validate.py",
         "f\"SELECT _i, CASE WHEN NOT ({sql_valid(checks)}) THEN {sql_reasons(checks, '')} "

@@ -1,7 +1,7 @@
 -- request_groups (a temporary table of the request pass, assets/requests/request_pass.py): one scan of every per-request
 -- source (`request_rows`: the files read in place and the JSON formats' frames, TPOT by our definition, `valid` =
--- every value check of assets.formats.dumps.scan_sql.checked_scan_sql and every check of schemas.observed.requests passes,
--- `copied` = a copy of an earlier row where the pass looks for them, `row_hash` = a hash of every column where
+-- every value check of assets.formats.dumps.scan_sql.checked_scan_sql and every check of schemas.observed.requests
+-- passes, `copied` = a copy of an earlier row where the pass looks for them, `row_hash` = a hash of every column where
 -- the pass counts distinct rows to know where to look, each row's load level: run, kind and nominal value),
 -- aggregated on two grouping sets at once (nothing is materialised):
 --   grouping_set 'repeat', per source x the file's own level values (one repeat of one load level): rows that
