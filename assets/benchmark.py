@@ -8,9 +8,9 @@ import dagster as dg
 
 from assets.config.prices import prices_frame, read_prices
 from assets.config.sources import load_sources
-from assets.mlperf.accuracy import write_accuracy_targets
-from assets.mlperf.ingest import read_locations
-from assets.mlperf.rounds import round_locations, write_round
+from assets.mlperf_rounds.accuracy import write_accuracy_targets
+from assets.mlperf_rounds.ingest import read_locations
+from assets.mlperf_rounds.rounds import round_locations, write_round
 from assets.partitions import mlperf_rounds
 from assets.resources import Inputs, Warehouse
 from assets.specs import OWNERS, PYTHON_CODE_VERSION, definition_metadata, selected_tables, table_metadata, table_spec

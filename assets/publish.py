@@ -11,7 +11,7 @@ from assets.report.report import write_report
 from assets.resources import Warehouse
 from assets.specs import OWNERS, PYTHON_CODE_VERSION
 from assets.warehouse.parquet import export_parquet
-from assets.warehouse.publish import PUBLISH_RECORD, export_matches, publish_serving, stale_members
+from assets.warehouse.published_set import PUBLISH_RECORD, export_matches, publish_serving, stale_members
 
 # Everything is rebuilt at least nightly: older than a day and two hours means a refresh did not run. Two views of
 # it: the asset's FreshnessPolicy (the daemon evaluates it; the UI shows the asset fresh or stale; it runs nothing)

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 import dagster as dg
 
 from assets.config.profiles import read_profiles, read_quality_bounds, write_profiles, write_quality_bounds
-from assets.requests.traffic_shape import write_traffic
+from assets.request_records.traffic_shape import write_traffic
 from assets.resources import Inputs, Warehouse
 from assets.specs import selected_tables, table_metadata, table_spec
 

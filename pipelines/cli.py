@@ -19,7 +19,7 @@ from assets.report.textformat import format_shortlist, wrapped
 from assets.resources import Inputs, Warehouse
 from assets.runs.collect import IDLE_SIDECAR_NOTE
 from assets.warehouse.lock import WarehouseProblem
-from assets.warehouse.publish import published_state
+from assets.warehouse.published_set import published_state
 from pipelines import query, settings
 from pipelines.progress import check_words, failure_cause, step_words
 
@@ -256,9 +256,9 @@ def _run(
 ) -> int:
     """The run under the whole-run lock: the no-change fast path (the published fingerprint is read
     while no other run can publish), else every job."""
-    from assets.mlperf.ingest import reading_once
+    from assets.mlperf_rounds.ingest import reading_once
     from assets.warehouse.fingerprint import inputs_json, published_fingerprint
-    from assets.warehouse.publish import remove_leftovers
+    from assets.warehouse.published_set import remove_leftovers
     from pipelines.definitions import build_definitions
 
     for leftover in remove_leftovers(warehouse.serving_path):  # the lock is ours: no publish is under way
@@ -294,7 +294,7 @@ def _fingerprint(inputs: Inputs, warehouse: Warehouse) -> tuple[str, str, list] 
     whose size, mtime, ctime and inode are the ones the warehouse recorded is not hashed again."""
     from assets.config.sources import load_sources
     from assets.core.errors import IngestError
-    from assets.mlperf.ingest import fetch_once
+    from assets.mlperf_rounds.ingest import fetch_once
     from assets.runs.partition_store import partition_store
     from assets.warehouse.fingerprint import inputs_fingerprint
 
@@ -320,7 +320,7 @@ def _run_jobs(
 ) -> int:
     from assets.config.sources import load_sources
     from assets.core.errors import IngestError
-    from assets.mlperf.rounds import plan_rounds
+    from assets.mlperf_rounds.rounds import plan_rounds
     from assets.partitions import MLPERF_ROUND_PARTITIONS
     from pipelines.jobs import round_run_config
 

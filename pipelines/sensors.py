@@ -12,7 +12,7 @@ import warnings
 import dagster as dg
 
 from assets.config.sources import load_sources
-from assets.mlperf.watch import evaluate
+from assets.mlperf_rounds.watch import evaluate
 from assets.partitions import MLPERF_ROUND_PARTITIONS, mlperf_rounds
 from assets.publish import freshness_checks
 from assets.resources import Inputs

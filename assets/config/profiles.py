@@ -47,8 +47,9 @@ def _positive(value: Any, where: str, below: float = 1e8) -> float:
 
 def parse_profiles(content: Any, source: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Profile rows and SLO-bound rows from a profiles YAML document; IngestError names the
-    file, the profile and the key that is wrong. `workload.traffic_log` (a production request log in
-    one of the forms of assets.requests.traffic_shape.TRAFFIC_FORMS) is resolved against the profiles file's folder."""
+    file, the profile and the key that is wrong. `workload.traffic_log` (a production request log in one of
+    the forms of assets.request_records.traffic_shape.TRAFFIC_FORMS) is resolved against the profiles file's
+    folder."""
     if not isinstance(content, dict) or not isinstance(content.get("profiles"), list) or not content["profiles"]:
         raise IngestError(f"{source}: expected `profiles:` with a non-empty list of profiles")
     profiles: list[dict[str, Any]] = []

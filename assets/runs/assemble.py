@@ -13,9 +13,9 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from assets.core.records import Reject, SourceFile
-from assets.formats.dumps.model import SAMPLE_SIZE_KEYS, Measurement, Parsed, RequestScan
+from assets.formats.dumps.exchange import SAMPLE_SIZE_KEYS, Measurement, Parsed, RequestScan
 from assets.inputs.files import Fetched, LargeFile, sha256_bytes, size_of
-from assets.requests.request_pass import Source
+from assets.request_records.request_pass import Source
 from assets.runs.batch import ObservedBatch
 from assets.runs.sidecar import SidecarProblem, run_config, with_overrides
 

@@ -30,7 +30,7 @@ from assets.inputs.files import (
     without_bytes,
 )
 from assets.inputs.textinput import encoding_problem
-from assets.requests.request_pass import RequestPass
+from assets.request_records.request_pass import RequestPass
 from assets.runs import quality
 from assets.runs.assemble import Read, Run, drop_unreadable, prepare_run, quarantine_file, split_configs
 from assets.runs.batch import REQUEST_SOURCE_SCHEMA, ObservedBatch

@@ -8,7 +8,7 @@ from collections import defaultdict
 from typing import Any
 
 from assets.formats.dumps import generic
-from assets.formats.dumps.model import Measurement, RequestScan
+from assets.formats.dumps.exchange import Measurement, RequestScan
 from assets.formats.dumps.values import empty_point
 from assets.runs.assemble import Point, Run, level_of, settings_identity, sha_of
 from assets.runs.batch import ObservedBatch

@@ -21,9 +21,9 @@ import polars as pl
 
 from assets.core import canonical
 from assets.core.records import Reject, SourceFile
-from assets.formats.dumps.model import Dump
+from assets.formats.dumps.exchange import Dump
 from assets.formats.quality import registry
-from assets.formats.quality.model import QualityParsed, QualityResult
+from assets.formats.quality.exchange import QualityParsed, QualityResult
 from assets.warehouse.rows import row_for
 from assets.warehouse.validate import frame_from_rows
 from assets.warehouse.write import WriteReport, write_table

@@ -10,8 +10,8 @@ import polars as pl
 
 from assets.core.records import Reject
 from assets.core.sqltext import column_list, qualified, sql_path_literal, sql_string_literal
-from assets.requests.records_files import owned_records_name, write_records
-from assets.requests.view import sampled_parts, view_parts
+from assets.request_records.records_files import owned_records_name, write_records
+from assets.request_records.view import sampled_parts, view_parts
 from assets.runs.batch import ObservedBatch
 from assets.warehouse import catalog
 from assets.warehouse.validate import frame_from_rows

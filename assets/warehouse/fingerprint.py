@@ -25,7 +25,7 @@ from assets.inputs.fetch import is_url
 from assets.inputs.files import Fetched, sha256_file, walk_files
 from assets.inputs.textinput import parse_yaml
 from assets.warehouse.layout import WarehouseLayout
-from assets.warehouse.publish import read_record, stale_members
+from assets.warehouse.published_set import read_record, stale_members
 
 VERSION = "benchbill-fingerprint-1"
 CODE_SUFFIXES = (".py", ".sql", ".csv", ".yaml", ".yml")
@@ -136,7 +136,7 @@ def inputs_fingerprint(
 
 def published_fingerprint(warehouse: WarehouseLayout) -> str | None:
     """The fingerprint of the last complete publish, when its whole set (serving file, Parquet export, report)
-    is in place and unaltered (`assets.warehouse.publish.stale_members`: each member's checksum against the
+    is in place and unaltered (`assets.warehouse.published_set.stale_members`: each member's checksum against the
     publish record); None otherwise, so the next run publishes again. The serving file is not opened."""
     record = read_record(warehouse)
     if record is None or stale_members(warehouse, record):

@@ -25,7 +25,7 @@ from assets.core.errors import SchemaMismatch
 from assets.core.paths import SQL_DIR
 from assets.core.sqltext import sql_path_literal
 from assets.warehouse import sqldoc
-from assets.warehouse.query import query_frame
+from assets.warehouse.frames import query_frame
 from assets.warehouse.write import WriteReport, write_table
 
 # Schemas whose tables are built from `sql/<schema>/<table>.sql` (analytics holds views, checks and queries

@@ -116,7 +116,7 @@ def frame_from_rows(rows: list[dict[str, Any]], model: type[pa.DataFrameModel]) 
 # data checks (nullability, every Field check, uniqueness) are compiled to SQL (`sql_checks`) and run by
 # DuckDB over every row, vectorised, whatever the size, so validation never iterates rows in Python nor
 # pays pandera's per-check cost on large frames. tests/unit/test_schemas.py shows both give the same verdicts.
-# Per-request records are checked the same way, in the scan that reads them (assets.requests.request_pass).
+# Per-request records are checked the same way, in the scan that reads them (assets.request_records.request_pass).
 
 
 def split_valid(frame: pl.DataFrame, model: type[pa.DataFrameModel], table: str) -> tuple[pl.DataFrame, list[Reject]]:

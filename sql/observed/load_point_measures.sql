@@ -6,7 +6,7 @@
 -- quantile_cont, i.e. linear interpolation between closest ranks (Hyndman-Fan type 7, numpy's default), and a
 -- 95% interval from order statistics, without resampling (observed.request_percentiles: exact binomial ranks
 -- up to 20,000 requests, conservative beyond), widened to cover every repeat's own percentile
--- (observed.request_stats). All of it comes from one DuckDB pass over the dump files (assets/requests/request_pass.py).
+-- (observed.request_stats). All of it comes from one DuckDB pass over the dump files (assets/request_records/request_pass.py).
 -- Without per-request records the tool's aggregates are used where its definition is ours (see
 -- observed.tool_metrics for the rest): the mean over repeats, the interval the range of the repeats (a single
 -- repeat has a zero-width interval). ITL always comes from the tool: records carry no token gaps.

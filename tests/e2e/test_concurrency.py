@@ -12,7 +12,7 @@ import time
 
 import duckdb
 
-from assets.warehouse.publish import export_matches
+from assets.warehouse.published_set import export_matches
 from pipelines.cli import main
 from tests.support.data import REPO_ROOT
 from tests.support.smallcase import SIGNATURE_SQL, file_sha, parquet_snapshot, signature

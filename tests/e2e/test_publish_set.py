@@ -15,7 +15,7 @@ import pytest
 from assets.core.faults import ENV, TERMINATE
 from assets.warehouse.layout import WarehouseLayout
 from assets.warehouse.lock import WarehouseProblem
-from assets.warehouse.publish import read_record, stale_members
+from assets.warehouse.published_set import read_record, stale_members
 from pipelines.cli import main, open_published
 from tests.support.data import REPO_ROOT
 from tests.support.smallcase import content, leftovers

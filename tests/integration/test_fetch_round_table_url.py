@@ -1,6 +1,6 @@
 """A real round table served over HTTP on loopback reads as the file does, keeping the URL and checksum."""
 
-from assets.mlperf.ingest import read_locations
+from assets.mlperf_rounds.ingest import read_locations
 from tests.support.data import V51_TABLE
 from tests.support.httpserver import ScriptedServer
 

@@ -9,7 +9,7 @@ import duckdb
 import numpy as np
 import pytest
 
-from assets.formats.dumps.model import Measurement, Parsed
+from assets.formats.dumps.exchange import Measurement, Parsed
 from assets.inputs.files import Fetched
 from assets.runs.assemble import Point, Read, Run, split_configs
 from assets.runs.collect import IDLE_SIDECAR_NOTE, collect_all

@@ -12,7 +12,7 @@ from assets.formats.mlperf import checker, cm, html, xlsx
 from assets.formats.mlperf.registry import detect, parse_file
 from assets.formats.mlperf.summary_json import SUMMARY_RESULTS_JSON
 from assets.inputs.files import Fetched, read_local, sha256_bytes
-from assets.mlperf.ingest import read_locations
+from assets.mlperf_rounds.ingest import read_locations
 from tests.support.data import DATA
 
 MLPERF = DATA / "mlperf"

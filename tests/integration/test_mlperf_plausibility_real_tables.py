@@ -13,8 +13,8 @@ import duckdb
 import pytest
 
 from assets.formats.mlperf.plausibility import PEER_OUTLIER_FACTOR
-from assets.mlperf.ingest import read_locations
-from assets.mlperf.rounds import results_frame
+from assets.mlperf_rounds.ingest import read_locations
+from assets.mlperf_rounds.rounds import results_frame
 from assets.warehouse.sqlfiles import run_sql_file
 from assets.warehouse.write import write_table
 from schemas.benchmark.mlperf_reference import MlperfReference

@@ -11,7 +11,7 @@ import duckdb
 import polars as pl
 import pytest
 
-from assets.mlperf.ingest import read_locations
+from assets.mlperf_rounds.ingest import read_locations
 from assets.partitions import MLPERF_ROUND_PARTITIONS
 from pipelines.jobs import round_run_config
 from schemas.benchmark.mlperf_source_disagreements import MlperfSourceDisagreements

@@ -5,11 +5,11 @@ import json
 import pytest
 
 from assets.core.errors import IngestError
-from assets.formats.mlperf.model import MlperfFile
+from assets.formats.mlperf.exchange import MlperfFile
 from assets.formats.mlperf.registry import detect
 from assets.formats.mlperf.summary_json import SUMMARY_RESULTS_JSON
 from assets.inputs.files import Fetched, read_local, sha256_bytes
-from assets.mlperf.ingest import read_locations
+from assets.mlperf_rounds.ingest import read_locations
 from tests.support.data import V41_TABLE, V51_TABLE
 from tests.support.records import parse_summary_results
 

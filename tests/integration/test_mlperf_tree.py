@@ -9,7 +9,7 @@ import pytest
 
 from assets.core.errors import IngestError
 from assets.formats.mlperf import tree
-from assets.mlperf.ingest import read_locations
+from assets.mlperf_rounds.ingest import read_locations
 from tests.support.data import DATA, V41_TABLE, V51_TABLE
 
 TREES = DATA / "mlperf" / "submissions"

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from assets.core import canonical
-from assets.mlperf.ingest import read_locations
+from assets.mlperf_rounds.ingest import read_locations
 from tests.support.data import DATA
 
 PUBLIC = DATA / "dumps" / "public"

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from assets.formats.dumps import aiperf, guidellm, llmperf, registry
-from assets.formats.dumps.model import Parsed
+from assets.formats.dumps.exchange import Parsed
 from assets.inputs.files import read_local
 from tests.support.data import DATA
 from tests.support.records import scan_frame

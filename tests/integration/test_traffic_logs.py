@@ -11,7 +11,7 @@ import duckdb
 import pytest
 
 from assets.config.profiles import read_profiles, write_profiles
-from assets.requests.traffic_shape import AZURE_TRACE, read_traffic_log, write_traffic
+from assets.request_records.traffic_shape import AZURE_TRACE, read_traffic_log, write_traffic
 from tests.support.data import DATA
 
 AZURE = DATA / "traffic" / "azure-llm-inference-2023"

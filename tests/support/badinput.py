@@ -19,8 +19,8 @@ from assets.config.prices import prices_frame, read_prices
 from assets.config.profiles import read_profiles
 from assets.core.errors import IngestError
 from assets.core.records import Reject, SourceFile
-from assets.mlperf.ingest import read_locations
-from assets.mlperf.rounds import results_frame
+from assets.mlperf_rounds.ingest import read_locations
+from assets.mlperf_rounds.rounds import results_frame
 from assets.runs.batch import ObservedBatch
 from assets.runs.collect import collect_all
 from assets.runs.store import write_observed

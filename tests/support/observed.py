@@ -5,7 +5,7 @@ from pathlib import Path
 import duckdb
 
 from assets.formats.dumps import registry
-from assets.formats.dumps.model import Parsed
+from assets.formats.dumps.exchange import Parsed
 from assets.inputs.files import read_local
 from assets.runs.batch import ObservedBatch
 from assets.runs.store import write_observed

@@ -11,12 +11,12 @@ import polars as pl
 
 from assets.core import canonical
 from assets.core.records import Reject
-from assets.formats.dumps.model import RequestScan
+from assets.formats.dumps.exchange import RequestScan
 from assets.formats.dumps.scan_sql import checked_scan_sql
-from assets.formats.mlperf.records import Origin, records_to_rows
+from assets.formats.mlperf.rows import Origin, records_to_rows
 from assets.formats.mlperf.summary_json import SUMMARY_RESULTS_JSON
 from assets.inputs.files import Fetched
-from assets.requests.request_sql import TPOT_SQL, repointed
+from assets.request_records.request_sql import TPOT_SQL, repointed
 
 
 def scan_frame(requests: RequestScan) -> pl.DataFrame:

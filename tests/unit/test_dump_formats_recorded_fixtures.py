@@ -11,9 +11,9 @@ import pytest
 
 from assets.core.errors import IngestError
 from assets.formats.dumps import llmperf, vllm
-from assets.formats.dumps.model import Dump
-from assets.requests.order_stats import EXACT_UP_TO, PERCENTILE_PROBABILITIES, bracket_probabilities
-from assets.requests.traffic_shape import read_traffic_log
+from assets.formats.dumps.exchange import Dump
+from assets.request_records.order_stats import EXACT_UP_TO, PERCENTILE_PROBABILITIES, bracket_probabilities
+from assets.request_records.traffic_shape import read_traffic_log
 from assets.runs.collect import collect_all
 from assets.runs.store import write_observed
 from assets.warehouse.sqlfiles import read_sql
@@ -181,8 +181,8 @@ def test_order_statistic_interval_brackets_the_estimate_and_repeats_widen_it(tmp
 
 def test_the_sql_evaluates_the_probabilities_and_the_exact_limit_request_stats_defines():
     """The percentiles, their bracket ends and EXACT_UP_TO are written into the request pass's SQL as literals
-    (a constant list keeps the one scan cheap): they must be the ones assets/requests/order_stats.py defines, and the
-    positions the SQL reads each percentile from must be that percentile's place in the list."""
+    (a constant list keeps the one scan cheap): they must be the ones assets/request_records/order_stats.py defines, and
+    the positions the SQL reads each percentile from must be that percentile's place in the list."""
     probabilities = bracket_probabilities()
     lists = re.findall(r"quantile_cont\(ok_\w+, \[([^\]]+)\]\)", read_sql("observed/request_pass/request_groups.sql"))
     assert len(lists) == 3 and all([float(x) for x in found.split(",")] == probabilities for found in lists)

@@ -13,8 +13,8 @@ from assets.formats.mlperf.plausibility import (
     flag_peer_outliers,
     stated_counts,
 )
-from assets.formats.mlperf.records import SUITE_ORDER, Origin, RowProblem, normalise_suite, record_to_row
-from assets.mlperf.rounds import results_frame
+from assets.formats.mlperf.rows import SUITE_ORDER, Origin, RowProblem, normalise_suite, record_to_row
+from assets.mlperf_rounds.rounds import results_frame
 from assets.warehouse.sqlfiles import run_sql_file
 from assets.warehouse.write import write_table
 from schemas.benchmark.mlperf_reference import MlperfReference

@@ -3,7 +3,7 @@
 import pytest
 
 from assets.core.errors import IngestError
-from assets.mlperf.ingest import read_locations
+from assets.mlperf_rounds.ingest import read_locations
 
 
 def test_explicit_file_in_another_format_is_an_error(tmp_path):

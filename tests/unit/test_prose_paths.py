@@ -71,7 +71,7 @@ def test_the_guard_reads_every_kind_of_prose(repository, prose):
     }
     read = {p.path for p in prose}
     assert {kind for kind, test in kinds.items() if any(test(p) for p in read)} == set(kinds)
-    assert {"README.md", "ARCHITECTURE.md", "assets/requests/order_stats.py"} <= read
+    assert {"README.md", "ARCHITECTURE.md", "assets/request_records/order_stats.py"} <= read
 
 
 # -- the checkers, on made-up repositories ----------------------------------------------------------------------

@@ -8,7 +8,7 @@ import duckdb
 import pyarrow.parquet as pq
 
 from assets.formats.dumps.scan_sql import COPY_REASON
-from assets.requests.request_pass import RequestPass
+from assets.request_records.request_pass import RequestPass
 from assets.runs.collect import collect_all
 from assets.runs.store import write_observed
 from tests.support.data import WORKED_RUN_YAML

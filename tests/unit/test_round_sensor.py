@@ -10,10 +10,10 @@ import dagster as dg
 
 from assets.config.sources import load_sources
 from assets.core.errors import IngestError
-from assets.mlperf import watch
-from assets.mlperf.discovery import FoundRound
-from assets.mlperf.ingest import read_locations
-from assets.mlperf.watch import DISCOVERY_INTERVAL_S, DISCOVERY_RETRY_S, evaluate
+from assets.mlperf_rounds import watch
+from assets.mlperf_rounds.discovery import FoundRound
+from assets.mlperf_rounds.ingest import read_locations
+from assets.mlperf_rounds.watch import DISCOVERY_INTERVAL_S, DISCOVERY_RETRY_S, evaluate
 from assets.resources import Inputs
 from pipelines.definitions import build_definitions
 from pipelines.jobs import round_run_config

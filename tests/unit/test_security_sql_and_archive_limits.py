@@ -20,7 +20,10 @@ SAFE_HELPERS = {"quote_ident", "qualified", "sql_string_literal", "sql_path_lite
 # Statements whose text is not a literal in place, each reviewed: where the text comes from.
 REVIEWED = {
     ("assets/warehouse/views.py", "doc.sql"): "a view's SELECT, from sql/analytics/<view>.sql in this repository",
-    ("assets/mlperf/rounds.py", "sql"): "_existing(): its two callers pass literal SELECTs with bound parameters",
+    (
+        "assets/mlperf_rounds/rounds.py",
+        "sql",
+    ): "_existing(): its two callers pass literal SELECTs with bound parameters",
     ("assets/report/report.py", "sql"): "_rows(): its callers pass literal SELECTs",
     (
         "assets/warehouse/sqlfiles.py",
@@ -28,29 +31,35 @@ REVIEWED = {
     ): "a check's SELECT, from sql/checks/ in this repository",
     ("assets/warehouse/write.py", "audit_ddl()"): "CREATE statements from the audit tables' pandera models: names by "
     "qualified/quote_ident, types from a constant map",
-    ("assets/warehouse/query.py", "sql"): "query_frame(): SQL files of this repository, parameters bound",
+    ("assets/warehouse/frames.py", "sql"): "query_frame(): SQL files of this repository, parameters bound",
     ("pipelines/cli.py", "sql"): "_dicts(): its callers pass literal SELECTs",
     ("pipelines/query.py", "sql"): "benchbill sql: the analyst's own statement, on a read-only connection, "
     "parameters bound",
     # The per-request pass: SQL files of this repository, and SELECTs assembled by code whose every file path, source
     # key, run id and reason goes through sql_path_literal / sql_string_literal and every column name through
-    # quote_ident (assets/formats/dumps, assets/requests/request_sql.py); numbers are Python ints and floats.
+    # quote_ident (assets/formats/dumps, assets/request_records/request_sql.py); numbers are Python ints and floats.
     (
         "assets/formats/dumps/generic.py",
         "checked_scan_sql(requests, select)",
     ): "a traffic log's scan (generic.scan: path by sql_path_literal, columns by quote_ident), checked",
-    ("assets/requests/request_pass.py", "pass_sql(name)"): "RequestPass._sql and _create: a statement of "
+    ("assets/request_records/request_pass.py", "pass_sql(name)"): "RequestPass._sql and _create: a statement of "
     "sql/observed/request_pass/ in this repository, named by the code, its values bound ($name)",
-    ("assets/requests/request_pass.py", "pass_sql('request_groups')"): "an SQL file of this repository",
-    ("assets/requests/request_pass.py", "what"): "RequestPass._create: TABLE or VIEW (asserted)",
-    ("assets/requests/request_pass.py", "name"): "RequestPass._create and _view: a temporary table's or view's name, "
+    ("assets/request_records/request_pass.py", "pass_sql('request_groups')"): "an SQL file of this repository",
+    ("assets/request_records/request_pass.py", "what"): "RequestPass._create: TABLE or VIEW (asserted)",
+    (
+        "assets/request_records/request_pass.py",
+        "name",
+    ): "RequestPass._create and _view: a temporary table's or view's name, "
     "a constant of the code (asserted an identifier)",
-    ("assets/requests/request_pass.py", "select"): "RequestPass._view: the SELECTs assets/requests/request_sql.py "
+    (
+        "assets/request_records/request_pass.py",
+        "select",
+    ): "RequestPass._view: the SELECTs assets/request_records/request_sql.py "
     "assembles (rows_sql of the sources' parts: checked scans, ids ints, levels quoted, with the schema's checks; "
     "the text SELECTs of the scans, paths quoted, and the frames' texts)",
-    ("assets/requests/request_pass.py", "stored_select(stored)"): "RequestPass.stored: the rows of the sources "
+    ("assets/request_records/request_pass.py", "stored_select(stored)"): "RequestPass.stored: the rows of the sources "
     "stored in the warehouse, their ids ints (request_sql.stored_select)",
-    ("assets/requests/traffic_shape.py", "query"): "_first_bad: the bad-line SELECT of _azure_scan or "
+    ("assets/request_records/traffic_shape.py", "query"): "_first_bad: the bad-line SELECT of _azure_scan or "
     "_trace_lines_scan (the path quoted by sql_path_literal, the rest constant)",
     ("assets/warehouse/write.py", "';\\n'.join(statements)"): "COMMENT ON statements: names by qualified/quote_ident, "
     "descriptions by sql_string_literal, TABLE or VIEW checked",

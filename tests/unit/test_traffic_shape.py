@@ -11,7 +11,7 @@ import pytest
 from assets.core.errors import IngestError
 from assets.formats.dumps.decode import decode
 from assets.inputs.files import read_dump_file
-from assets.requests.traffic_shape import (
+from assets.request_records.traffic_shape import (
     AZURE_TRACE,
     GENERIC_LOG,
     TRACE_JSON_LINES,

@@ -16,7 +16,7 @@ from assets.core.faults import ENV
 from assets.warehouse import lock
 from assets.warehouse.layout import WarehouseLayout
 from assets.warehouse.lock import WarehouseProblem
-from assets.warehouse.publish import publish_serving, staging_path
+from assets.warehouse.published_set import publish_serving, staging_path
 from tests.support.data import REPO_ROOT
 
 NOBODY = 65534

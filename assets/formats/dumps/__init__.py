@@ -3,7 +3,7 @@
 Every tool module is a reader (`assets.formats.base.Reader`): `FORMATS` (the names it recognises, as
 written in `audit.source_files`), `SKIPPED` (formats recognised and not read, with the reason),
 `recognise(dump) -> str | None` and `parse(dump, kind) -> Parsed`, plus `TOOL` and `READ_IN_PLACE`;
-`registry.py` holds the one list that tries them in order. `model.py` holds what readers exchange,
+`registry.py` holds the one list that tries them in order. `exchange.py` holds what readers exchange,
 `values.py` and `scan_sql.py` the checks of values (in Python and in SQL), `decode.py` the file as
 readers see it, `bench_serving.py` the result layout vLLM's and SGLang's benchmarks share. A parser
 turns a file into `Measurement`s: one load level

@@ -30,7 +30,7 @@ from typing import Any
 import polars as pl
 
 from assets.core.sqltext import sql_path_literal
-from assets.formats.dumps.model import Dump, FormatProblem, Measurement, Parsed, RequestScan
+from assets.formats.dumps.exchange import Dump, FormatProblem, Measurement, Parsed, RequestScan
 from assets.formats.dumps.values import count, empty_point, number, stats_metrics
 from assets.inputs.files import read_whole
 from assets.inputs.textinput import UTF8_BOM, encoding_problem

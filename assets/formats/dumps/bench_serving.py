@@ -14,7 +14,7 @@ import re
 
 import polars as pl
 
-from assets.formats.dumps.model import FormatProblem
+from assets.formats.dumps.exchange import FormatProblem
 from assets.formats.dumps.values import checked_column, number, rate_or_inf, requests_frame
 
 # Keys only SGLang's bench_serving writes (every generation has its E2E statistics and retokenised counts; a

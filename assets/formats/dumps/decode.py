@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from assets.core.errors import IngestError
-from assets.formats.dumps.model import Dump
+from assets.formats.dumps.exchange import Dump
 from assets.inputs.files import HEAD_BYTES, Fetched, LargeFile
 from assets.inputs.textinput import decode_json, decode_json_lines, json_head, looks_like_json
 

@@ -19,7 +19,7 @@ log that only tells traffic (arrivals and token mix) and is read through a profi
 `workload.traffic_log`. DuckDB reads the file where it lies (`RequestScan`): a 10-million-row log
 never becomes Python objects. Every value is checked row by row (`checked_scan_sql`: a number that is
 not a number, not finite, a fractional token count, a value outside its plausible range such as a
-Unix time in ms; assets.requests.request_pass: phase and status outside the lists above, negative counts and
+Unix time in ms; assets.request_records.request_pass: phase and status outside the lists above, negative counts and
 times), and so is every row (a copy of an earlier row; the last row of a CSV that does not end with a
 newline, which may be cut short): a row that fails is quarantined with the reason, never read as
 NULL or as another number. TPOT is computed by our one definition, never read from the file.
@@ -33,7 +33,7 @@ import duckdb
 import polars as pl
 
 from assets.core.sqltext import quote_ident, sql_path_literal, sql_string_literal
-from assets.formats.dumps.model import TEXT_COLUMNS, Dump, FormatProblem, Measurement, Parsed, RequestScan
+from assets.formats.dumps.exchange import TEXT_COLUMNS, Dump, FormatProblem, Measurement, Parsed, RequestScan
 from assets.formats.dumps.scan_sql import checked_scan_sql
 from assets.inputs.textinput import CUT_LINE_REASON
 
@@ -156,7 +156,7 @@ def read_requests(dump: Dump, requests: RequestScan | None = None) -> pl.DataFra
     of profiles, which only need arrivals and token counts. FormatProblem names the first row whose
     values cannot be used (`checked_scan_sql`): a traffic log is used whole or not at all (a last line
     that may be cut short is left out, as line readers do; copies of a row are arrivals too).
-    `requests`: the scan of another traffic log form (assets.requests.traffic_shape), checked alike."""
+    `requests`: the scan of another traffic log form (assets.request_records.traffic_shape), checked alike."""
     requests = requests or scan(dump)
     if requests.data is not None:
         raise FormatProblem("a traffic log must be a file on disk")

@@ -30,7 +30,7 @@ import json
 from pathlib import PurePath
 from typing import Any
 
-from assets.formats.dumps.model import Dump, FormatProblem, Measurement, Parsed
+from assets.formats.dumps.exchange import Dump, FormatProblem, Measurement, Parsed
 from assets.formats.dumps.values import count, empty_point, number, requests_frame, section, stats_metrics
 from assets.inputs.textinput import CUT_LINE_REASON, cut_last_line, encoding_problem
 

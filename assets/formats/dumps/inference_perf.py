@@ -18,7 +18,7 @@ from functools import partial
 from pathlib import PurePath
 from typing import Any
 
-from assets.formats.dumps.model import Dump, FormatProblem, Measurement, Parsed
+from assets.formats.dumps.exchange import Dump, FormatProblem, Measurement, Parsed
 from assets.formats.dumps.values import count, empty_point, fill_ours, number, requests_frame, section, stats_metrics
 
 TOOL = "inference-perf"

@@ -21,7 +21,7 @@ from __future__ import annotations
 from pathlib import PurePath
 from typing import Any
 
-from assets.formats.dumps.model import Dump, FormatProblem, Measurement, Parsed
+from assets.formats.dumps.exchange import Dump, FormatProblem, Measurement, Parsed
 from assets.formats.dumps.values import count, empty_point, number, requests_frame
 
 TOOL = "llmperf"

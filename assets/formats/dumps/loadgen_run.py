@@ -29,7 +29,7 @@ from __future__ import annotations
 from pathlib import PurePath
 from typing import Any
 
-from assets.formats.dumps.model import Dump, FormatProblem, Measurement, Parsed
+from assets.formats.dumps.exchange import Dump, FormatProblem, Measurement, Parsed
 from assets.formats.dumps.values import empty_point
 from assets.formats.mlperf import loadgen
 

@@ -15,7 +15,7 @@ from typing import Protocol
 from assets.formats.base import Reader
 from assets.formats.dumps import aiperf, generic, guidellm, inference_perf, llmperf, loadgen_run, sglang, vllm
 from assets.formats.dumps.decode import complete, decode
-from assets.formats.dumps.model import Dump, Parsed
+from assets.formats.dumps.exchange import Dump, Parsed
 from assets.inputs.files import Fetched, LargeFile
 
 

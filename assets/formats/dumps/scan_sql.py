@@ -4,7 +4,7 @@ checked row by row by the same rules and worded the same way."""
 from __future__ import annotations
 
 from assets.core.sqltext import quote_ident, sql_string_literal
-from assets.formats.dumps.model import REQUEST_RANGES, SCAN_COLUMNS, SCAN_NUMBERS, RequestScan
+from assets.formats.dumps.exchange import REQUEST_RANGES, SCAN_COLUMNS, SCAN_NUMBERS, RequestScan
 from assets.formats.dumps.values import NOT_A_NUMBER, NOT_FINITE, NOT_WHOLE, outside
 from assets.inputs.textinput import CUT_LINE_REASON
 

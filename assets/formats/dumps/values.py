@@ -10,7 +10,7 @@ from typing import Any, Literal, overload
 
 import polars as pl
 
-from assets.formats.dumps.model import (
+from assets.formats.dumps.exchange import (
     MAX_REQUEST_COUNT,
     MEASURES,
     PERCENTILE_LABELS,

@@ -45,7 +45,7 @@ from pathlib import PurePath
 from typing import Any
 
 from assets.formats.dumps.bench_serving import SGLANG_KEYS, detailed_requests, flat_stats, load_level
-from assets.formats.dumps.model import Dump, FormatProblem, Measurement, Parsed
+from assets.formats.dumps.exchange import Dump, FormatProblem, Measurement, Parsed
 from assets.formats.dumps.values import count, empty_point, number, repeated
 
 TOOL = "vllm"

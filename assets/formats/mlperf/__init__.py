@@ -1,3 +1,3 @@
 """Readers of MLPerf Inference results as MLCommons publishes them, one module per form (round
 tables, checker CSVs and JSON, workbooks, cm4mlperf rows, result pages, submission trees and their LoadGen
-logs); `records.record_to_row` turns every form's records into one canonical row."""
+logs); `rows.record_to_row` turns every form's records into one canonical row."""

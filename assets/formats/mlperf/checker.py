@@ -17,8 +17,8 @@ from typing import Any
 
 from assets.core.errors import IngestError
 from assets.core.records import Reject
-from assets.formats.mlperf.model import MlperfFile, MlperfParsed
-from assets.formats.mlperf.records import POWER_UNITS, blank, text
+from assets.formats.mlperf.exchange import MlperfFile, MlperfParsed
+from assets.formats.mlperf.rows import POWER_UNITS, blank, text
 from assets.inputs.textinput import CUT_LINE_REASON, cut_last_line, decode_text
 
 CHECKER_CSV = "checker_csv"

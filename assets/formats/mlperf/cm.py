@@ -12,7 +12,7 @@ from typing import Any
 
 from assets.core.records import Reject
 from assets.formats.mlperf.checker import is_checker_record, is_power_row, merge_power_rows
-from assets.formats.mlperf.model import MlperfFile, MlperfParsed
+from assets.formats.mlperf.exchange import MlperfFile, MlperfParsed
 
 CM_RESULT = "cm4mlperf_result"
 FORMATS = (CM_RESULT,)

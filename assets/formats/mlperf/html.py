@@ -20,13 +20,13 @@ from bs4 import BeautifulSoup, Tag
 from assets.core import canonical
 from assets.core.errors import IngestError
 from assets.core.records import Reject
-from assets.formats.mlperf.model import MlperfFile, MlperfParsed
-from assets.formats.mlperf.records import text
+from assets.formats.mlperf.exchange import MlperfFile, MlperfParsed
+from assets.formats.mlperf.rows import text
 from assets.inputs.textinput import decode_text
 
 SUMMARY_HTML = "summary_html"
 FORMATS = (SUMMARY_HTML,)
-SKIPPED: dict[str, str] = {}  # read, but only to cross-check the other sources (mlperf/merge.py)
+SKIPPED: dict[str, str] = {}  # read, but only to cross-check the other sources (mlperf_rounds/merge.py)
 _ROUND = re.compile(r"MLPerf Inference\s+v?(\d+\.\d+)")
 _DETAIL_LABELS = {
     "mlperf inference category:": "Suite",

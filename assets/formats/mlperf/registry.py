@@ -16,8 +16,8 @@ from typing import Any
 from assets.core.records import Reject
 from assets.formats.base import Reader
 from assets.formats.mlperf import checker, cm, html, summary_json, tree, xlsx
-from assets.formats.mlperf.model import MlperfFile, MlperfParsed
-from assets.formats.mlperf.records import Origin, records_to_rows
+from assets.formats.mlperf.exchange import MlperfFile, MlperfParsed
+from assets.formats.mlperf.rows import Origin, records_to_rows
 from assets.inputs.files import Fetched
 from assets.inputs.textinput import encoding_problem
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from assets.formats.mlperf.checker import is_checker_record
-from assets.formats.mlperf.model import MlperfFile, MlperfParsed
+from assets.formats.mlperf.exchange import MlperfFile, MlperfParsed
 
 SUMMARY_RESULTS_JSON = "summary_results_json"
 FORMATS = (SUMMARY_RESULTS_JSON,)

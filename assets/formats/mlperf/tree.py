@@ -25,7 +25,7 @@ from assets.core import canonical
 from assets.core.errors import IngestError
 from assets.core.records import Reject, SourceFile
 from assets.formats.mlperf import loadgen
-from assets.formats.mlperf.records import RowProblem, blank, text
+from assets.formats.mlperf.rows import RowProblem, blank, text
 from assets.inputs.files import sha256_bytes, walk_files
 from assets.inputs.textinput import decode_json
 

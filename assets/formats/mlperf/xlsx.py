@@ -20,8 +20,8 @@ from typing import Any
 
 from assets.core.errors import IngestError
 from assets.core.records import Reject
-from assets.formats.mlperf.model import MlperfFile, MlperfParsed
-from assets.formats.mlperf.records import POWER_UNITS, blank, text
+from assets.formats.mlperf.exchange import MlperfFile, MlperfParsed
+from assets.formats.mlperf.rows import POWER_UNITS, blank, text
 
 FINAL_REPORT_XLSX = "final_report_xlsx"
 FORMATS = (FINAL_REPORT_XLSX,)

@@ -24,8 +24,8 @@ import io
 import math
 from collections.abc import Mapping
 
-from assets.formats.dumps.model import Dump
-from assets.formats.quality.model import QualityParsed, QualityResult
+from assets.formats.dumps.exchange import Dump
+from assets.formats.quality.exchange import QualityParsed, QualityResult
 
 HARNESS = "generic quality CSV"
 QUALITY_CSV = "generic quality CSV"

@@ -20,8 +20,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, TypeGuard
 
-from assets.formats.dumps.model import Dump
-from assets.formats.quality.model import QualityParsed, QualityResult
+from assets.formats.dumps.exchange import Dump
+from assets.formats.quality.exchange import QualityParsed, QualityResult
 
 HARNESS = "lm-evaluation-harness"
 RESULTS_04 = "lm-evaluation-harness results (0.4+)"

@@ -7,9 +7,9 @@ from collections.abc import Mapping
 from typing import Protocol
 
 from assets.formats.base import Reader
-from assets.formats.dumps.model import Dump
+from assets.formats.dumps.exchange import Dump
 from assets.formats.quality import generic_csv, lm_eval
-from assets.formats.quality.model import QualityParsed
+from assets.formats.quality.exchange import QualityParsed
 
 
 class QualityReader(Reader[Dump, QualityParsed], Protocol):

@@ -1,4 +1,4 @@
--- rejects (a query of the request pass, assets/requests/request_pass.py): the rows that failed a check
+-- rejects (a query of the request pass, assets/request_records/request_pass.py): the rows that failed a check
 -- (`explained_rows`: the rows of the sources that have some, each reason worded, checked_scan_sql's explain),
 -- the first $listed of each source in the file's order, with their values as read.
 SELECT i.source_key, r.ordinal, r.reasons,

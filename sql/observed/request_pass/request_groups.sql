@@ -1,4 +1,4 @@
--- request_groups (a temporary table of the request pass, assets/requests/request_pass.py): one scan of every per-request
+-- request_groups (a temporary table of the request pass, assets/request_records/request_pass.py): one scan of every per-request
 -- source (`request_rows`: the files read in place and the JSON formats' frames, TPOT by our definition, `valid` =
 -- every value check of assets.formats.dumps.scan_sql.checked_scan_sql and every check of schemas.observed.requests
 -- passes, `copied` = a copy of an earlier row where the pass looks for them, `row_hash` = a hash of every column where
@@ -13,7 +13,7 @@
 --   grouping_set 'level', per run x load level (kind and nominal value; a level without a nominal value is its
 --     source's own): the ok requests pooled over the level's repeats.
 -- Percentiles: quantile_cont (type 7) of the ok requests at each percentile and at the bracket probabilities
--- p -/+ h (assets.requests.order_stats.bracket: 0.4928705 ... 0.991579 below), for the interval
+-- p -/+ h (assets.request_records.order_stats.bracket: 0.4928705 ... 0.991579 below), for the interval
 -- (request_percentiles.sql); each measure's count of values. Each row is classified once (`code`: 0 failed a
 -- check, 5 a copy of an earlier row, 1 measured and ok, 2 measured and failed, 6 measured and ok by the tool but
 -- not a latency sample (`unusable_reason`: no output token, E2E <= 0, TTFT > E2E; counted as failed and in

@@ -1,7 +1,7 @@
 -- observed.request_percentiles: per run x load level x measure (ttft/tpot/e2e x p50/p90/p95/p99), the percentile
 -- of the level's ok measured requests pooled over its repeats (quantile_cont: linear interpolation between
 -- closest ranks, type 7, numpy's default) and a 95% interval for it, from `request_pooled` and `order_ranks`
--- (assets/requests/request_pass.py):
+-- (assets/request_records/request_pass.py):
 --   up to 20,000 requests: the distribution-free order-statistic interval [X(l), X(u)], l and u from the exact
 --     Binomial(n, p) ranks (equal tails, each at most 2.5%); where n is too small for an end at 95%, that end
 --     is the smallest or largest value (said in interval_method: coverage is then below 95%);

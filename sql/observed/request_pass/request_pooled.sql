@@ -1,4 +1,4 @@
--- request_pooled (a temporary table of the request pass, assets/requests/request_pass.py): per run x load level x
+-- request_pooled (a temporary table of the request pass, assets/request_records/request_pass.py): per run x load level x
 -- measure (ttft, tpot, e2e), the pooled 'level' groups of `request_groups` placed in the sweep (a level's kind
 -- and nominal value, as `request_keys` carries them, give its load_index): how many ok requests, the quantile_cont
 -- values at the percentiles and their brackets, and, for levels of at most 20,000 requests, all values sorted

@@ -1,4 +1,4 @@
--- request_small (a temporary table of the request pass, assets/requests/request_pass.py): for the load levels of at most
+-- request_small (a temporary table of the request pass, assets/request_records/request_pass.py): for the load levels of at most
 -- 20,000 ok requests (`small_levels`: run, kind, nominal value, point, load_index), each measure's values sorted,
 -- from a second read of only those levels' sources (`small_rows`; small levels come from small files, as a rule).
 SELECT l.run_id, l.load_index,

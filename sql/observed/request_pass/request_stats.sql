@@ -1,5 +1,5 @@
 -- observed.request_stats: per run x load level x repeat, what its per-request records say (inside the request
--- pass, assets/requests/request_pass.py: `request_groups` placed in the sweep by `request_keys`). Counts exclude rows
+-- pass, assets/request_records/request_pass.py: `request_groups` placed in the sweep by `request_keys`). Counts exclude rows
 -- that failed a check (rows_quarantined). The inter-arrival CV is that of the gaps between the first 5,000
 -- measured sends (sorted), NULL below three. A repeat's own percentiles (quantile_cont, type 7, over its ok
 -- requests) are kept where its load level has more than one repeat: they widen the level's interval

@@ -1,4 +1,4 @@
--- observed.request_texts (inside the request pass, assets/requests/request_pass.py): the prompt and response texts
+-- observed.request_texts (inside the request pass, assets/request_records/request_pass.py): the prompt and response texts
 -- (`text_parts`) of the rows kept (`text_rows`: the rows of the sources that have texts, `valid`), placed in their
 -- run's sweep by `request_keys` as observed.requests places them.
 SELECT k.run_id, k.load_index, k.repeat_index, r.ordinal - k.first_ordinal AS request_index,

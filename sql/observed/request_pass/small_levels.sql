@@ -1,4 +1,4 @@
--- small_levels (a temporary table of the request pass, assets/requests/request_pass.py): the load levels of at
+-- small_levels (a temporary table of the request pass, assets/request_records/request_pass.py): the load levels of at
 -- most $exact_up_to ok requests (a 'level' group of `request_groups` whose smallest count of values is that
 -- small), placed by `request_keys`: run, kind, nominal value, point (a level without a nominal value is its
 -- source's own), load_index, and the source of each of its repeats (`key_source_id`), to be read again for the

@@ -1,4 +1,4 @@
--- source_copies (a query of the request pass, assets/requests/request_pass.py): per source (`request_source_ids`:
+-- source_copies (a query of the request pass, assets/request_records/request_pass.py): per source (`request_source_ids`:
 -- its key), whether its per-repeat groups in `request_groups` may hold copies of rows (`maybe_copied`: fewer
 -- distinct row hashes than hashed rows; the pass then reads it again with the window that finds them) and whether
 -- they hold some (`copied`: rows found as copies of an earlier row).

@@ -1,4 +1,4 @@
--- source_groups (a query of the request pass, assets/requests/request_pass.py: RequestPass.groups): the per-repeat
+-- source_groups (a query of the request pass, assets/request_records/request_pass.py: RequestPass.groups): the per-repeat
 -- groups of `request_groups` by source key (`request_source_ids`) and the file's own level values, without the
 -- columns only the pass's own SQL reads (the first arrivals and the quantiles go to request_stats.sql and
 -- request_pooled.sql through `request_groups_keyed`).

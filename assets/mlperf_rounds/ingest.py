@@ -14,12 +14,12 @@ from assets.core.canonical import round_sort_key
 from assets.core.errors import IngestError
 from assets.core.records import Reject, SourceFile
 from assets.formats.mlperf import plausibility, registry, tree
-from assets.formats.mlperf.model import MlperfFile
-from assets.formats.mlperf.records import Origin, RowProblem, records_to_rows, round_of
+from assets.formats.mlperf.exchange import MlperfFile
 from assets.formats.mlperf.registry import Detected
+from assets.formats.mlperf.rows import Origin, RowProblem, records_to_rows, round_of
 from assets.inputs.fetch import fetch_url, is_url
 from assets.inputs.files import Fetched, read_local, walk_files
-from assets.mlperf.merge import CROSS_CHECK_ONLY, merge
+from assets.mlperf_rounds.merge import CROSS_CHECK_ONLY, merge
 
 
 @dataclass

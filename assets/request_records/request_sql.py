@@ -13,7 +13,7 @@ from pathlib import Path
 import polars as pl
 
 from assets.core.sqltext import quote_ident, sql_path_literal, sql_string_literal
-from assets.formats.dumps.model import SCAN_COLUMNS, RequestScan
+from assets.formats.dumps.exchange import SCAN_COLUMNS, RequestScan
 from assets.formats.dumps.scan_sql import COPY_REASON
 from assets.warehouse.sqlfiles import read_sql
 from assets.warehouse.validate import sql_checks, sql_reasons, sql_valid

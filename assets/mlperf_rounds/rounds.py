@@ -17,7 +17,7 @@ from assets.config.sources import Sources
 from assets.core.canonical import round_sort_key
 from assets.core.errors import IngestError
 from assets.core.records import LOCATION_COLUMN, SOURCE_COLUMN
-from assets.mlperf.ingest import Batch, read_locations
+from assets.mlperf_rounds.ingest import Batch, read_locations
 from assets.warehouse.validate import frame_from_rows
 from assets.warehouse.write import WriteReport, transaction, write_table
 from schemas.audit.mlperf_round_versions import MlperfRoundVersions

@@ -18,7 +18,7 @@ import numpy as np
 import pyarrow as pa
 
 from assets.inputs.files import sha256_bytes
-from assets.requests.sources import SourceState
+from assets.request_records.sources import SourceState
 from assets.warehouse.fingerprint import code_fingerprint
 from assets.warehouse.parquet import write_select
 

@@ -1,6 +1,6 @@
 """What an MLPerf reader is handed and what it gives: one file (`MlperfFile`, its JSON decoded once, when
 it is JSON, for every reader that looks), and its records in the final-report form (`MlperfParsed`), which
-`records.records_to_rows` turns into canonical rows."""
+`rows.records_to_rows` turns into canonical rows."""
 
 from __future__ import annotations
 

@@ -27,9 +27,9 @@ from assets.core.records import SourceFile
 from assets.core.sqltext import sql_path_literal
 from assets.formats.dumps import generic
 from assets.formats.dumps.decode import decode
-from assets.formats.dumps.model import Dump, FormatProblem, RequestScan
+from assets.formats.dumps.exchange import Dump, FormatProblem, RequestScan
 from assets.inputs.files import read_dump_file, size_of
-from assets.warehouse.query import query_frame
+from assets.warehouse.frames import query_frame
 from assets.warehouse.validate import frame_from_rows
 from assets.warehouse.write import WriteReport, write_table
 from schemas.requirement.traffic_rate import TrafficRate

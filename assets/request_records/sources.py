@@ -1,4 +1,4 @@
-"""A request source of a run, and what the request pass (`assets.requests.request_pass`) holds of it: one
+"""A request source of a run, and what the request pass (`assets.request_records.request_pass`) holds of it: one
 `SourceState` per source, holding its id in the pass's SQL, its load level, how its file is read (as it was
 given, with every value as text, from its records in the warehouse) and whether it holds copies of rows."""
 
@@ -9,9 +9,9 @@ from pathlib import Path
 
 import polars as pl
 
-from assets.formats.dumps.model import RequestScan
+from assets.formats.dumps.exchange import RequestScan
 from assets.formats.dumps.scan_sql import checked_scan_sql
-from assets.requests.request_sql import frame_part, owned_part, scan_part
+from assets.request_records.request_sql import frame_part, owned_part, scan_part
 
 FRAME_ROWS = ("request", -1)  # a JSON format's records are named as `checked_column` names them: request 0, ...
 

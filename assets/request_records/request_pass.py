@@ -10,7 +10,7 @@ all of them:
   pandera model's checks, compiled to SQL by `assets.warehouse.validate.sql_checks`: pandera itself validates
   a sample of the published view, the full checks run here); a failing row is left out and
   quarantined with its reason;
-- computes TPOT by our one definition (`assets.requests.request_sql.TPOT_SQL`);
+- computes TPOT by our one definition (`assets.request_records.request_sql.TPOT_SQL`);
 - aggregates the rows on two grouping sets at once (`sql/observed/request_pass/request_groups.sql`): per repeat
   (source and the file's own level values: counts, the measured window, token sums, the first
   arrivals, the repeat's own percentiles) and per load level (run, kind and nominal value: the
@@ -23,14 +23,14 @@ no file to be read from later (the JSON formats' frames, files not on disk) are 
 stored in the warehouse; the others are published as the view `observed.requests` over the files.
 
 With a records folder (the warehouse's), each file read in place is first copied there as it is checked (one
-Parquet file named by the file's content and the code, `assets.requests.records_files`), and the pass aggregates
+Parquet file named by the file's content and the code, `assets.request_records.records_files`), and the pass aggregates
 that copy: every source file is parsed once, and a file whose copy is already there (unchanged since a build) is
 not parsed at all, nor searched again for copies of rows.
 
-Each source's state is one `SourceState` (`assets.requests.sources`), held in `states` by its key; a source DuckDB
-cannot read is handled in one place (`_run_until_readable`). The statements are the files of
+Each source's state is one `SourceState` (`assets.request_records.sources`), held in `states` by its key; a source
+DuckDB cannot read is handled in one place (`_run_until_readable`). The statements are the files of
 `sql/observed/request_pass/` (run by `_sql` and `_create`), over the temporary views of the SELECTs that
-`assets.requests.request_sql` assembles (`_view`)."""
+`assets.request_records.request_sql` assembles (`_view`)."""
 
 from __future__ import annotations
 
@@ -45,11 +45,11 @@ import polars as pl
 from assets.core.errors import IngestError
 from assets.core.records import Reject
 from assets.core.sqltext import sql_string_literal
-from assets.formats.dumps.model import TEXT_COLUMNS, RequestScan
+from assets.formats.dumps.exchange import TEXT_COLUMNS, RequestScan
 from assets.inputs.textinput import file_encoding_problem, json_lines_file_problem
-from assets.requests.order_stats import EXACT_UP_TO, PERCENTILE_PROBABILITIES, order_statistic_ranks
-from assets.requests.records_files import copy_checked, copy_sources
-from assets.requests.request_sql import (
+from assets.request_records.order_stats import EXACT_UP_TO, PERCENTILE_PROBABILITIES, order_statistic_ranks
+from assets.request_records.records_files import copy_checked, copy_sources
+from assets.request_records.request_sql import (
     NO_PARTS,
     ROW_TYPES,
     level_columns,
@@ -59,7 +59,7 @@ from assets.requests.request_sql import (
     stored_select,
     text_part,
 )
-from assets.requests.sources import Source, SourceState
+from assets.request_records.sources import Source, SourceState
 from schemas.observed.request_texts import RequestTexts
 from schemas.observed.requests import Requests
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from assets.core.sqltext import sql_string_literal
-from assets.requests.request_sql import TPOT_SQL, requests_select
+from assets.request_records.request_sql import TPOT_SQL, requests_select
 
 
 def sampled_parts(scans: list[tuple[str, str]]) -> list[int]:

@@ -14,7 +14,7 @@ PERCENTILE_LABELS = ("p50", "p90", "p95", "p99")
 MEASURES = ("ttft", "tpot", "itl", "e2e")
 
 
-# The per-request columns every parser yields (tpot_ms is added centrally, in SQL: assets.requests).
+# The per-request columns every parser yields (tpot_ms is added centrally, in SQL: assets.request_records).
 REQUEST_SCHEMA: dict[str, pl.DataType] = {
     "request_index": pl.Int64(),
     "phase": pl.String(),

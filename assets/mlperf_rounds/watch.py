@@ -19,8 +19,8 @@ from assets.config.sources import Sources
 from assets.core.canonical import round_sort_key
 from assets.core.errors import IngestError
 from assets.inputs.fetch import is_url
-from assets.mlperf.discovery import FoundRound, discover
-from assets.mlperf.ingest import read_locations
+from assets.mlperf_rounds.discovery import FoundRound, discover
+from assets.mlperf_rounds.ingest import read_locations
 
 DISCOVERY_INTERVAL_S = 6 * 3600  # after a successful discovery: GitHub's API is rate-limited
 DISCOVERY_RETRY_S = 15 * 60  # after a failed one (offline, rate limited): soon, but not every tick
