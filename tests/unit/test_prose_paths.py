@@ -234,3 +234,16 @@ def test_a_long_readme_is_caught(tmp_path):
         "README.md:251: 251 lines -> at most 250: the rest belongs in docs/"
     ]
     assert readme_too_long(made_up(tmp_path, {"README.md": "line\n" * 250}), 250) == []
+
+
+DOCS_PAGE_LIMIT = 300
+
+
+def test_each_docs_page_stays_one_readable_topic():
+    """A page of docs/ holds one reader's topic: past 300 lines it is split, never grown."""
+    long = {
+        str(page.relative_to(REPO_ROOT)): n
+        for page in sorted((REPO_ROOT / "docs").rglob("*.md"))
+        if (n := len(page.read_text(encoding="utf-8").splitlines())) > DOCS_PAGE_LIMIT
+    }
+    assert not long, f"docs pages over {DOCS_PAGE_LIMIT} lines (split them by topic): {long}"
