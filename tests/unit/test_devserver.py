@@ -7,8 +7,19 @@ import time
 
 from pipelines.devserver import group_members, stop_group
 
+# Each script first restores the default dispositions: an ignored signal is inherited through exec, and a test run
+# started in the background (a job of a non-interactive shell, or a process that ignored SIGINT or SIGTERM) would
+# otherwise hand its ignored signals to the group and decide the outcome instead of stop_group.
+DEFAULTS = """
+import signal
+signal.signal(signal.SIGINT, signal.default_int_handler)
+signal.signal(signal.SIGTERM, signal.SIG_DFL)
+"""
+
 # A leader that ignores SIGINT and SIGTERM, with two children (one ignoring SIGTERM too): only SIGKILL ends them.
-STUBBORN = """
+STUBBORN = (
+    DEFAULTS
+    + """
 import signal, subprocess, sys, time
 subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
 deaf = "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(120)"
@@ -17,9 +28,12 @@ signal.signal(signal.SIGINT, signal.SIG_IGN)  # after starting the children: an 
 signal.signal(signal.SIGTERM, signal.SIG_IGN)
 time.sleep(120)
 """
+)
 
 # A leader that stops on SIGINT and takes its children with it.
-POLITE = """
+POLITE = (
+    DEFAULTS
+    + """
 import subprocess, sys, time
 children = [subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"]) for _ in range(2)]
 try:
@@ -29,6 +43,7 @@ except KeyboardInterrupt:
         child.terminate()
         child.wait()
 """
+)
 
 
 def start_group(script: str) -> subprocess.Popen:
