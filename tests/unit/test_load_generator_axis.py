@@ -153,3 +153,11 @@ def test_every_tool_names_its_load_generator_settings_in_one_table():
     assert [k for k, role in LOAD_GENERATOR_SETTINGS["vllm"].items() if role == CAP] == ["max_concurrency"]
     assert load_cap("vllm", {"max_concurrency": "64"}) == 64.0 and load_cap("vllm", {"max_concurrency": "x"}) is None
     assert load_cap("guidellm", {"max_concurrency": 64}) is None  # not a setting GuideLLM writes into the workload
+
+
+def test_a_capped_and_an_uncapped_file_at_one_rate_are_not_repeats():
+    pts = [
+        _point("capped.json", 10, {"burstiness": 1.0, "max_concurrency": 25}),
+        _point("open.json", 10, {"burstiness": 1.0}),
+    ]
+    assert sorted(r.label for r in split_configs(_run(pts))) == ["r [max_concurrency=25]", "r [unstated]"]
