@@ -21,6 +21,20 @@ def latency_field(metric: str, percentile: str) -> Any:
     )
 
 
+def max_concurrency_field(more: str = "") -> Any:
+    """The load generator's concurrency cap at an offered rate (observed.measurements, observed.load_points)."""
+    return pa.Field(
+        nullable=True,
+        ge=0,
+        lt=1e7,
+        description=(
+            "Cap on requests in flight the load generator kept at this offered rate (vLLM's and SGLang's"
+            f" max_concurrency), requests; a sweep may scale it with the rate{more}. NULL: uncapped, or a concurrency"
+            " level (its load is `concurrency`)."
+        ),
+    )
+
+
 class LatencyPercentiles(pa.DataFrameModel):
     """Our p50-p99 TTFT, TPOT, ITL and E2E in ms (shared by observed.measurements and load_points)."""
 

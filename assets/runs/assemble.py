@@ -13,7 +13,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from assets.core.records import Reject, SourceFile
-from assets.formats.dumps.exchange import SAMPLE_SIZE_KEYS, Measurement, Parsed, RequestScan
+from assets.formats.dumps.exchange import CAP, Measurement, Parsed, RequestScan, load_cap, load_generator_settings
 from assets.inputs.files import Fetched, LargeFile, sha256_bytes, size_of
 from assets.request_records.request_pass import Source
 from assets.runs.batch import ObservedBatch
@@ -220,24 +220,54 @@ def token_mixes(points: list[Point]) -> list[tuple[dict[str, Any], list[Point]]]
     ]
 
 
-def workload_identity(workload: dict[str, Any]) -> dict[str, Any]:
-    """The part of a workload that makes it a different one (sample sizes are not: SAMPLE_SIZE_KEYS)."""
-    return {k: v for k, v in workload.items() if k not in SAMPLE_SIZE_KEYS}
+def workload_identity(tool: str, workload: dict[str, Any]) -> dict[str, Any]:
+    """The part of a workload that makes it a different one: the load generator's own settings are not (its level,
+    cap, sample size and seed: `load_generator_settings`), they are the sweep's axis."""
+    settings = load_generator_settings(tool)
+    return {k: v for k, v in workload.items() if k not in settings}
+
+
+def cap_settings(tool: str, workload: dict[str, Any]) -> dict[str, Any]:
+    """The concurrency cap a measurement's workload states at its offered rate, as the tool spells it."""
+    return {
+        k: workload[k]
+        for k, role in load_generator_settings(tool).items()
+        if role == CAP and workload.get(k) is not None
+    }
+
+
+def caps_apart(tool: str, run_kind: str, points: list[Point]) -> bool:
+    """Whether two of `points` sit at one load level with different concurrency caps: the level then does not tell
+    them apart (neither is a repeat of the other, and the rate alone does not order them), so the caps must."""
+    caps: dict[tuple[str, float], set[float | None]] = defaultdict(set)
+    for point in points:
+        kind, nominal = level_of(point, run_kind)
+        if nominal is not None:  # a level without a nominal load is a level of its own
+            caps[(kind, nominal)].add(load_cap(tool, point.measurement.workload))
+    return any(len(c) > 1 for c in caps.values())
 
 
 def split_configs(run: Run) -> list[Run]:
     """The run's measurements apart by what distinguishes them besides the load: different server settings are
-    different configs, different workloads (dataset, length targets, prompt count, tool settings) are different
-    measurements; each becomes its own run, its label naming only the settings that differ between them. Files
-    equal in both are one sweep, whose measurements at one load level are repeats."""
+    different configs, different workloads (dataset, length targets, burstiness, tool settings) are different
+    measurements; each becomes its own run, its label naming only the settings that differ between them. The load
+    generator's own settings (rate, concurrency cap, prompt count, seed: `load_generator_settings`) are the sweep's
+    axis, not its identity: files equal in all else are one sweep, whose measurements at one load level are repeats,
+    unless one level holds files with different caps, which are then kept apart by cap (`caps_apart`)."""
     stated: dict[tuple[str, str], list[Point]] = defaultdict(list)
     for point in run.points:
         m = point.measurement
-        stated[(settings_identity(m.server_settings), settings_identity(workload_identity(m.workload)))].append(point)
+        identity = workload_identity(run.tool, m.workload)
+        stated[(settings_identity(m.server_settings), settings_identity(identity))].append(point)
     groups: dict[tuple[str, str], list[Point]] = {}
     for (server, workload), stated_points in stated.items():
         for mix, points in token_mixes(stated_points):
-            groups[(server, settings_identity({**json.loads(workload), **mix}))] = points
+            if not caps_apart(run.tool, run.config["load_kind"], points):
+                groups[(server, settings_identity({**json.loads(workload), **mix}))] = points
+                continue
+            for point in points:  # kept apart by cap, as before caps were the sweep's axis
+                cap = cap_settings(run.tool, point.measurement.workload)
+                groups.setdefault((server, settings_identity({**json.loads(workload), **mix, **cap})), []).append(point)
     if len(groups) == 1:
         (server, workload), points = next(iter(groups.items()))
         return [_with_settings(run, "", points, json.loads(server), json.loads(workload))]

@@ -8,7 +8,7 @@ from collections import defaultdict
 from typing import Any
 
 from assets.formats.dumps import generic
-from assets.formats.dumps.exchange import Measurement, RequestScan
+from assets.formats.dumps.exchange import Measurement, RequestScan, load_cap
 from assets.formats.dumps.values import empty_point
 from assets.runs.assemble import Point, Run, level_of, settings_identity, sha_of
 from assets.runs.batch import ObservedBatch
@@ -165,6 +165,7 @@ def _measurement_row(keys: dict[str, Any], kind: str, point: Point, group: dict[
     measured window where the tool gives none."""
     m, read = point.measurement, point.read
     row = {**keys, "load_kind": kind, "offered_rate_per_s": m.offered_rate_per_s, "concurrency": m.concurrency}
+    row["max_concurrency"] = load_cap(read.parsed.tool, m.workload) if kind == "rate" else None
     values = {**empty_point(), **m.values}
     if group is not None and values.get("achieved_requests_per_s") is None:
         values.update({k: v for k, v in window_values(group).items() if v is not None})

@@ -2,7 +2,7 @@
 
 import pandera.polars as pa
 
-from schemas.columns import LatencyPercentiles
+from schemas.columns import LatencyPercentiles, max_concurrency_field
 from schemas.vocab import LOAD_KINDS
 
 
@@ -22,6 +22,7 @@ class LoadPoints(LatencyPercentiles):
     concurrency: float = pa.Field(
         nullable=True, ge=0, lt=1e7, description=("Concurrent requests the tool was asked for (concurrency sweeps).")
     )
+    max_concurrency: float = max_concurrency_field(", so each level has its own (the same for its repeats)")
     sent_rate_per_s: float = pa.Field(
         nullable=True, ge=0, lt=1e7, description=("Rate at which the tool actually sent requests, requests/s.")
     )

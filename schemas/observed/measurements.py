@@ -2,7 +2,7 @@
 
 import pandera.polars as pa
 
-from schemas.columns import LatencyPercentiles
+from schemas.columns import LatencyPercentiles, max_concurrency_field
 from schemas.vocab import LOAD_KINDS
 
 
@@ -15,6 +15,7 @@ class Measurements(LatencyPercentiles):
     load_kind: str = pa.Field(isin=LOAD_KINDS, description="Load set by request rate or by concurrency.")
     offered_rate_per_s: float = pa.Field(nullable=True, ge=0, lt=1e7, description="Request rate asked for, requests/s.")
     concurrency: float = pa.Field(nullable=True, ge=0, lt=1e7, description="Concurrent requests asked for.")
+    max_concurrency: float = max_concurrency_field()
     sent_rate_per_s: float = pa.Field(
         nullable=True, ge=0, lt=1e7, description="Rate the tool actually sent at, requests/s."
     )

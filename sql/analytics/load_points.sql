@@ -17,6 +17,7 @@ SELECT
     lp.load_kind,
     lp.offered_rate_per_s,
     lp.concurrency,
+    lp.max_concurrency,
     lp.achieved_requests_per_s,
     lp.achieved_rate_missing_reason,
     lp.requests_sent,

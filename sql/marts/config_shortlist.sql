@@ -13,6 +13,13 @@ WITH measured_arrivals AS (
     WHERE interarrival_cv IS NOT NULL
     GROUP BY run_id
 ),
+-- runs kept apart by their concurrency cap: files at one offered rate with different caps are not one sweep
+-- (observed.runs.workload names the cap only then; a cap that varies with the rate is on each load point instead)
+kept_apart_by_cap AS (
+    SELECT run_id, json_extract_string(workload, '$.max_concurrency') AS cap
+    FROM observed.runs
+    WHERE json_extract(workload, '$.max_concurrency') IS NOT NULL
+),
 observed_rows AS (
     SELECT d.profile, d.model_id, d.accelerator_id, d.accelerator_count, d.precision, d.runtime,
            d.runtime_version, d.run_label, 'observed' AS evidence, d.run_id AS config_key,
@@ -68,7 +75,8 @@ compared AS (
            pr.delivered_output_tokens_per_s_high / pr.accelerator_count
                / coalesce(mr.reference_tokens_per_s_per_accel, r.server_tokens_per_s_per_accel)
                AS delivered_fraction_high,
-           cp.baseline_run_label, cp.monthly_saving_usd_low, cp.monthly_saving_usd_high
+           cp.baseline_run_label, cp.monthly_saving_usd_low, cp.monthly_saving_usd_high,
+           kc.cap AS cap_kept_apart
     FROM priced AS pr
     LEFT JOIN benchmark.mlperf_reference AS r
         ON r.accelerator_id = pr.accelerator_id AND r.model_id = pr.model_id
@@ -77,6 +85,7 @@ compared AS (
         ON mr.profile = pr.profile AND mr.accelerator_id = r.accelerator_id AND mr.model_id = r.model_id
     LEFT JOIN requirement.traffic_shape AS t ON t.profile = pr.profile
     LEFT JOIN measured_arrivals AS ma ON ma.run_id = pr.config_key AND pr.evidence = 'observed'
+    LEFT JOIN kept_apart_by_cap AS kc ON kc.run_id = pr.config_key AND pr.evidence = 'observed'
     -- the monthly saving against the profile's baseline at our volume (marts.capacity_plan)
     LEFT JOIN marts.capacity_plan AS cp
         ON cp.profile = pr.profile AND cp.config_key = pr.config_key AND cp.price_class = pr.price_class
@@ -152,6 +161,9 @@ SELECT
         CASE WHEN evidence = 'projected' THEN 'projected: no run of ours on this accelerator, MLPerf ' || coalesce(mlperf_reference_scenario, 'Server') || ' x prior ['
             || prior_lo || ', ' || prior_hi || ']' END,
         CASE WHEN evidence = 'observed' AND NOT feasible THEN 'no load point meets the SLO: nothing delivered at this SLO' END,
+        CASE WHEN cap_kept_apart IS NOT NULL
+            THEN 'measured at max_concurrency ' || cap_kept_apart || ', one of several caps at the same offered rate: '
+                || 'kept apart, not one sweep (a cap is not a repeat, and one rate does not order them)' END,
         CASE WHEN evidence = 'observed' AND feasible AND NOT slo_crossed
             THEN 'SLO not crossed within the sweep: high is the last load point''s achieved rate, a lower bound' END,
         CASE WHEN accelerator_id IS NULL THEN 'accelerator unknown to the alias table: no MLPerf reference or price can join' END,

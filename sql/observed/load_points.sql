@@ -9,6 +9,7 @@ WITH levels AS (
            any_value(load_kind) AS load_kind,
            avg(offered_rate_per_s) AS offered_rate_per_s,
            avg(concurrency) AS concurrency,
+           max(max_concurrency) AS max_concurrency,  -- one cap per level: files at one rate with different caps are different runs
            avg(sent_rate_per_s) AS sent_rate_per_s,
            avg(achieved_requests_per_s) AS achieved_requests_per_s,
            min(achieved_requests_per_s) AS achieved_requests_per_s_min,
@@ -67,6 +68,7 @@ SELECT
     l.load_kind,
     l.offered_rate_per_s,
     l.concurrency,
+    l.max_concurrency,
     l.sent_rate_per_s,
     l.achieved_requests_per_s,
     l.achieved_requests_per_s_min,

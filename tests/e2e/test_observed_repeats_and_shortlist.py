@@ -1,5 +1,6 @@
 """End to end: repeats of a sweep give honest bands, the shortlist uses them, our traffic is compared."""
 
+import json
 import shutil
 
 import duckdb
@@ -81,3 +82,67 @@ def test_shortlist_uses_the_band_and_compares_our_traffic(serving):
     assert shape["requests"] == 600 and shape["interarrival_cv"] > 1.5
     assert 0.15 < shape["gamma_shape"] < 0.35 and shape["peak_to_mean"] > 1.5  # written with shape 0.25
     assert rows(serving, "SELECT count(*) AS n FROM requirement.traffic_rate")[0]["n"] > 10
+
+
+# ---- a sweep whose concurrency cap scales with the rate -------------------------------------------------------------
+
+CAPPED = FIXTURES / "vllm-capped-sweep"
+CAPPED_PROFILES = """\
+profiles:
+  - name: chat-8b
+    model: llama3.1-8b
+    slo: {ttft_p95_ms: 1000, tpot_p95_ms: 50, error_rate_max: 0.05}
+    delivered_fraction_prior: [0.5, 0.8]
+"""
+
+
+@pytest.fixture(scope="module")
+def capped(tmp_path_factory):
+    """The capped sweep (`--request-rate R --max-concurrency 32R`, R = 1, 2, 4, 8), and its 4 req/s result written
+    again at caps 1, 16 and 256: three caps at one rate, as aurotripathy/vllm-bench ran them."""
+    root = tmp_path_factory.mktemp("capped")
+    sweep, caps = root / "dumps" / "capped-sweep", root / "dumps" / "caps-at-one-rate"
+    for folder in (sweep, caps):
+        folder.mkdir(parents=True)
+        (folder / "run.yaml").write_text(WORKED_RUN_YAML + f"label: {folder.name}\n")
+    (sweep / "results").symlink_to(CAPPED, target_is_directory=True)
+    at_4 = json.loads(next(CAPPED.glob("openai-4.0qps-*.json")).read_bytes())
+    for cap in (1, 16, 256):
+        (caps / f"openai-4.0qps-concurrency{cap}.json").write_text(json.dumps({**at_4, "max_concurrency": cap}))
+    (root / "profiles.yaml").write_text(CAPPED_PROFILES)
+    (root / "prices.csv").write_text(PRICES)
+    args = ["run", "--mlperf", str(V51_TABLE), "--dumps", str(root / "dumps"), "--prices", str(root / "prices.csv")]
+    assert main([*args, "--profiles", str(root / "profiles.yaml"), "--warehouse", str(root / "warehouse")]) == 0
+    return root / "warehouse" / "serving.duckdb"
+
+
+def test_a_sweep_with_its_cap_scaled_with_the_rate_is_one_shortlist_row_with_a_crossing(capped):
+    (row,) = rows(capped, "SELECT * FROM marts.config_shortlist WHERE run_label = 'capped-sweep'")
+    (band,) = rows(capped, "SELECT d.* FROM observed.delivered_at_slo d WHERE run_label = 'capped-sweep'")
+    assert (
+        band["slo_crossed"]
+        and band["load_points"] == 4
+        and (band["low_load_value"], band["failing_load_value"])
+        == (
+            4.0,
+            8.0,
+        )
+    )
+    assert row["delivered_requests_per_s_low"] < row["delivered_requests_per_s_high"]
+    assert "SLO not crossed" not in row["caveats"] and "kept apart" not in row["caveats"]
+    caps = rows(
+        capped,
+        "SELECT lp.max_concurrency FROM observed.load_points lp JOIN observed.runs r USING (run_id)"
+        " WHERE r.run_label = 'capped-sweep' ORDER BY load_index",
+    )
+    assert [c["max_concurrency"] for c in caps] == [32, 64, 128, 256]
+
+
+def test_caps_at_one_rate_stay_apart_and_the_shortlist_says_why(capped):
+    kept = rows(capped, "SELECT * FROM marts.config_shortlist WHERE run_label LIKE 'caps-at-one-rate%'")
+    assert sorted(r["run_label"] for r in kept) == sorted(
+        f"caps-at-one-rate [max_concurrency={c}]" for c in (1, 16, 256)
+    )
+    for row in kept:
+        cap = row["run_label"].rsplit("=", 1)[1].rstrip("]")
+        assert f"measured at max_concurrency {cap}, one of several caps at the same offered rate" in row["caveats"]

@@ -152,24 +152,76 @@ class RequestScan:
         return self.tolerant_select if tolerant and self.tolerant_select else self.select
 
 
-# Workload keys that say how much was measured, not what: a sweep that scales its prompt count or duration with
-# the load is still one sweep, and two files at one load level differing only here are repeats.
+# The load generator's own settings, per tool and as each tool spells them (`Measurement.workload` keys): what sets or
+# bounds the load level and how much of it was measured, never the config nor the workload. Files of one folder (one
+# run.yaml, one tool) that differ only here are one sweep: one run, one delivered band, one load level per distinct
+# level. The one place that says which settings these are (`load_generator_settings`); each key has a role:
+#   LEVEL   the level itself (read into Measurement.offered_rate_per_s / concurrency, listed so that it never counts
+#           as a workload where a reader also states it);
+#   CAP     a cap on requests in flight at an offered rate (vLLM's and SGLang's `--max-concurrency`, which sweep
+#           scripts scale with the rate): recorded on each load point (`max_concurrency`); files at one rate whose
+#           caps differ are not repeats, so a sweep where that happens is kept apart by cap, as the label says;
+#   SAMPLE  how much was measured (prompt or request count, duration, LoadGen's run length): files at one level that
+#           differ only here are repeats of it;
+#   SEED    the seed of the sampled prompts or arrivals: likewise repeats.
+# Burstiness, the dataset, length targets and the arrival process are the workload, not these: they separate runs.
+LEVEL, CAP, SAMPLE, SEED = "level", "cap", "sample size", "seed"
+_BENCH_SERVING = {"request_rate": LEVEL, "max_concurrency": CAP, "num_prompts": SAMPLE, "seed": SEED}
+_AIPERF = {
+    "concurrency": LEVEL,
+    "request_rate": LEVEL,
+    "requests": SAMPLE,
+    "request_count": SAMPLE,
+    "num_prompts": SAMPLE,
+    "duration_s": SAMPLE,
+    "random_seed": SEED,
+}
+LOAD_GENERATOR_SETTINGS: dict[str, dict[str, str]] = {
+    "vllm": _BENCH_SERVING,
+    "sglang": _BENCH_SERVING,
+    "guidellm": {"rate": LEVEL, "max_requests": SAMPLE, "max_seconds": SAMPLE, "random_seed": SEED},
+    "aiperf": _AIPERF,
+    "genai-perf": _AIPERF,
+    "llmperf": {"num_concurrent_requests": LEVEL, "max_num_completed_requests": SAMPLE, "timeout": SAMPLE},
+    "inference-perf": {"rate": LEVEL, "duration": SAMPLE},
+    "mlperf-loadgen": {
+        "target_qps": LEVEL,
+        "min_duration_ms": SAMPLE,
+        "max_duration_ms": SAMPLE,
+        "min_query_count": SAMPLE,
+        "max_query_count": SAMPLE,
+    },
+    "generic": {},
+}
+# A tool the table does not name (a reader added later): its sample sizes by their common spellings, nothing else.
+_ANY_TOOL = {
+    k: SAMPLE
+    for k in ("num_prompts", "requests", "request_count", "num_requests", "max_requests", "max_seconds", "duration_s")
+}
+
+
+def load_generator_settings(tool: str) -> dict[str, str]:
+    """The load generator's own settings of `tool` (key as the tool spells it -> role: LEVEL, CAP, SAMPLE, SEED)."""
+    return LOAD_GENERATOR_SETTINGS.get(tool, _ANY_TOOL)
+
+
+# Every sample-size key of every tool (what SAMPLE_SIZE_KEYS always meant: recorded, never an identity).
 SAMPLE_SIZE_KEYS = frozenset(
-    {
-        "num_prompts",
-        "requests",
-        "request_count",
-        "num_requests",
-        "max_requests",
-        "max_seconds",
-        "duration_s",
-        # MLPerf LoadGen's run length settings
-        "min_duration_ms",
-        "max_duration_ms",
-        "min_query_count",
-        "max_query_count",
-    }
+    k for settings in [*LOAD_GENERATOR_SETTINGS.values(), _ANY_TOOL] for k, role in settings.items() if role == SAMPLE
 )
+
+
+def load_cap(tool: str, workload: dict[str, Any]) -> float | None:
+    """The concurrency cap a measurement's workload states at its offered rate (the tool's CAP setting), as a number;
+    None when there is none or it is not a finite non-negative number."""
+    for key, role in load_generator_settings(tool).items():
+        if role == CAP and workload.get(key) is not None:
+            try:
+                value = float(workload[key])
+            except (TypeError, ValueError):
+                return None
+            return value if 0 <= value < float("inf") else None
+    return None
 
 
 @dataclass
@@ -188,7 +240,7 @@ class Measurement:
     # What was measured besides the load, as the file (or its name, or its sweep folder) states it: dataset,
     # input/output length targets or distribution, prompt count, tool settings. Measurements that differ here
     # are different workloads, never repeats of one load level (keys and values as the tool spells them).
-    workload: dict[str, Any] = field(default_factory=dict)  # SAMPLE_SIZE_KEYS: recorded, never an identity
+    workload: dict[str, Any] = field(default_factory=dict)  # load_generator_settings: recorded, never an identity
     # Server settings the file or its sweep folder states (vllm bench sweep `SERVE--` parameters, a server
     # name and version in the file): measurements that differ here are different configs (separate runs).
     server_settings: dict[str, Any] = field(default_factory=dict)

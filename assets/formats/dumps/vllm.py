@@ -16,7 +16,9 @@ warm-up run (`run_number` -1), recognised and not read.
 
 What was measured besides the load (`Measurement.workload`): `num_prompts`, `burstiness`, `backend`,
 `endpoint_type`, `label`, ramp-up settings, `max_concurrency` where the offered rate is the load axis, the
-`BENCH--` overrides of a sweep folder and `--metadata` keys naming the workload (`input_len`, ...). vLLM
+`BENCH--` overrides of a sweep folder and `--metadata` keys naming the workload (`input_len`, ..., a `seed`);
+`num_prompts`, `max_concurrency` and `seed` are the load generator's own settings
+(`assets.formats.dumps.exchange.LOAD_GENERATOR_SETTINGS`), never telling runs apart but for caps at one rate. vLLM
 does not write the dataset or the length targets, so where the file NAME states them they are taken from
 it: `<server>-<input>-<output>[-<variant>].json` and `<server>-sharegpt[-<variant>].json` (simon-mo/
 R1-Benchmark: `vllm-1000-2000.json` -> input_len 1000, output_len 2000) and `...-itkns-<input>-otkns-
@@ -94,7 +96,9 @@ WORKLOAD_KEYS = ("num_prompts", "burstiness", "backend", "endpoint_type", "label
                  "ramp_up_start_rps", "ramp_up_end_rps")  # fmt: skip
 # A `--metadata` key naming the workload (the rest describe the server or the deployment); a server word wins
 # (`max_model_len` is the server's, `input_len` the workload's).
-_WORKLOAD_WORD = re.compile(r"len|length|dataset|prompt|isl|osl|input|output|concurren|rate|burst|ratio|prefix", re.I)
+_WORKLOAD_WORD = re.compile(
+    r"len|length|dataset|prompt|isl|osl|input|output|concurren|rate|burst|ratio|prefix|seed", re.I
+)
 _SERVER_WORD = re.compile(
     r"model|max_num|gpu|replica|deploy|framework|server|engine|parallel|quant|dtype|kv_|cache", re.I
 )
