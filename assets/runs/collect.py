@@ -110,7 +110,7 @@ def _read_files(
     quality_reads: list[quality.QualityRead] = []
     damaged: list[PurePosixPath] = []
     seen: dict[str, str] = {}
-    for fetched, rel, path in _inputs(root, batch, log, links_into, partition):
+    for fetched, rel, path in _inputs(root, batch, log, links_into, partition, damaged):
         if rel.name == SIDECAR:
             sidecars[rel.parent] = read_sidecar(fetched)
             batch.files.append(SourceFile(fetched.name, fetched.sha256, size_of(fetched), "run.yaml sidecar", "read"))
@@ -315,13 +315,15 @@ def _inputs(
     log: Log,
     links_into: Sequence[str] | None = None,
     partition: RunPartition | None = None,
+    damaged: list[PurePosixPath] | None = None,
 ) -> Iterator[tuple[Fetched | LargeFile, PurePosixPath, str | None]]:
     """Every file below `root` with its path relative to it and where it lies on disk (DuckDB reads the
     per-request formats there, in place); a large file is hashed as it streams past (LargeFile). An
     archive gives its members instead, as files of a folder named after it (`assets.inputs.archives`: read in
     memory, no traversal, no links, limits): a member has no place on disk, so its per-request records are
     read from a temporary copy and stored in the warehouse (observed.stored_requests) rather than read in
-    place. A partition gives its files (and what its part of the walk skipped) instead of a walk."""
+    place. A partition gives its files (and what its part of the walk skipped) instead of a walk. A file that
+    cannot be read is quarantined with the reason, its folder added to `damaged`."""
     if partition is None:
         paths = sorted(_all_files(root, batch, links_into))
     else:
@@ -332,7 +334,14 @@ def _inputs(
     for number, path in enumerate(paths, 1):
         if number % PROGRESS_EVERY_FILES == 0:
             log(f"{root}: read {number} of {len(paths)} files")
-        fetched = large.get(path) or read_dump_file(path)
+        try:
+            fetched = large.get(path) or read_dump_file(path)
+        except IngestError as problem:  # unreadable (permissions, over the size limit): it costs only itself
+            batch.files.append(SourceFile(display(path), None, None, "unreadable", "quarantined", note=str(problem)))
+            batch.rejects.append(Reject(display(path), "file", str(problem)))
+            if damaged is not None:
+                damaged.append(relative(path, root).parent)
+            continue
         rel = relative(path, root)
         if archives.kind_of(head_of(fetched)) is None:
             yield fetched, rel, str(path.absolute())
