@@ -92,12 +92,14 @@ def decision_notes(profiles: list[str], capacity: list[dict], measure_next: list
     return notes
 
 
+DUMP_FILES_TABLE = "observed.measurements"  # the table whose asset lists the dump files in audit.source_files
 FINDINGS_SHOWN = 5  # per kind of finding, the first few are named on the terminal; the rest are counted
 
 
 def read_findings(serving_path: Path) -> list[str]:
     """What the terminal names after a run (the published file, read-only): each quarantined file or run with its
-    reason, each run.yaml that governs no recognised file, each name kept raw because it is unknown."""
+    reason, each run.yaml that governs no recognised file, each dump file no reader reads (with what it looks like),
+    each name kept raw because it is unknown; then how many dump files were skipped or quarantined."""
     conn = open_published(serving_path)
     try:
         sections = [
@@ -116,6 +118,14 @@ def read_findings(serving_path: Path) -> list[str]:
                 ).fetchall(),
             ),
             (
+                "dump files no reader reads, skipped (audit.source_files)",
+                conn.execute(
+                    "SELECT source || ': ' || note FROM audit.source_files WHERE table_name = ? "
+                    "AND detected_format = 'unrecognised' AND status = 'skipped' ORDER BY source",
+                    [DUMP_FILES_TABLE],
+                ).fetchall(),
+            ),
+            (
                 "unknown names kept raw (no canonical id: the rows stay, unmatched; analytics.unknown_names)",
                 conn.execute(
                     "SELECT table_name || ': ' || kind || ' ' || raw_name || ' (' || rows "
@@ -123,6 +133,11 @@ def read_findings(serving_path: Path) -> list[str]:
                 ).fetchall(),
             ),
         ]
+        dump_counts = conn.execute(
+            "SELECT count(*) FILTER (status = 'skipped' AND detected_format = 'unrecognised'), "
+            "count(*) FILTER (status = 'quarantined') FROM audit.source_files WHERE table_name = ?",
+            [DUMP_FILES_TABLE],
+        ).fetchone()
     finally:
         conn.close()
     lines = []
@@ -133,6 +148,12 @@ def read_findings(serving_path: Path) -> list[str]:
         lines += [f"  {row[0]}" for row in rows[:FINDINGS_SHOWN]]
         if len(rows) > FINDINGS_SHOWN:
             lines.append(f"  ... and {len(rows) - FINDINGS_SHOWN} more")
+    skipped, quarantined = dump_counts or (0, 0)
+    if skipped or quarantined:
+        lines.append(
+            f"dump files not in the published set: {skipped} skipped (no reader reads them), {quarantined} "
+            "quarantined (analytics.quarantine); every other file and run is published"
+        )
     return lines
 
 

@@ -253,7 +253,16 @@ def hash_large_files(paths: list[Path], log: Callable[[str], None] | None = None
     if log:
         log(f"checksums of {len(large)} large files ({megabytes(large)} MB)")
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-        return dict(zip(large, pool.map(read_dump_file, large)))
+        hashed = zip(large, pool.map(_read_or_none, large))
+        return {path: fetched for path, fetched in hashed if fetched is not None}
+
+
+def _read_or_none(path: Path) -> Fetched | LargeFile | None:
+    """read_dump_file, or None when the file cannot be read (read_dump_file says why when asked again)."""
+    try:
+        return read_dump_file(path)
+    except IngestError:
+        return None
 
 
 def without_bytes(fetched: Fetched) -> LargeFile:

@@ -14,7 +14,7 @@ import polars as pl
 
 from assets.core.errors import IngestError
 from assets.core.records import Reject, SourceFile
-from assets.formats.dumps import registry
+from assets.formats.dumps import lookalikes, registry
 from assets.inputs import archives
 from assets.inputs.files import (
     Fetched,
@@ -71,11 +71,11 @@ def collect(
     if partition is not None:  # its messages name the partition: "<dumps folder>: <run.yaml folder>: ..."
         log = _naming(log, f"{root}:", f"{partition.label}:")
     batch = ObservedBatch(store_texts=store_texts)
-    sidecars, reads, quality_reads = _read_files(root, batch, log, links_into, partition)
+    sidecars, reads, quality_reads, damaged = _read_files(root, batch, log, links_into, partition)
     batch.quality, batch.quality_rejects, batch.quality_files = quality.quality_rows(
         quality_reads, lambda folder: _settings(root, folder, sidecars)
     )
-    prepared = _prepare_runs(root, batch, sidecars, reads)
+    prepared = _prepare_runs(root, batch, sidecars, reads, damaged)
     points = sum(len(run.points) for run in prepared)
     log(
         f"{root}: {len(prepared)} run{'' if len(prepared) == 1 else 's'}, "
@@ -100,15 +100,17 @@ def _read_files(
     log: Log,
     links_into: Sequence[str] | None = None,
     partition: RunPartition | None = None,
-) -> tuple[dict[PurePosixPath, dict[str, Any]], list[Read], list[quality.QualityRead]]:
-    """The run.yaml sidecars below `root` (by folder), the dump files read (each content once) and the quality
-    files (a file no dump reader recognises is offered to the quality readers); every file looked at is listed
-    in the batch's inventory (quality files when their figures are placed: assets.runs.quality)."""
+) -> tuple[dict[PurePosixPath, dict[str, Any]], list[Read], list[quality.QualityRead], list[PurePosixPath]]:
+    """The run.yaml sidecars below `root` (by folder), the dump files read (each content once), the quality
+    files (a file no dump reader recognises is offered to the quality readers) and the folder of each damaged dump
+    (quarantined); every file looked at is listed in the batch's inventory (quality files when their figures are
+    placed: assets.runs.quality)."""
     sidecars: dict[PurePosixPath, dict[str, Any]] = {}
     reads: list[Read] = []
     quality_reads: list[quality.QualityRead] = []
+    damaged: list[PurePosixPath] = []
     seen: dict[str, str] = {}
-    for fetched, rel, path in _inputs(root, batch, log, links_into, partition):
+    for fetched, rel, path in _inputs(root, batch, log, links_into, partition, damaged):
         if rel.name == SIDECAR:
             sidecars[rel.parent] = read_sidecar(fetched)
             batch.files.append(SourceFile(fetched.name, fetched.sha256, size_of(fetched), "run.yaml sidecar", "read"))
@@ -126,7 +128,12 @@ def _read_files(
             )
             continue
         seen[fetched.sha256] = fetched.name
-        parsed, _dump = registry.parse_file(fetched, path)
+        try:
+            parsed, _dump = registry.parse_file(fetched, path)
+        except IngestError as problem:  # a bad file costs itself, never the run nor the build
+            if _unreadable(batch, fetched, str(problem)):
+                damaged.append(rel.parent)
+            continue
         evaluation = None
         if parsed is None:
             evaluation = quality.recognise(_dump, fetched.name, fetched.sha256, size_of(fetched), rel.parent)
@@ -143,20 +150,25 @@ def _read_files(
             if parsed.kind in registry.READ_IN_PLACE and not isinstance(fetched, LargeFile):
                 fetched = without_bytes(fetched)  # DuckDB reads it from disk: keep no copy
             reads.append(Read(fetched, rel.parent, parsed))
-    return sidecars, reads, quality_reads
+    return sidecars, reads, quality_reads, damaged
 
 
-def _unrecognised(batch: ObservedBatch, fetched: Fetched | LargeFile) -> None:
-    """A file no reader recognises: skipped with the reason, or quarantined when it is a dump saved as UTF-16/32."""
+def _unrecognised(batch: ObservedBatch, fetched: Fetched | LargeFile, problem: str | None = None) -> None:
+    """A file no reader recognises: skipped with what it looks like where that is recognisable (`lookalikes`),
+    or quarantined when it is a dump saved as UTF-16/32. `problem`: why it could not be read (a file that looked
+    like JSON and is not), said when nothing more is recognisable."""
     head = head_of(fetched)
     wide = head.startswith((b"\xff\xfe", b"\xfe\xff"))
-    note = (
-        "empty file (0 bytes)"
-        if not head
-        else (encoding_problem(head) or "")
-        if wide
-        else "not a dump format this version reads"
-    )
+    looks = None if wide or not head else lookalikes.looks_like(fetched.name, head)
+    if not head:
+        note = "empty file (0 bytes)"
+    elif wide:
+        note = encoding_problem(head) or ""
+    elif looks:
+        note = f"{looks}: not read"
+    else:
+        what = _without_name(problem, fetched.name) if problem else lookalikes.json_shape(head)
+        note = "not a dump format this version reads" + (f" ({what})" if what else "")
     batch.files.append(
         SourceFile(
             fetched.name,
@@ -171,10 +183,31 @@ def _unrecognised(batch: ObservedBatch, fetched: Fetched | LargeFile) -> None:
         batch.rejects.append(Reject(fetched.name, "file", note))
 
 
+def _without_name(problem: str, name: str) -> str:
+    return problem.removeprefix(f"{name}: ")
+
+
+def _unreadable(batch: ObservedBatch, fetched: Fetched | LargeFile, problem: str) -> bool:
+    """A file that could not be read: quarantined with the reason when its head shows a dump or a JSON document (a
+    damaged file; its run is read without it: True), else skipped as a file no reader knows (`_unrecognised`)."""
+    kind = registry.recognise_unreadable(fetched)
+    if kind is None:
+        _unrecognised(batch, fetched, problem)
+        return False
+    batch.files.append(SourceFile(fetched.name, fetched.sha256, size_of(fetched), kind, "quarantined"))
+    batch.rejects.append(Reject(fetched.name, "file", problem))
+    return True
+
+
 def _prepare_runs(
-    root: Path, batch: ObservedBatch, sidecars: dict[PurePosixPath, dict[str, Any]], reads: list[Read]
+    root: Path,
+    batch: ObservedBatch,
+    sidecars: dict[PurePosixPath, dict[str, Any]],
+    reads: list[Read],
+    damaged: Sequence[PurePosixPath] = (),
 ) -> list[Run]:
-    """The files read grouped into runs: one per deepest run.yaml and tool (a file without one is quarantined)."""
+    """The files read grouped into runs: one per deepest run.yaml and tool (a file without one is quarantined);
+    a run.yaml whose every dump file was damaged (`damaged`: their folders) quarantines its run as a whole."""
     runs: dict[tuple[PurePosixPath, str], list[Read]] = defaultdict(list)
     for read in reads:
         chain = governing_sidecars(read.folder, sidecars)
@@ -189,6 +222,7 @@ def _prepare_runs(
     tools_per_sidecar: dict[PurePosixPath, set[str]] = defaultdict(set)
     for sidecar_folder, tool in runs:
         tools_per_sidecar[sidecar_folder].add(tool)
+    _quarantine_emptied_runs(root, batch, sidecars, {folder for folder, _tool in runs}, damaged)
     _note_idle_sidecars(root, batch, sidecars, {folder for folder, _tool in runs})
     prepared = []
     for (sidecar_folder, tool), run_reads in sorted(runs.items()):
@@ -204,6 +238,33 @@ def _prepare_runs(
 
 
 IDLE_SIDECAR_NOTE = "governs no recognised dump file: no run is read from this folder"
+EMPTIED_RUN_REASON = (
+    "every dump file it governs is damaged ({count} quarantined, each with its reason): "
+    "the run is quarantined as a whole"
+)
+
+
+def _quarantine_emptied_runs(
+    root: Path,
+    batch: ObservedBatch,
+    sidecars: dict[PurePosixPath, dict[str, Any]],
+    used: set[PurePosixPath],
+    damaged: Sequence[PurePosixPath],
+) -> None:
+    """A run.yaml that governs damaged dumps and nothing read: its run is quarantined as a whole, said (the
+    run.yaml's listing carries the reason, so it is not called idle)."""
+    counts: dict[PurePosixPath, int] = defaultdict(int)
+    for folder in damaged:
+        chain = governing_sidecars(folder, sidecars)
+        if chain and chain[-1] not in used:
+            counts[chain[-1]] += 1
+    for folder, count in sorted(counts.items()):
+        name, reason = str(root / folder / SIDECAR), EMPTIED_RUN_REASON.format(count=count)
+        batch.rejects.append(Reject(name, f"run {root / folder}", reason))
+        batch.files = [
+            dataclasses.replace(f, note=reason) if f.detected_format == "run.yaml sidecar" and f.source == name else f
+            for f in batch.files
+        ]
 
 
 def _note_idle_sidecars(
@@ -214,7 +275,7 @@ def _note_idle_sidecars(
     idle = {str(root / folder / SIDECAR) for folder in sidecars if folder not in governing}
     batch.files = [
         dataclasses.replace(f, note=IDLE_SIDECAR_NOTE)
-        if f.detected_format == "run.yaml sidecar" and f.source in idle
+        if f.detected_format == "run.yaml sidecar" and f.source in idle and not f.note
         else f
         for f in batch.files
     ]
@@ -254,13 +315,15 @@ def _inputs(
     log: Log,
     links_into: Sequence[str] | None = None,
     partition: RunPartition | None = None,
+    damaged: list[PurePosixPath] | None = None,
 ) -> Iterator[tuple[Fetched | LargeFile, PurePosixPath, str | None]]:
     """Every file below `root` with its path relative to it and where it lies on disk (DuckDB reads the
     per-request formats there, in place); a large file is hashed as it streams past (LargeFile). An
     archive gives its members instead, as files of a folder named after it (`assets.inputs.archives`: read in
     memory, no traversal, no links, limits): a member has no place on disk, so its per-request records are
     read from a temporary copy and stored in the warehouse (observed.stored_requests) rather than read in
-    place. A partition gives its files (and what its part of the walk skipped) instead of a walk."""
+    place. A partition gives its files (and what its part of the walk skipped) instead of a walk. A file that
+    cannot be read is quarantined with the reason, its folder added to `damaged`."""
     if partition is None:
         paths = sorted(_all_files(root, batch, links_into))
     else:
@@ -271,7 +334,14 @@ def _inputs(
     for number, path in enumerate(paths, 1):
         if number % PROGRESS_EVERY_FILES == 0:
             log(f"{root}: read {number} of {len(paths)} files")
-        fetched = large.get(path) or read_dump_file(path)
+        try:
+            fetched = large.get(path) or read_dump_file(path)
+        except IngestError as problem:  # unreadable (permissions, over the size limit): it costs only itself
+            batch.files.append(SourceFile(display(path), None, None, "unreadable", "quarantined", note=str(problem)))
+            batch.rejects.append(Reject(display(path), "file", str(problem)))
+            if damaged is not None:
+                damaged.append(relative(path, root).parent)
+            continue
         rel = relative(path, root)
         if archives.kind_of(head_of(fetched)) is None:
             yield fetched, rel, str(path.absolute())

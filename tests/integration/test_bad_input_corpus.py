@@ -2,7 +2,8 @@
 ../shared/data and the small fixtures (nothing of it is committed).
 
 Each case ends one of three ways, and says which:
-- "error": a clear error that names the file and says what is wrong (the run stops, nothing published);
+- "error": a clear error that names the file and says what is wrong (the run stops, nothing published); never for
+  a dump file, which costs only itself: damaged, it is quarantined; unknown, skipped;
 - "quarantined": the damaged rows or file are quarantined with a reason saying why;
 - "same": the damage does not matter (a BOM, CRLF line ends, numbers written as strings) and the file
   reads exactly as the intact one.
@@ -782,11 +783,17 @@ CASES = [
     ("result page", "truncated", TRUNCATED, "error", r"not an MLPerf result file"),
     # --- inference-perf ------------------------------------------------------------------------------
     ("inference-perf stage", "empty", EMPTY, "skipped", r"empty file"),
-    ("inference-perf stage", "truncated", TRUNCATED, "error", r"stage_3_lifecycle_metrics.json: invalid JSON"),
+    ("inference-perf stage", "truncated", TRUNCATED, "quarantined", r"stage_3_lifecycle_metrics.json: invalid JSON"),
     ("inference-perf stage", "utf-8 bom", BOM, "same", ""),
     ("inference-perf stage", "utf-16", UTF16, "quarantined", r"UTF-16 text"),
-    ("inference-perf stage", "latin-1 byte", on_main(lambda d: latin1_inside(d, b'"')), "error", r"not UTF-8 text"),
-    ("inference-perf stage", "nested", NESTED, "error", r"nested too deeply"),
+    (
+        "inference-perf stage",
+        "latin-1 byte",
+        on_main(lambda d: latin1_inside(d, b'"')),
+        "quarantined",
+        r"not UTF-8 text",
+    ),
+    ("inference-perf stage", "nested", NESTED, "skipped", r"nested too deeply"),
     ("inference-perf stage", "binary", BINARY, "skipped", r"not a dump format"),
     (
         "inference-perf stage",
@@ -881,9 +888,9 @@ CASES = [
     ),
     # --- vLLM ----------------------------------------------------------------------------------------
     ("vllm result", "empty", EMPTY, "skipped", r"empty file"),
-    ("vllm result", "truncated", TRUNCATED, "error", r"result.json: invalid JSON"),
+    ("vllm result", "truncated", TRUNCATED, "quarantined", r"result.json: invalid JSON"),
     ("vllm result", "utf-8 bom", BOM, "same", ""),
-    ("vllm result", "nested", NESTED, "error", r"nested too deeply"),
+    ("vllm result", "nested", NESTED, "skipped", r"nested too deeply"),
     (
         "vllm result",
         "throughput N/A",
@@ -954,7 +961,7 @@ CASES = [
         "vllm json lines",
         "last line cut",
         ndjson_cut,
-        "error",
+        "quarantined",
         r"results.jsonl: invalid JSON on line 3 \(the last line, "
         r"cut short\?\)",
     ),
@@ -962,7 +969,7 @@ CASES = [
         "vllm json lines",
         "latin-1 byte",
         on_main(lambda d: latin1_inside(d, b'"request_rate')),
-        "error",
+        "quarantined",
         r"not UTF-8 text",
     ),
     ("vllm json lines", "duplicate line", duplicate_last_line, "quarantined", r"the same result as line 3 .*read once"),
@@ -998,7 +1005,7 @@ CASES = [
     ),
     ("sglang", "completed 1e300", json_lines_edit(lambda v: v[0].update(completed=1e300)), "quarantined", r"absurdly"),
     # --- GuideLLM -------------------------------------------------------------------------------------
-    ("guidellm json", "truncated", TRUNCATED, "error", r"benchmarks.json: invalid JSON"),
+    ("guidellm json", "truncated", TRUNCATED, "quarantined", r"benchmarks.json: invalid JSON"),
     (
         "guidellm json",
         "p95 N/A",

@@ -213,14 +213,18 @@ def test_a_precision_stated_as_unknown_keeps_the_run_flagged(tmp_path, precision
     assert "states no precision" in run["precision_note"]
 
 
-def test_truncated_stage_file_fails_naming_the_file(tmp_path, copied_report):
+def test_truncated_stage_file_is_quarantined_naming_the_file_and_its_run_is_read_without_it(tmp_path, copied_report):
     stage = copied_report / "stage_3_lifecycle_metrics.json"
     stage.write_text(stage.read_text()[:700])
     (tmp_path / "dumps").mkdir()
     (tmp_path / "dumps" / "run.yaml").write_text(WORKED_RUN_YAML)
     copied_report.rename(tmp_path / "dumps" / "results")
-    with pytest.raises(IngestError, match=r"stage_3_lifecycle_metrics.json: invalid JSON"):
-        collect_all([str(tmp_path / "dumps")])
+    batch = collect_all([str(tmp_path / "dumps")])
+    (reject,) = [r for r in batch.rejects if r.source.endswith("stage_3_lifecycle_metrics.json")]
+    assert reject.location == "file" and "stage_3_lifecycle_metrics.json: invalid JSON" in reject.reason
+    (run,) = batch.runs
+    sources = {m["source"].rsplit("/", 1)[-1] for m in batch.measurements}
+    assert "stage_3_lifecycle_metrics.json" not in sources and "stage_2_lifecycle_metrics.json" in sources
 
 
 @pytest.mark.parametrize(

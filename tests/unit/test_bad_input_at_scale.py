@@ -1,5 +1,5 @@
 """Bad input at scale without the shared data: a generic log of 180k requests reads every request, and a
-file above the size limit is refused naming it."""
+file above the size limit is refused naming it (quarantined with the reason: it costs only itself and its run)."""
 
 import pytest
 
@@ -36,5 +36,7 @@ def test_a_huge_generic_log_reads_every_request_and_a_file_above_the_limit_is_re
     first = next(v for k, v in out.numbers.items() if k[0] == "request" and k[2] == 0)
     assert first == (pytest.approx(float(rows[0].split(",")[3])), pytest.approx(float(rows[0].split(",")[4])))
     monkeypatch.setattr("assets.inputs.files.MAX_LOCAL_FILE_BYTES", 1_000_000)
-    refused = read_dump_folders({"huge": folder})["huge"]
-    assert refused.error and "log.csv" in refused.error and "above the 1,000,000-byte limit" in refused.error
+    refused = read_dump_folders({"huge": folder})["huge"]  # the file costs itself: quarantined, named, never read
+    assert refused.error is None and not refused.numbers
+    assert any("log.csv" in r and "above the 1,000,000-byte limit" in r for r in refused.reasons), refused.reasons
+    assert any("the run is quarantined as a whole" in r for r in refused.reasons), refused.reasons

@@ -12,11 +12,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Protocol
 
+from assets.core.errors import IngestError
 from assets.formats.base import Reader
 from assets.formats.dumps import aiperf, generic, guidellm, inference_perf, llmperf, loadgen_run, sglang, vllm
 from assets.formats.dumps.decode import complete, decode
 from assets.formats.dumps.exchange import Dump, Parsed
-from assets.inputs.files import Fetched, LargeFile
+from assets.inputs.files import HEAD_BYTES, Fetched, LargeFile, head_of
+from assets.inputs.textinput import json_head, looks_like_json
 
 
 class DumpReader(Reader[Dump, Parsed], Protocol):
@@ -61,3 +63,26 @@ def parse_file(fetched: Fetched | LargeFile, path: str | None = None) -> tuple[P
     if kind in reader.SKIPPED:
         return Parsed(kind=kind, tool=reader.TOOL, definitions="", note=reader.SKIPPED[kind]), dump
     return reader.parse(dump, kind), dump
+
+
+DAMAGED_JSON = "damaged JSON"  # the format of a file whose JSON begins well and cannot be read whole
+
+
+def recognise_unreadable(fetched: Fetched | LargeFile) -> str | None:
+    """The format of a file that could not be read (`parse_file` raised), as its head shows it: a reader's format,
+    or DAMAGED_JSON for JSON that begins as a document (an object or list of values) and breaks later (cut short,
+    nested too deeply, a byte that is not UTF-8): both are damaged files, quarantined with the reason. None: a
+    file no reader knows, which merely looks like JSON (a Python dict printed, a log line in brackets): skipped.
+    The head is decoded leniently (a byte that is not UTF-8 does not hide a vLLM result's keys)."""
+    head = head_of(fetched)[:HEAD_BYTES]
+    lenient = head.decode("utf-8", errors="replace").encode()
+    dump = Dump(fetched.name, head, partial=True)
+    if looks_like_json(lenient):
+        dump.payload = json_head(lenient)
+    try:
+        found = recognise(dump)
+    except (IngestError, ValueError, TypeError, LookupError, AttributeError, RecursionError):
+        found = None  # a recogniser meeting damage it does not expect: no format known
+    if found is not None:
+        return found[1]
+    return DAMAGED_JSON if isinstance(dump.payload, (dict, list)) and dump.payload else None
