@@ -12,6 +12,7 @@ from assets.core.errors import IngestError
 from assets.core.ranges import INPUT_RANGES, PRICES, PROFILES, RUN_YAML, SLO_MS, Range
 from assets.runs import sidecar
 from schemas.vocab import QUALITY_BOUND_KINDS
+from tests.support.data import REPO_ROOT
 
 # The keys the parsers accept that hold text (names, dates, paths, free-form settings) or nest other keys.
 TEXT_KEYS = {
@@ -136,3 +137,11 @@ def test_the_absurd_values_that_reached_arithmetic_are_refused():
         PROFILES, "delivered_fraction_prior", 1e-300
     )
     assert "accelerator_count must be a whole number from 1 to 100000" in refusal(RUN_YAML, "accelerator_count", 10**12)
+
+
+def test_the_documented_table_is_the_table():
+    page = REPO_ROOT.joinpath("docs", "inputs-profiles-and-prices.md").read_text()
+    rows = {line for line in page.splitlines() if line.startswith("| ")}
+    for file, keys in INPUT_RANGES.items():
+        for key, rng in keys.items():
+            assert f"| {file} | `{key.replace('|', chr(92) + '|')}` | {rng.text()} |" in rows, key
