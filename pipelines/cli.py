@@ -13,6 +13,7 @@ from typing import NamedTuple
 import dagster as dg
 import duckdb
 
+from assets.core.inert import inert
 from assets.core.paths import DEFAULT_PRICES, DEFAULT_PROFILES, DEFAULT_SOURCES
 from assets.report.decision import bill_text, decide, measure_text, saving_text
 from assets.report.textformat import format_shortlist, wrapped
@@ -233,7 +234,7 @@ def _report_failure(failures: list[Failed], warehouse: Warehouse | None = None) 
     state = "" if warehouse is None else f" {published_state(warehouse.layout)}."
     print(f"benchbill: run failed;{state or ' the published serving file (if any) is unchanged.'}", file=sys.stderr)
     for failure in failures:
-        print(f"  {failure.message}", file=sys.stderr)
+        print(f"  {inert(failure.message, lines=True)}", file=sys.stderr)
     for kind in dict.fromkeys(f.kind for f in failures):
         print(ADVICE[kind], file=sys.stderr)
     return 1
@@ -430,7 +431,7 @@ def sql(args: argparse.Namespace) -> int:
             Warehouse(dir=args.warehouse).serving_path, args.query, query.parse_params(args.param or [])
         )
     except query.QueryProblem as problem:
-        print(f"benchbill sql: {problem}", file=sys.stderr)
+        print(f"benchbill sql: {inert(str(problem), lines=True)}", file=sys.stderr)
         return 1
     try:
         text = query.render(columns, rows, args.format)
@@ -446,7 +447,7 @@ def shell(args: argparse.Namespace) -> int:
     try:
         return query.shell(Warehouse(dir=args.warehouse).serving_path)
     except query.QueryProblem as problem:
-        print(f"benchbill shell: {problem}", file=sys.stderr)
+        print(f"benchbill shell: {inert(str(problem), lines=True)}", file=sys.stderr)
         return 1
 
 

@@ -17,6 +17,7 @@ from typing import Any
 import duckdb
 
 from assets.core.errors import IngestError
+from assets.core.inert import inert
 from assets.core.sqltext import quote_ident, sql_string_literal
 from assets.report.textformat import align_rows, to_json, value_text
 from assets.warehouse import sqldoc
@@ -293,4 +294,4 @@ def _show(conn: duckdb.DuckDBPyConnection, sql: str) -> None:
             columns, rows = execute(conn, statement.query)
             print(render(columns, rows, "table"), flush=True)
     except QueryProblem as problem:
-        print(f"benchbill shell: {problem}", file=sys.stderr, flush=True)
+        print(f"benchbill shell: {inert(str(problem), lines=True)}", file=sys.stderr, flush=True)

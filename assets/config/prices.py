@@ -13,6 +13,7 @@ import polars as pl
 
 from assets.core import canonical
 from assets.core.errors import IngestError
+from assets.core.ranges import INPUT_RANGES, PRICES
 from assets.core.records import LOCATION_COLUMN, SOURCE_COLUMN, Reject, SourceFile
 from assets.inputs.files import read_local
 from assets.inputs.textinput import CUT_LINE_REASON, cut_last_line, decode_text
@@ -21,9 +22,9 @@ from schemas.benchmark.accelerator_prices import AcceleratorPrices
 from schemas.vocab import PRICE_CLASSES
 
 PRICE_COLUMNS = ("accelerator", "price_class", "usd_per_accelerator_hour", "provider", "source", "as_of")
-# A plausible price per accelerator-hour, in USD: below a cheap spot GPU's cents, above a whole large system's
-# hourly cost per accelerator, a price is a typo or a unit mistake (and would rank a config first or last).
-PLAUSIBLE_USD_PER_ACCELERATOR_HOUR = (0.05, 500.0)
+# A plausible price per accelerator-hour, in USD (its range in assets.core.ranges.INPUT_RANGES, with why).
+_PRICE_RANGE = INPUT_RANGES[PRICES]["usd_per_accelerator_hour"]
+PLAUSIBLE_USD_PER_ACCELERATOR_HOUR = (_PRICE_RANGE.low, _PRICE_RANGE.high)
 
 
 class PriceProblem(ValueError):

@@ -12,6 +12,7 @@ import polars as pl
 
 from assets.core import canonical
 from assets.core.errors import IngestError
+from assets.core.ranges import PROFILES, SLO_MS, OutOfRange, check
 from assets.core.records import SourceFile
 from assets.inputs.files import read_local
 from assets.inputs.textinput import parse_yaml
@@ -38,11 +39,14 @@ DEFAULT_PEAK_WINDOW_S = 60.0
 DEFAULT_MIN_REPLICAS = 1
 
 
-def _positive(value: Any, where: str, below: float = 1e8) -> float:
-    """A positive finite number below `below` (1e8 ms is ~28 hours, 1e8 tokens a very long prompt)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < below:
-        raise IngestError(f"{where} must be a positive number below {below:g} (got {value!r})")
-    return float(value)
+def _ranged(value: Any, key: str, where: str, name: str | None = None) -> Any:
+    """`value` of `key` in its accepted range (assets.core.ranges.INPUT_RANGES); IngestError naming `where`, the
+    key (as `name` when given: `slo.ttft_p95_ms` for the SLO keys' one range) and the range."""
+    try:
+        return check(PROFILES, key, value)
+    except OutOfRange as problem:
+        message = str(problem)
+        raise IngestError(f"{where}: {name}{message[len(key) :]}" if name else f"{where}: {message}") from None
 
 
 def parse_profiles(content: Any, source: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -94,10 +98,10 @@ def _profile(entry: Any, where: str, source: str, names: set[str]) -> tuple[dict
         "delivered_fraction_prior_lo": lo,
         "delivered_fraction_prior_hi": hi,
         "error_rate_max": error_rate_max,
-        "input_tokens_mean": _positive(workload["input_tokens_mean"], f"{where}: workload.input_tokens_mean")
+        "input_tokens_mean": _ranged(workload["input_tokens_mean"], "workload.input_tokens_mean", where)
         if "input_tokens_mean" in workload
         else None,
-        "output_tokens_mean": _positive(workload["output_tokens_mean"], f"{where}: workload.output_tokens_mean")
+        "output_tokens_mean": _ranged(workload["output_tokens_mean"], "workload.output_tokens_mean", where)
         if "output_tokens_mean" in workload
         else None,
         "traffic_log": None
@@ -129,28 +133,24 @@ def _volume(workload: dict[str, Any], baseline: Any, where: str) -> dict[str, An
             f"{where}: workload.requests_per_day and workload.mean_requests_per_s both state the volume; keep one"
         )
     per_day = (
-        _positive(workload["requests_per_day"], f"{where}: workload.requests_per_day", 1e13)
+        _ranged(workload["requests_per_day"], "workload.requests_per_day", where)
         if ("requests_per_day" in workload)
         else None
     )
     mean = (
-        _positive(workload["mean_requests_per_s"], f"{where}: workload.mean_requests_per_s")
+        _ranged(workload["mean_requests_per_s"], "workload.mean_requests_per_s", where)
         if "mean_requests_per_s" in workload
         else None
     )
     peak_to_mean = None
     if "peak_to_mean" in workload:
-        peak_to_mean = _positive(workload["peak_to_mean"], f"{where}: workload.peak_to_mean", 1e6)
-        if peak_to_mean < 1:
-            raise IngestError(f"{where}: workload.peak_to_mean must be at least 1 (got {workload['peak_to_mean']!r})")
+        peak_to_mean = _ranged(workload["peak_to_mean"], "workload.peak_to_mean", where)
     window = (
-        _positive(workload["peak_window_s"], f"{where}: workload.peak_window_s", 86400.0 + 1)
+        _ranged(workload["peak_window_s"], "workload.peak_window_s", where)
         if "peak_window_s" in workload
         else DEFAULT_PEAK_WINDOW_S
     )
-    replicas = workload.get("min_replicas", DEFAULT_MIN_REPLICAS)
-    if isinstance(replicas, bool) or not isinstance(replicas, int) or not 0 <= replicas <= 100000:
-        raise IngestError(f"{where}: workload.min_replicas must be a whole number from 0 to 100000 (got {replicas!r})")
+    replicas = _ranged(workload.get("min_replicas", DEFAULT_MIN_REPLICAS), "workload.min_replicas", where)
     if not has_log and ("mean_requests_per_s" in workload or "requests_per_day" in workload) != (
         "peak_to_mean" in workload
     ):
@@ -178,25 +178,23 @@ def _slo(slo: Any, where: str) -> tuple[list[tuple[str, float]], float]:
     measures = []
     for key, value in slo.items():
         if key == "error_rate_max":
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
-                raise IngestError(f"{where}: slo.error_rate_max must be a fraction in [0, 1] (got {value!r})")
-            error_rate_max = float(value)
+            error_rate_max = _ranged(value, "slo.error_rate_max", where)
             continue
         if not SLO_KEY.match(str(key)):
             raise IngestError(
                 f"{where}: unknown slo key {key!r}; expected <ttft|tpot|itl|e2e>_<p50|p90|p95|p99>_ms or error_rate_max"
             )
-        measures.append((str(key), _positive(value, f"{where}: slo.{key}")))
+        measures.append((str(key), _ranged(value, SLO_MS, where, f"slo.{key}")))
     return measures, error_rate_max
 
 
 def _prior(prior: Any, where: str) -> tuple[float, float]:
-    """A profile's delivered-fraction prior [lo, hi]: 0 < lo <= hi <= 2."""
+    """A profile's delivered-fraction prior [lo, hi], each in its range (above 0.001, at most 1.5), lo <= hi."""
     if not (isinstance(prior, list) and len(prior) == 2):
         raise IngestError(f"{where}: delivered_fraction_prior must be [lo, hi]")
-    lo, hi = (_positive(p, f"{where}: delivered_fraction_prior") for p in prior)
-    if lo > hi or hi > 2:
-        raise IngestError(f"{where}: delivered_fraction_prior [{lo}, {hi}] must have lo <= hi <= 2")
+    lo, hi = (_ranged(p, "delivered_fraction_prior", where) for p in prior)
+    if lo > hi:
+        raise IngestError(f"{where}: delivered_fraction_prior [{lo}, {hi}] must have lo <= hi")
     return lo, hi
 
 
@@ -230,11 +228,6 @@ def write_profiles(
     if "requirement.slo_bounds" in tables:
         reports["requirement.slo_bounds"] = write_table(conn, "requirement.slo_bounds", pl.DataFrame(bounds), SloBounds)
     return reports
-
-
-RELATIVE_MAX = (
-    10.0  # a relative bound is a ratio to the best-evidenced result: 0.99 of bf16's accuracy, 1.05 of its perplexity
-)
 
 
 def parse_quality_bounds(content: Any, source: str) -> list[dict[str, Any]]:
@@ -276,17 +269,11 @@ def _quality_bounds(entries: Any, profile: str, where: str, source: str) -> list
             raise IngestError(f"{at}: give exactly one of {', '.join(QUALITY_BOUND_KINDS)} (got {kinds or 'none'})")
         kind = kinds[0]
         value = item[kind]
-        if (
-            isinstance(value, bool)
-            or not isinstance(value, (int, float))
-            or value != value
-            or abs(value) == float("inf")
-        ):
-            raise IngestError(f"{at}: {kind} must be a number (got {value!r})")
-        if kind.endswith("_relative") and not 0 < value <= RELATIVE_MAX:
-            raise IngestError(
-                f"{at}: {kind} is a ratio to the best-evidenced result, in (0, {RELATIVE_MAX:g}] (got {value!r})"
-            )
+        try:
+            check(PROFILES, f"quality[].{kind}", value)
+        except OutOfRange as problem:
+            ratio = " (a ratio to the best-evidenced result)" if kind.endswith("_relative") else ""
+            raise IngestError(f"{at}: {kind}{str(problem)[len(f'quality[].{kind}') :]}{ratio}") from None
         metric = metric.removesuffix(",none")  # observed.quality names a `none`-filtered metric without it
         if (task, metric) in seen:
             raise IngestError(f"{at}: {task} {metric} is bounded twice")

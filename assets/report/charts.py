@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from html import escape
 
-from assets.report.textformat import plain_number
+from assets.report.textformat import escape, plain_number
 
 FONT = 'font-family="system-ui, -apple-system, Segoe UI, Helvetica, Arial, sans-serif"'
 

@@ -13,18 +13,19 @@ import datetime
 import os
 from collections import defaultdict
 from dataclasses import dataclass
-from html import escape
 from pathlib import Path
 from typing import Any
 
 import duckdb
 
+from assets.core.inert import inert
 from assets.report.charts import Band, Point, RangeRow, RefLine, Series, line_chart, range_chart
 from assets.report.decision import Decision, bill_text, config_name, decide, measure_text, saving_text
 from assets.report.textformat import (
     SHORTLIST_COLUMNS,
     TEXT,
     cell_spans,
+    escape,
     number_text,
     plain_number,
     range_text,
@@ -596,7 +597,7 @@ def render(data: ReportData, generated_at: datetime.datetime) -> str:
     decisions = _decisions(data)
     decision_blocks = "".join(_decision_block(d) for d in decisions.values())
     capacity_charts = "".join(_capacity_chart(d, data.traffic.get(name, [])) for name, d in decisions.items())
-    return f"""<!DOCTYPE html>
+    document = f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>benchbill report</title>
 <meta name="viewport" content="width=device-width, initial-scale=1"><style>{CSS}</style></head>
 <body>
@@ -635,6 +636,7 @@ accelerators / (requests/s x 3600); the low cost uses the high throughput. Per-t
 whole accelerator-hour.</p>
 </body></html>
 """
+    return inert(document, lines=True)  # what no cell escaped (a script's data): no raw control or bidi character
 
 
 def write_report(serving_path: Path, output: Path, serving_name: Path | None = None) -> int:

@@ -6,12 +6,15 @@ aligned tables for query results."""
 from __future__ import annotations
 
 import datetime
+import html
 import json
 import math
 import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from assets.core.inert import inert
 
 TERMINAL_WIDTH = 160  # what `benchbill run` prints fits a terminal this wide (tests/e2e/test_terminal.py)
 TOP_CONFIGS = 5  # configs per profile the terminal shows; `benchbill run --all` shows every one
@@ -146,11 +149,12 @@ def shortlist_cell(row: dict, source: str | tuple[str, ...], kind: str) -> str:
 
 def align_rows(header: Sequence[str], body: Sequence[Sequence[str]], right: Sequence[bool] = ()) -> list[str]:
     """Columns padded to their widest cell, with a dashed rule under the header; a header cell may hold
-    several lines ('\\n'); columns marked in `right` are right-aligned (numbers)."""
-    heads = [cell.split("\n") for cell in header]
+    several lines ('\\n'); columns marked in `right` are right-aligned (numbers). Every cell is made inert
+    (control and bidirectional characters escaped, `assets.core.inert`): cells may hold input text."""
+    heads = [inert(cell, lines=True).split("\n") for cell in header]
     depth = max((len(h) for h in heads), default=1)
     head_lines = [[h[i - depth + len(h)] if i - depth + len(h) >= 0 else "" for h in heads] for i in range(depth)]
-    table = [*head_lines, *body]
+    table = [*head_lines, *([inert(cell) for cell in line] for line in body)]
     widths = [max(len(line[i]) for line in table) for i in range(len(header))]
     aligned = [i < len(right) and right[i] for i in range(len(header))]
 
@@ -165,9 +169,13 @@ def align_rows(header: Sequence[str], body: Sequence[Sequence[str]], right: Sequ
 
 def wrapped(text: str, width: int = TERMINAL_WIDTH, indent: str = "", hanging: str = "  ") -> list[str]:
     """A line of text folded to `width` columns, the first line starting with `indent`; continuation lines
-    indented as far, plus `hanging`."""
+    indented as far, plus `hanging`. The text is made inert first (it may hold input text)."""
     return textwrap.wrap(
-        text, width=width, initial_indent=indent, subsequent_indent=" " * len(indent) + hanging, break_on_hyphens=False
+        inert(text, lines=True),
+        width=width,
+        initial_indent=indent,
+        subsequent_indent=" " * len(indent) + hanging,
+        break_on_hyphens=False,
     ) or [indent]
 
 
@@ -311,6 +319,12 @@ def format_shortlist(
         for text, number in caveats.items():
             out += wrapped(text, width, indent=f"{number:>4}. ", hanging="")
     return "\n".join(out)
+
+
+def escape(text: str, quote: bool = True) -> str:
+    """Text for HTML: made inert (control and bidirectional characters as visible escapes, so that a label
+    ending `\u202egpj.exe` cannot display as `...exe.jpg`), then HTML-escaped."""
+    return html.escape(inert(text), quote)
 
 
 def value_text(value: Any) -> str:

@@ -36,6 +36,14 @@ from schemas.requirement.traffic_rate import TrafficRate
 from schemas.requirement.traffic_shape import TrafficShape
 
 SECONDS_PER_DAY = 86400
+# The rate windows a log may hold: at most this many per request (and never fewer than MIN_WINDOW_LIMIT), so that
+# memory follows the requests, never the span a stray timestamp stretches the log to.
+WINDOWS_PER_REQUEST = 100
+MIN_WINDOW_LIMIT = 100_000
+# A stray timestamp (year 9999, 1e15 ms): arrivals at either end cut off from the rest by a gap longer than a day
+# and than OUTLIER_GAP_FACTOR x the rest's span, and no more than OUTLIER_SHARE of the requests (at least one).
+OUTLIER_GAP_FACTOR = 10
+OUTLIER_SHARE = 0.01
 
 
 def _number(value: Any) -> float:
@@ -54,6 +62,27 @@ def gamma_shape(gaps: pl.Series) -> float | None:
     return (3 - s + math.sqrt((s - 3) ** 2 + 24 * s)) / (12 * s)
 
 
+def outliers(starts: pl.Series) -> tuple[int, int]:
+    """How many of the sorted arrivals `starts` to leave out at the start and at the end: stray timestamps far
+    outside the log's bulk (see OUTLIER_GAP_FACTOR). The largest gap is looked at again after each cut."""
+    first, last = 0, starts.len()
+    most = max(1, int(starts.len() * OUTLIER_SHARE))
+    while last - first >= 4:
+        kept = starts.slice(first, last - first)
+        gaps = kept.diff().drop_nulls()
+        at = int(_number(gaps.arg_max()))  # the gap between kept[at] and kept[at + 1]
+        before, after = at + 1, kept.len() - at - 1
+        rest = kept.slice(before, after) if before < after else kept.slice(0, before)
+        bulk_span = float(rest[-1] - rest[0])
+        if min(before, after) > most or not _number(gaps[at]) > max(SECONDS_PER_DAY, OUTLIER_GAP_FACTOR * bulk_span):
+            break
+        if before < after:
+            first += before
+        else:
+            last -= after
+    return first, starts.len() - last
+
+
 def shape_of(
     frame: pl.DataFrame, peak_window_s: float = DEFAULT_PEAK_WINDOW_S, requests_per_day: float | None = None
 ) -> tuple[dict[str, Any], pl.DataFrame]:
@@ -63,16 +92,32 @@ def shape_of(
     `peak_window_s` is left out. A window's rate is its request count / `peak_window_s`; the scaled rate is
     that rate x `requests_per_day / 86400 / (mean window rate)` (x 1 without a volume), so that the scaled
     windows' mean is our daily volume per second. `mean_requests_per_s` and `peak_requests_per_s` are the
-    mean and the highest scaled window rate."""
+    mean and the highest scaled window rate. Stray timestamps far outside the log's bulk (`outliers`) are left
+    out, with their requests, and counted in `outliers_left_out`; a log whose windows would outnumber its requests
+    WINDOWS_PER_REQUEST times (and MIN_WINDOW_LIMIT) is refused: memory follows the requests, never the span."""
     starts = frame.get_column("start_offset_s").drop_nulls().sort()
+    left_out = outliers(starts) if starts.len() >= 4 else (0, 0)
+    if sum(left_out):
+        starts = starts.slice(left_out[0], starts.len() - sum(left_out))
+        start = pl.col("start_offset_s")
+        frame = frame.filter(start.is_null() | start.is_between(starts[0], starts[-1]))
     if starts.len() < 3:
         raise FormatProblem(f"{starts.len()} requests with a start time: too few for an arrival pattern")
     span = float(starts[-1] - starts[0])
+    if not math.isfinite(span) or not math.isfinite(peak_window_s) or peak_window_s <= 0:
+        raise FormatProblem(f"the log spans {span:g} s in windows of {peak_window_s:g} s: not a time span")
     windows_in_log = int(span // peak_window_s)
     if windows_in_log < 1:
         raise FormatProblem(
             f"the log spans {span:g} s, shorter than one peak window of {peak_window_s:g} s "
             "(set a shorter workload.peak_window_s)"
+        )
+    window_limit = max(MIN_WINDOW_LIMIT, WINDOWS_PER_REQUEST * starts.len())
+    if windows_in_log > window_limit:
+        raise FormatProblem(
+            f"the log spans {span:g} s: {windows_in_log:,} windows of {peak_window_s:g} s for {starts.len():,} "
+            f"requests, more than {window_limit:,} (at most {WINDOWS_PER_REQUEST} per request, or "
+            f"{MIN_WINDOW_LIMIT:,}); a timestamp far from the rest, or set a longer workload.peak_window_s"
         )
     gaps = starts.diff().drop_nulls()
     counts = (
@@ -91,6 +136,7 @@ def shape_of(
     peak = _number(windows.get_column("len").max()) / peak_window_s
     shape = {
         "requests": starts.len(),
+        "outliers_left_out": sum(left_out),
         "span_s": span,
         "mean_rate_per_s": mean_rate,
         "window_s": float(peak_window_s),
@@ -269,7 +315,15 @@ def read_traffic_log(
         shape,
         rates,
         SourceFile(
-            fetched.name, fetched.sha256, size_of(fetched), f"traffic log ({form})", "read", rows=shape["requests"]
+            fetched.name,
+            fetched.sha256,
+            size_of(fetched),
+            f"traffic log ({form})",
+            "read",
+            rows=shape["requests"],
+            note=f"{shape['outliers_left_out']} request(s) left out: timestamps far outside the rest of the log"
+            if shape["outliers_left_out"]
+            else "",
         ),
     )
 
@@ -296,6 +350,12 @@ def write_traffic(
             shape, rates, file = read_traffic_log(path, peak_window_s, requests_per_day)
         except IngestError as problem:
             raise IngestError(f"{source}: profile {profile!r}: {problem}") from None
+        left_out = shape.pop("outliers_left_out")
+        if left_out:
+            log(
+                f"traffic of {profile}: {left_out} request(s) left out of {path}: timestamps far outside the rest of "
+                f"the log (cut off from it by more than a day and {OUTLIER_GAP_FACTOR}x its span)"
+            )
         shapes.append({"profile": profile, "traffic_log": path, **shape, "evidence": "requirement"})
         rate_frames.append(rates.with_columns(pl.lit(profile).alias("profile")))
         files.append(file)

@@ -8,6 +8,7 @@ from typing import Any
 
 from assets.core import canonical
 from assets.core.errors import IngestError
+from assets.core.ranges import RUN_YAML, OutOfRange, check
 from assets.inputs.files import Fetched, LargeFile
 from assets.inputs.textinput import parse_yaml
 from schemas.vocab import ARRIVALS
@@ -153,9 +154,10 @@ def _run_config(merged: dict[str, Any], where: str) -> dict[str, Any]:
     arrival = str(merged["arrival"]).strip().lower()
     if arrival not in ARRIVALS:
         raise SidecarProblem(f"{where}: arrival {merged['arrival']!r} is not one of {list(ARRIVALS)}")
-    count = merged["accelerator_count"]
-    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
-        raise SidecarProblem(f"{where}: accelerator_count must be a whole number >= 1 (got {count!r})")
+    try:
+        count = check(RUN_YAML, "accelerator_count", merged["accelerator_count"], where)
+    except OutOfRange as problem:
+        raise SidecarProblem(str(problem)) from None
     accelerator_raw = str(merged["accelerator"]).strip()
     accelerator = canonical.match_accelerator(accelerator_raw)
     settings = merged.get("settings")

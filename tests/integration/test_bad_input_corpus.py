@@ -1469,7 +1469,13 @@ CASES = [
     ("profiles yaml", "bound NaN", slo(ttft_p95_ms=NAN), "error", r"got nan"),
     ("profiles yaml", "bound .inf", slo(ttft_p95_ms=INF), "error", r"got inf"),
     ("profiles yaml", "bound 1e300", slo(ttft_p95_ms=1e300), "error", r"below 1e\+08"),
-    ("profiles yaml", "error rate NaN", slo(error_rate_max=NAN), "error", r"error_rate_max must be a fraction"),
+    (
+        "profiles yaml",
+        "error rate NaN",
+        slo(error_rate_max=NAN),
+        "error",
+        r"error_rate_max must be a number from 0 to 1 \(got nan\)",
+    ),
     ("profiles yaml", "prior upside down", first_profile(delivered_fraction_prior=[0.9, 0.5]), "error", r"lo <= hi"),
     (
         "profiles yaml",

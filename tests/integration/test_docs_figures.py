@@ -11,7 +11,12 @@ import re
 from tests.e2e import test_concurrency, test_kills
 from tests.integration import test_bad_input_corpus, test_security_archive_members
 from tests.support.data import DATA, REPO_ROOT
-from tests.unit import test_faults_http_retries, test_security_sql_and_archive_limits, test_sql_guards
+from tests.unit import (
+    test_faults_http_retries,
+    test_input_ranges,
+    test_security_sql_and_archive_limits,
+    test_sql_guards,
+)
 
 RELIABILITY = REPO_ROOT.joinpath("docs", "reliability.md").read_text()
 assert RELIABILITY.startswith("# Reliability and security: what was tried and held\n")
@@ -55,6 +60,7 @@ def test_the_reliability_page_states_the_figures_of_the_tests():
     assert stated("hostile archive members") == len(test_security_archive_members.REFUSED_MEMBERS)
     assert stated("archives over their limits") == len(test_security_sql_and_archive_limits.BOMBS)
     assert stated("writing statements") == len(test_sql_guards.WRITES)
+    assert stated("out-of-range values") == len(test_input_ranges.CASES)
 
 
 # --- the capacity plan's worked example (docs/capacity-plan.md, "Worked example") ---------------------------

@@ -114,3 +114,29 @@ def test_a_profile_names_the_azure_trace_as_its_traffic_log(tmp_path):
         conn.close()
     assert row == ("code-assist", 8819, 60.0) and shape_report.rows == 1 and rate_report.rows == 57
     assert formats == (f"traffic log ({AZURE_TRACE})",)
+
+
+@pytest.mark.parametrize(
+    "stray,where,rel",
+    [
+        ("9999-12-31 23:59:59.9999999,100,10", "end", 1e-9),
+        ("2023-11-23 19:14:19.9280160,100,10", "end", 1e-9),  # a week after the last request
+        ("0001-01-01 00:00:00.0000000,100,10", "start", 1e-6),  # offsets from year 1: 100 ns kept to ~8 us
+    ],
+)
+def test_a_stray_timestamp_in_the_real_trace_is_left_out_and_said(tmp_path, stray, where, rel):
+    """The real trace (copied to a temporary file) with a stray arrival far from the rest: it was windows for the
+    whole span (34-133 GB, or killed by the kernel); now the request is left out, said, and the shape is the
+    trace's own."""
+    path = AZURE / "AzureLLMInferenceTrace_code.csv"
+    header, *rows = path.read_text().splitlines()
+    lines = [header, stray, *rows] if where == "start" else [header, *rows, stray]
+    log = tmp_path / "trace.csv"
+    log.write_text("\n".join(lines))
+    expected, counts = independent_shape(path, 60)
+    shape, rates, source = read_traffic_log(str(log), 60)
+    for key, value in expected.items():
+        loose = key == "gamma_shape" and rel > 1e-9  # the log of gaps of 100 ns, read to ~8 us
+        assert shape[key] == pytest.approx(value, rel=1e-2 if loose else rel, abs=1e-9), key
+    assert rates.get_column("requests").to_list() == counts
+    assert shape["outliers_left_out"] == 1 and source.note.startswith("1 request(s) left out")

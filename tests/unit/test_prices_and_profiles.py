@@ -120,6 +120,11 @@ def test_profile_bounds_and_default_error_rate():
         ({"slo": {"ttft_p95_ms": -5}}, "must be a positive number"),
         ({"delivered_fraction_prior": [0.9, 0.5]}, "lo <= hi"),
         ({"delivered_fraction_prior": 0.7}, "must be [lo, hi]"),
+        ({"delivered_fraction_prior": [1e-300, 1e-300]}, "delivered_fraction_prior must be a number above 0.001"),
+        (
+            {"delivered_fraction_prior": [0.5, 1.6]},
+            "delivered_fraction_prior must be a number above 0.001 and at most 1.5",
+        ),
         ({"model": ""}, "has no model"),
         ({"colour": "red"}, "unknown keys ['colour']"),
     ],
@@ -174,14 +179,24 @@ def test_a_stated_volume_without_a_log():
     [
         ({"workload": {"requests_per_day": 0}}, "workload.requests_per_day must be a positive number"),
         ({"workload": {"requests_per_day": "lots"}}, "workload.requests_per_day must be a positive number"),
-        ({"workload": {"peak_window_s": -60}}, "workload.peak_window_s must be a positive number"),
-        ({"workload": {"peak_window_s": 90000}}, "workload.peak_window_s must be a positive number below 86401"),
+        ({"workload": {"peak_window_s": -60}}, "workload.peak_window_s must be a number from 1"),
+        (
+            {"workload": {"peak_window_s": 90000}},
+            "workload.peak_window_s must be a number from 1 to 86400 s (got 90000)",
+        ),
+        (
+            {"workload": {"peak_window_s": 0.000001}},
+            "workload.peak_window_s must be a number from 1 to 86400 s (got 1e-06)",
+        ),
         ({"workload": {"min_replicas": 1.5}}, "workload.min_replicas must be a whole number"),
         ({"workload": {"min_replicas": -1}}, "workload.min_replicas must be a whole number"),
         ({"workload": {"min_replicas": True}}, "workload.min_replicas must be a whole number"),
         ({"workload": {"mean_requests_per_s": 25}}, "needs both a mean"),
         ({"workload": {"peak_to_mean": 2.5}}, "needs both a mean"),
-        ({"workload": {"mean_requests_per_s": 25, "peak_to_mean": 0.5}}, "workload.peak_to_mean must be at least 1"),
+        (
+            {"workload": {"mean_requests_per_s": 25, "peak_to_mean": 0.5}},
+            "workload.peak_to_mean must be a number from 1 to 1e+06 (got 0.5)",
+        ),
         (
             {"workload": {"mean_requests_per_s": 25, "requests_per_day": 9, "peak_to_mean": 2}},
             "requests_per_day and workload.mean_requests_per_s both state the volume",

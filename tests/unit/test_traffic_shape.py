@@ -10,6 +10,7 @@ import pytest
 
 from assets.core.errors import IngestError
 from assets.formats.dumps.decode import decode
+from assets.formats.dumps.exchange import FormatProblem
 from assets.inputs.files import read_dump_file
 from assets.request_records.traffic_shape import (
     AZURE_TRACE,
@@ -186,3 +187,41 @@ def test_windows_are_whole_tumbling_windows_from_the_first_request_scaled_to_the
     assert (shape["mean_requests_per_s"], shape["peak_requests_per_s"], shape["windows"]) == (3.0, 3.0, 2)
     unscaled, _rates = shape_of(frame, peak_window_s=1)
     assert unscaled["volume_scale"] == 1 and unscaled["peak_rate_per_s"] == 2  # [0,1): 0, 0.5
+
+
+def same_shape(shape: dict, clean: dict) -> None:
+    for key, value in clean.items():
+        if key in ("source_sha256", "outliers_left_out"):
+            continue
+        assert shape[key] == (value if value is None else pytest.approx(value, rel=1e-9)), key
+
+
+@pytest.mark.parametrize("stray_ms", [1e15, 253402300799000, 1e300])  # 1e15 ms, the last second of year 9999
+def test_a_stray_timestamp_far_after_the_log_is_left_out_and_said(tmp_path, stray_ms):
+    """Windows were allocated for the whole span it made (34-133 GB); now it is cut off and counted."""
+    lines = TRACE.read_text().splitlines()
+    log = tmp_path / "trace.jsonl"
+    log.write_text("\n".join([*lines, json.dumps({"timestamp": stray_ms, "input_length": 9, "output_length": 9})]))
+    shape, rates, source = read_traffic_log(str(log), peak_window_s=1)
+    clean, clean_rates, _source = read_traffic_log(str(TRACE), peak_window_s=1)
+    same_shape(shape, clean)
+    assert rates.equals(clean_rates)
+    assert shape["outliers_left_out"] == 1 and clean["outliers_left_out"] == 0
+    assert source.note == "1 request(s) left out: timestamps far outside the rest of the log"
+
+
+def test_a_sparse_log_whose_windows_would_outnumber_its_requests_is_refused():
+    """Memory follows the requests: 4 requests a year apart in 1 s windows would be 94 million windows."""
+    year = 365 * 86400.0
+    frame = pl.DataFrame(
+        {"start_offset_s": [0.0, year, 2 * year, 3 * year], "input_tokens": [1] * 4, "output_tokens": [1] * 4}
+    )
+    with pytest.raises(FormatProblem, match=r"94,608,000 windows of 1 s for 4 requests, more than 100,000"):
+        shape_of(frame, peak_window_s=1)
+    frame = pl.read_ndjson(TRACE).select(
+        (pl.col("timestamp") / 1000).alias("start_offset_s"),
+        pl.col("input_length").alias("input_tokens"),
+        pl.col("output_length").alias("output_tokens"),
+    )
+    with pytest.raises(FormatProblem, match=r"9,999,000 windows of 1e-06 s for 8 requests"):
+        shape_of(frame, peak_window_s=0.000001)  # profiles refuse it; the shape refuses it too
