@@ -1,5 +1,4 @@
-"""Calibrated evidence: per config, an iteration-level engine model fitted on the config's own load levels
-(observed.runs, observed.load_points) and its held-out error, from `assets.calibrate`."""
+"""Calibrated evidence: each config's engine model fitted on its observed load levels, and its held-out error."""
 
 from collections.abc import Iterator
 

@@ -1,6 +1,7 @@
-"""The calibrated engine model: per config, an iteration-level model of a continuously batching server (a token
-budget per step, a cap on running sequences, chunked prefill), fitted on the config's own load levels, with its
-held-out error (docs/calibrated-model.md).
+"""The calibrated engine model: per config, continuous batching fitted on its own load levels, with its error.
+
+An iteration-level model of a continuously batching server (a token budget per step, a cap on running sequences,
+chunked prefill), fitted on the config's own load levels, with its held-out error (docs/calibrated-model.md).
 
 levels            configs (the one config key) and their load levels, read from the observed tables
 traffic           arrivals (a rate with an inter-arrival CV, a closed loop, a client cap, a trace) and token lengths

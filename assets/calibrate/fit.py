@@ -1,19 +1,20 @@
 """Calibration of the engine model of one config from its load levels.
 
 1. What the engine's documented settings fix (scheduling family, token budget, caps, replicas), from the
-   runtime, its version and the stated settings (`engine_defaults`).
+   runtime, its version and the stated settings (`runtime_defaults.engine_defaults`).
 2. A first guess of the step costs by least squares on two identities that hold per level:
      decode:  TPOT = b0 + b1 x (rate x prompt tokens x TPOT) + b2 x (rate x (answer tokens - 1) x TPOT)
               (a decoding sequence sees every step; Little's law gives the prefill tokens and decoding
                sequences per step from the achieved rate)
      prefill: TTFT at the lowest load of each workload = c + b0 + b1 x prompt tokens
    solved with non-negative coefficients (exact NNLS over the 16 active sets of 4 unknowns).
-3. Refinement by simulation: Levenberg-Marquardt on log(b0, b1, b2, c), each level replayed as the tool
+3. Refinement by simulation: Levenberg-Marquardt on log(b0, b1, b2, b3, c), each level replayed as the tool
    ran it (its number of requests, open or closed loop, arrival CV, client cap), residuals
-   log(simulated / measured) of p50 TTFT, p50 TPOT and the achieved rate.
-4. The running-sequence cap, where no setting states it: a 1-D golden-section search on log(max_num_seqs)
-   over the same objective (only saturated levels can tell it; without one it stays at the runtime's default,
-   said).
+   log(simulated / measured) of p50 TTFT, p50 TPOT and the achieved rate (soft-L1), with weak priors.
+4. Each cap no setting states (token budget, KV tokens, running sequences): a log grid then a golden section over
+   the same objective, kept only where it lowers it by 3% (only saturated levels can tell; else the runtime's
+   default stays, said in the notes).
+A held-out refit (`start`) refits the step costs from the fit on every level, its caps kept.
 No scipy: numpy least squares and a hand-written LM / golden section.
 """
 

@@ -1,5 +1,4 @@
-"""Held-out error of the calibrated engine model: leave one load level out, leave one workload out, and
-the delivered-at-SLO rate of a workload the fit never saw.
+"""Held-out error of the engine model: one level left out, one workload left out, an unseen workload's SLO rate.
 
 Definitions (what docs/calibrated-model.md reports):
 - a *level* is one load point of one workload; levels a server could not tell apart (a concurrency above the
