@@ -11,7 +11,7 @@ import duckdb
 from assets.core.paths import DEFAULT_PRICES, REFERENCE_DIR
 from tests.support.data import V41_TABLE, V51_TABLE
 
-OUR_SCHEMAS = ("analytics", "audit", "benchmark", "requirement", "observed", "projected", "cost", "marts")
+OUR_SCHEMAS = ("analytics", "audit", "benchmark", "requirement", "observed", "calibrated", "projected", "cost", "marts")
 
 
 def serving(warehouse: Path) -> duckdb.DuckDBPyConnection:

@@ -161,3 +161,16 @@ def test_quarantine_and_provenance_are_published(first_run):
     assert ("benchmark.mlperf_results", "read", 1) in files
     assert ("observed.measurements", "skipped", 16) in files  # the Prometheus files, listed, not dropped
     assert sha == [(hashlib.sha256(V51_TABLE.read_bytes()).hexdigest(),)]
+
+
+def test_the_calibrated_engine_models_and_their_validation_are_published(first_run):
+    with duckdb.connect(str(first_run), read_only=True) as conn:
+        models = conn.execute(
+            "SELECT status, load_levels, step_b0_ms, heldout_rel_error_median FROM analytics.engine_models"
+        ).fetchall()
+        validated = conn.execute(
+            "SELECT count(*), count(DISTINCT config_key), min(relative_error) FROM calibrated.validation"
+        ).fetchone()
+    assert models and all(status != "too_few_levels" for status, *_ in models)
+    assert all(levels >= 4 and b0 > 0 and error is not None for _status, levels, b0, error in models)
+    assert validated is not None and validated[0] > 0 and validated[1] == len(models) and validated[2] >= 0

@@ -34,6 +34,9 @@ ASSETS = {
     "observed/load_point_measures",
     "observed/load_points",
     "observed/delivered_at_slo",
+    # the engine model of each config, fitted on its own load levels, and its held-out error
+    "calibrated/engine_models",
+    "calibrated/validation",
     "projected/delivered_at_slo",
     "cost/cost_per_request",
     "marts/config_shortlist",

@@ -120,6 +120,25 @@ CASES = {
             ('v4.1'), ('v5.1'), ('v5.1'), ('v5.1'), ('v3.1')) AS t(round)""",
         ["v3.1", "v5.1"],
     ),
+    "calibrated/validation__relative_errors_non_negative": (
+        """
+        CREATE TABLE calibrated.validation AS SELECT * FROM (VALUES
+            ('ok', 'level', 'r=1/s', 'r=1/s', 'ttft_p50_ms', 100.0, 110.0, 0.1),
+            ('negative', 'level', 'r=1/s', 'r=1/s', 'ttft_p50_ms', 100.0, 90.0, -0.1),
+            ('measured zero', 'level', 'r=1/s', 'r=1/s', 'ttft_p50_ms', 0.0, 90.0, NULL))
+            AS t(config_key, held_out_kind, held_out, load, metric, measured, predicted, relative_error)""",
+        ["negative", "measured zero"],
+    ),
+    "calibrated/engine_models__levels_validated": (
+        """
+        CREATE TABLE calibrated.engine_models AS SELECT * FROM (VALUES
+            ('validated', 'a', 7, 'fitted', NULL), ('never held out', 'b', 5, 'fitted', NULL),
+            ('one level, said', 'c', 1, 'too_few_levels', 'one load level'),
+            ('three levels, unsaid', 'd', 3, 'fitted', NULL))
+            AS t(config_key, config_label, load_levels, status, status_reason);
+        CREATE TABLE calibrated.validation AS SELECT 'validated' AS config_key""",
+        ["never held out", "three levels, unsaid"],
+    ),
 }
 
 
@@ -133,14 +152,16 @@ def test_a_check_selects_the_offending_rows_and_only_them(check):
     conn = duckdb.connect()
     conn.execute(
         "CREATE SCHEMA benchmark; CREATE SCHEMA observed; CREATE SCHEMA cost; CREATE SCHEMA requirement; "
-        "CREATE SCHEMA marts"
+        "CREATE SCHEMA marts; CREATE SCHEMA calibrated"
     )
     conn.execute(setup)
     assert sorted(row[0] for row in conn.execute(read_sql(f"checks/{check}.sql")).fetchall()) == sorted(offending)
 
 
 def test_every_check_names_its_table_and_says_what_it_holds():
-    tables = {spec.table for spec in table_sql_files()} | {"benchmark.mlperf_results", "benchmark.accelerator_prices"}
+    python_built = {"benchmark.mlperf_results", "benchmark.accelerator_prices"}
+    python_built |= {"calibrated.engine_models", "calibrated.validation"}
+    tables = {spec.table for spec in table_sql_files()} | python_built
     for check in check_sql_files():
         assert check.table in tables, check.path
         assert check.description and not check.description.startswith(("Rows", "Profiles", "Load points")), check.path

@@ -1,0 +1,397 @@
+"""Calibration of the engine model of one config from its load levels.
+
+1. What the engine's documented settings fix (scheduling family, token budget, caps, replicas), from the
+   runtime, its version and the stated settings (`runtime_defaults.engine_defaults`).
+2. A first guess of the step costs by least squares on two identities that hold per level:
+     decode:  TPOT = b0 + b1 x (rate x prompt tokens x TPOT) + b2 x (rate x (answer tokens - 1) x TPOT)
+              (a decoding sequence sees every step; Little's law gives the prefill tokens and decoding
+               sequences per step from the achieved rate)
+     prefill: TTFT at the lowest load of each workload = c + b0 + b1 x prompt tokens
+   solved with non-negative coefficients (exact NNLS over the 16 active sets of 4 unknowns).
+3. Refinement by simulation: Levenberg-Marquardt on log(b0, b1, b2, b3, c), each level replayed as the tool
+   ran it (its number of requests, open or closed loop, arrival CV, client cap), residuals
+   log(simulated / measured) of p50 TTFT, p50 TPOT and the achieved rate (soft-L1), with weak priors.
+4. Each cap no setting states (token budget, KV tokens, running sequences): a log grid then a golden section over
+   the same objective, kept only where it lowers it by 3% (only saturated levels can tell; else the runtime's
+   default stays, said in the notes).
+A held-out refit (`start`) refits the step costs from the fit on every level, its caps kept.
+No scipy: numpy least squares and a hand-written LM / golden section.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from assets.calibrate.engine import EngineParams, simulate
+from assets.calibrate.levels import Config, Level
+from assets.calibrate.runtime_defaults import engine_defaults
+from assets.calibrate.summary import summarise
+
+FIT_METRICS = {"ttft_p50_ms": 1.0, "tpot_p50_ms": 1.0, "achieved_requests_per_s": 1.0}
+DEFAULT_SEED = 7
+ROBUST_SCALE = 0.25
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Fit:
+    config_key: str
+    params: EngineParams
+    levels_used: list  # (workload, effective load) of the levels fitted on
+    in_sample: dict  # metric -> median |relative error|
+    in_sample_errors: list = field(default_factory=list)  # every |relative error| on the fitted levels
+    notes: list = field(default_factory=list)
+    seconds: float = 0.0
+    sims: int = 0
+    saturated_levels: int = 0
+
+
+def simulate_level(p: EngineParams, lv: Level, seed: int = DEFAULT_SEED) -> dict:
+    return summarise(simulate(p, lv.load_spec(), lv.inp, lv.out, seed=seed))
+
+
+def _measured(lv: Level, m: str):
+    v = lv.measured.get(m)
+    return v if (v is not None and isinstance(v, (int, float)) and math.isfinite(v) and v > 0) else None
+
+
+def _residuals(p: EngineParams, levels: list[Level], counter: list) -> np.ndarray:
+    res = []
+    for lv in levels:
+        s = simulate_level(p, lv)
+        counter[0] += 1
+        for m, w in FIT_METRICS.items():
+            mv = _measured(lv, m)
+            if mv is None:
+                continue
+            sv = s.get(m)
+            r = 3.0 if (sv is None or not math.isfinite(sv) or sv <= 0) else math.log(sv / mv)
+            # soft-L1 (pseudo-Huber) on the log ratio: one odd level (20 prompts, a warm-up outlier) cannot
+            # pull the step costs of every other level; rho(r) = 2 d^2 (sqrt(1 + (r/d)^2) - 1), d = 0.25
+            d = ROBUST_SCALE
+            res.append(w * math.copysign(math.sqrt(2.0 * d * d * (math.sqrt(1.0 + (r / d) ** 2) - 1.0)), r))
+    res += _prior_residuals(p)
+    return np.asarray(res)
+
+
+def _nnls(A: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Exact non-negative least squares for a handful of unknowns (every active set)."""
+    n = A.shape[1]
+    best, best_cost = np.zeros(n), float(np.sum(y**2))
+    for mask in range(1, 1 << n):
+        cols = [i for i in range(n) if mask >> i & 1]
+        x, *_ = np.linalg.lstsq(A[:, cols], y, rcond=None)
+        if np.all(x >= 0):
+            full = np.zeros(n)
+            full[cols] = x
+            cost = float(np.sum((A @ full - y) ** 2))
+            if cost < best_cost:
+                best, best_cost = full, cost
+    return best
+
+
+def initial_guess(levels: list[Level]) -> tuple[float, float, float, float]:
+    """(b0, b1, b2, c) in ms from the decode and prefill identities (see the module docstring)."""
+    rows, ys = [], []
+    for lv in levels:
+        t = _measured(lv, "tpot_p50_ms")
+        lam = _measured(lv, "achieved_requests_per_s")
+        li = lv.inp.mean
+        lo = lv.out.mean
+        if t and lam:
+            ts = t / 1e3
+            rows.append([1.0, lam * li * ts, lam * max(lo - 1, 0) * ts, 0.0])
+            ys.append(t)
+    by_wl: dict = {}
+    for lv in levels:
+        if _measured(lv, "ttft_p50_ms"):
+            k = lv.workload_key
+            lo_load = lv.load_size if lv.load_kind == "concurrency" else (lv.offered_rate or 0)
+            if k not in by_wl or lo_load < by_wl[k][0]:
+                by_wl[k] = (lo_load, lv)
+    for _, lv in by_wl.values():
+        ttft = lv.measured["ttft_p50_ms"]
+        conc = lv.load_size if lv.load_kind == "concurrency" else 1.0
+        # conc simultaneous prompts at the start of a closed loop: the median waits for half of them
+        waits = (1.0 + conc) / 2.0 if lv.load_kind == "concurrency" else 1.0
+        rows.append([waits, lv.inp.mean * waits, 0.0, 1.0])
+        ys.append(ttft)
+    A = np.asarray(rows, dtype=float)
+    y = np.asarray(ys, dtype=float)
+    w = 1.0 / np.maximum(y, 1e-6)
+    x = _nnls(A * w[:, None], y * w)
+    b0, b1, b2, c = (float(v) for v in x)
+    return max(b0, 0.05), max(b1, 1e-5), max(b2, 1e-4), max(c, 0.1)
+
+
+def _pack(p: EngineParams) -> np.ndarray:
+    return np.log([p.b0_ms, p.b1_ms, p.b2_ms, max(p.b3_ms, 1e-9), p.ttft_overhead_ms])
+
+
+def _unpack(base: EngineParams, x: np.ndarray) -> EngineParams:
+    b0, b1, b2, b3, c = np.exp(x)
+    return base.with_(b0_ms=float(b0), b1_ms=float(b1), b2_ms=float(b2), b3_ms=float(b3), ttft_overhead_ms=float(c))
+
+
+# Weak priors (extra residuals) for what a sweep may not identify: the per-request overhead c (HTTP,
+# tokenisation) near 20 ms, and the attention share of a prompt token's cost at 10k tokens of context,
+# b3 x 10 / b1, near 0.3 (about what the FLOPs of an 8B-70B dense model give). Weight 0.3 on the log:
+# a factor e (2.7x) away costs as much as a 30% miss on one level.
+PRIOR_C_MS = 20.0
+PRIOR_ATTN_SHARE = 0.3
+PRIOR_WEIGHT = 0.3
+
+
+# and the cost of a prompt token against a decoding sequence's, b1 / b2, near 0.2: both run the same weights
+# once per token, decode also reads the sequence's KV cache (where several workloads identify both, the fits
+# give 0.1-0.6). Without it a sweep of one token mix leaves b1 free (it trades against b0, c and b2) and the
+# prompt cost of another mix is a guess at zero.
+PRIOR_B1_B2 = 0.2
+
+
+def _prior_residuals(p: EngineParams) -> list[float]:
+    return [
+        PRIOR_WEIGHT * math.log(p.ttft_overhead_ms / PRIOR_C_MS),
+        PRIOR_WEIGHT * math.log(max(p.b1_ms, 1e-12) / max(p.b2_ms, 1e-12) / PRIOR_B1_B2),
+        PRIOR_WEIGHT * math.log(max(p.b3_ms, 1e-12) * 10.0 / max(p.b1_ms, 1e-12) / PRIOR_ATTN_SHARE),
+    ]
+
+
+def _lm(base: EngineParams, levels: list[Level], counter: list, iters: int = 8, tol: float = 3e-3):
+    """Levenberg-Marquardt on log(b0, b1, b2, c): one finite-difference Jacobian, then Broyden rank-one
+    updates (one simulation of the levels per iteration instead of five); a fresh Jacobian after a failed step."""
+    x = _pack(base)
+    r = _residuals(_unpack(base, x), levels, counter)
+    cost = float(r @ r)
+    mu = 1e-2
+    h = 0.08
+
+    def jac(x, r):
+        J = np.empty((len(r), len(x)))
+        for i in range(len(x)):
+            xx = x.copy()
+            xx[i] += h
+            J[:, i] = (_residuals(_unpack(base, xx), levels, counter) - r) / h
+        return J
+
+    J = jac(x, r)
+    fresh = True
+    for _ in range(iters):
+        g = J.T @ r
+        H = J.T @ J
+        step = -np.linalg.solve(H + mu * (np.diag(np.diag(H)) + 1e-9 * np.eye(len(x))), g)
+        step = np.clip(step, -1.5, 1.5)
+        xn = x + step
+        rn = _residuals(_unpack(base, xn), levels, counter)
+        cn = float(rn @ rn)
+        # Broyden update of J along the step taken (good or bad, it is information)
+        J = J + np.outer(rn - r - J @ step, step) / max(float(step @ step), 1e-12)
+        if cn < cost:
+            rel = (cost - cn) / max(cost, 1e-12)
+            x, r, cost = xn, rn, cn
+            mu = max(mu / 3, 1e-4)
+            fresh = False
+            if rel < tol:
+                break
+        else:
+            mu *= 5
+            if not fresh:
+                J = jac(x, r)
+                fresh = True
+            elif mu > 1e3:
+                break
+    return _unpack(base, x), cost
+
+
+def _golden_log(f, lo: float, hi: float, iters: int = 10):
+    """Minimise f over [lo, hi] on a log scale (integers: the cap is a count)."""
+    a, b = math.log(lo), math.log(hi)
+    g = (math.sqrt(5) - 1) / 2
+    c, d = b - g * (b - a), a + g * (b - a)
+    cache: dict[int, float] = {}
+
+    def F(u: float) -> tuple[float, int]:
+        k = max(1, int(round(math.exp(u))))
+        if k not in cache:
+            cache[k] = f(k)
+        return cache[k], k
+
+    fc, _ = F(c)
+    fd, _ = F(d)
+    for _ in range(iters):
+        if fc < fd:
+            b, d, fd = d, c, fc
+            c = b - g * (b - a)
+            fc, _ = F(c)
+        else:
+            a, c, fc = c, d, fd
+            d = a + g * (b - a)
+            fd, _ = F(d)
+    k = min(cache, key=lambda key: cache[key])
+    return k, cache[k], cache
+
+
+FIT_MAX_REQUESTS = 3000
+
+
+def _for_fit(lv: Level, limit: int = 0) -> Level:
+    """A cheaper copy of a long level for the search: the first FIT_MAX_REQUESTS requests, where the level
+    reaches a steady state (the server keeps up, or a client cap bounds what is in flight). An open-loop
+    level the server cannot keep up with is kept whole: its queue, hence its TTFT, grows with its length."""
+    limit = limit or FIT_MAX_REQUESTS
+    if lv.n_requests <= limit:
+        return lv
+    if lv.load_kind == "rate" and not math.isfinite(lv.client_cap) and saturated(lv):
+        return lv
+    import copy
+
+    short = copy.copy(lv)
+    short.n_requests = limit
+    return short
+
+
+def _search_log(f, lo: float, hi: float, grid: int = 7, refine: int = 4):
+    """A coarse log grid (the objective has plateaus: a cap that never binds changes nothing), then a golden
+    section between the best point's neighbours."""
+    if hi <= lo:
+        hi = lo * 2
+    pts = np.exp(np.linspace(math.log(lo), math.log(hi), grid))
+    vals = [f(max(1, int(round(x)))) for x in pts]
+    i = int(np.argmin(vals))
+    a, b = pts[max(0, i - 1)], pts[min(grid - 1, i + 1)]
+    k, kc, cache = _golden_log(f, a, b, iters=refine)
+    if vals[i] < kc:
+        k, kc = max(1, int(round(pts[i]))), vals[i]
+    return k, kc, cache
+
+
+def saturated(lv: Level) -> bool:
+    """A level where the server, not the load generator, set the rate."""
+    ach = lv.measured.get("achieved_requests_per_s") or 0
+    if lv.load_kind == "rate" and lv.offered_rate:
+        return ach < 0.85 * lv.offered_rate
+    return True  # a closed loop always runs as fast as the server lets it
+
+
+def calibrate(
+    cfg: Config, levels: list[Level] | None = None, exclude_failing: bool = True, start: EngineParams | None = None
+) -> Fit:
+    """Fit the config on `levels` (all of its levels by default). With `start` (the fit on every level), a held-out
+    refit: the step costs refitted from there, the caps kept (they are searched once, on every level)."""
+    t0 = time.time()
+    levels = list(cfg.levels if levels is None else levels)
+    notes: list = []
+    if exclude_failing:
+        kept = [lv for lv in levels if (lv.measured.get("error_rate") or 0) <= 0.05]
+        if len(kept) < len(levels):
+            notes.append(f"{len(levels) - len(kept)} level(s) with > 5% failed requests left out of the fit")
+        levels = kept
+    if start is not None:
+        counter = [0]
+        p, _cost = _lm(start, [_for_fit(lv, WARM_MAX_REQUESTS) for lv in levels], counter, iters=WARM_ITERATIONS)
+        return _finish(cfg, p, levels, notes, t0, counter, score=False)
+    fixed, free, dnotes = engine_defaults(cfg)
+    notes += dnotes
+    b0, b1, b2, c = initial_guess(levels)
+    base = EngineParams(
+        b0_ms=b0,
+        b1_ms=b1,
+        b2_ms=b2,
+        b3_ms=PRIOR_ATTN_SHARE * b1 / 10.0,
+        ttft_overhead_ms=c,
+        max_num_seqs=fixed.get("max_num_seqs", free.get("max_num_seqs", 256.0)),
+        max_batched_tokens=fixed.get("max_batched_tokens", free.get("max_batched_tokens", 8192.0)),
+        mixed=fixed["mixed"],
+        chunked=fixed["chunked"],
+        replicas=fixed["replicas"],
+    )
+    counter = [0]
+    fit_levels = [_for_fit(lv) for lv in levels]
+    p, cost = _lm(base, fit_levels, counter, iters=8)
+    n_sat = sum(1 for lv in levels if saturated(lv))
+    need = max(
+        float(np.max(lv.inp.sample(64, np.random.default_rng(0)) + lv.out.sample(64, np.random.default_rng(1))))
+        for lv in levels
+    )
+    # the most prompt + answer tokens any level could hold at once: a KV cache above it never binds
+    demand = max(
+        min(lv.n_requests, lv.client_cap if lv.load_kind == "rate" else (lv.concurrency or 1))
+        * (lv.inp.mean + lv.out.mean)
+        if math.isfinite(min(lv.n_requests, lv.client_cap if lv.load_kind == "rate" else (lv.concurrency or 1)))
+        else 0.0
+        for lv in levels
+    )
+    bounds = {
+        "max_batched_tokens": (256, 65536),
+        "max_num_seqs": (4, 4096),
+        "kv_tokens": (need * 1.05, max(need * 2, demand * 1.2)),
+    }
+    free = dict(free, kv_tokens=math.inf)  # the KV cache size is never stated in the dumps
+    for cap in ("max_batched_tokens", "kv_tokens", "max_num_seqs"):
+        if cap not in free:
+            continue
+        if not n_sat:
+            notes.append(
+                f"no saturated level: {cap} left at the default {getattr(p, cap):.0f}, saturation unidentified"
+            )
+            continue
+
+        def f(k: int, cap: str = cap, p: EngineParams = p) -> float:
+            rr = _residuals(p.with_(**{cap: float(k)}), fit_levels, counter)
+            return float(rr @ rr)
+
+        k, kc, _ = _search_log(f, *bounds[cap])
+        if cap == "kv_tokens" and k > bounds[cap][1] * 0.7:
+            kc = math.inf  # the largest KV cache tried is as good as none: not identified
+        if kc < cost * 0.97:
+            p = p.with_(**{cap: float(k)})
+            p, cost = _lm(p, fit_levels, counter, iters=5)
+            notes.append(f"{cap} fitted: {k}")
+        else:
+            notes.append(
+                f"{cap} not identified by the saturated levels (objective flat): default {getattr(p, cap):.0f} kept"
+            )
+    return _finish(cfg, p, levels, notes, t0, counter)
+
+
+WARM_ITERATIONS = 3
+WARM_MAX_REQUESTS = FIT_MAX_REQUESTS  # shorter cuts (1,500) halve the time but break the steady state
+
+
+def _finish(
+    cfg: Config,
+    p: EngineParams,
+    levels: list[Level],
+    notes: list[str],
+    t0: float,
+    counter: list[int],
+    score: bool = True,
+) -> Fit:
+    """The fit with its in-sample error on `levels` (with `score`)."""
+    n_sat = sum(1 for lv in levels if saturated(lv))
+    errs: dict = {m: [] for m in FIT_METRICS}
+    for lv in levels if score else []:
+        s = simulate_level(p, lv)
+        counter[0] += 1
+        for m in FIT_METRICS:
+            mv = _measured(lv, m)
+            if mv and s.get(m) and math.isfinite(s[m]):
+                errs[m].append(abs(s[m] / mv - 1))
+    in_sample = {m: (float(np.median(v)) if v else math.nan) for m, v in errs.items()}
+    return Fit(
+        config_key=cfg.key,
+        params=p,
+        levels_used=[(lv.workload_key, lv.effective_load) for lv in levels],
+        in_sample=in_sample,
+        notes=notes,
+        seconds=time.time() - t0,
+        sims=counter[0],
+        saturated_levels=n_sat,
+        in_sample_errors=[e for v in errs.values() for e in v],
+    )

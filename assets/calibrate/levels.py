@@ -1,0 +1,317 @@
+"""Configs and their load levels as the engine model needs them, read from the warehouse's observed tables.
+
+A *config* is everything but the workload and the load generator's settings: accelerator, count, model,
+precision, runtime, its version and the engine settings (`config_key`, the one definition). A *workload* is
+what the load generator sends besides the load (dataset, token targets, burstiness); the load generator's own
+settings (request rate, concurrency cap, prompt count, seed) are the sweep's axis. Every run of one config,
+whatever its workload, feeds one fit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+import duckdb
+import numpy as np
+
+from assets.calibrate.traffic import Lengths, LoadSpec, burstiness_to_cv
+
+# keys of observed.runs.workload that set the level, not the workload
+LOAD_KEYS = {"max_concurrency", "request_rate", "num_prompts", "seed", "concurrency"}
+# keys of observed.runs.runtime_settings that name things rather than set the engine
+NAME_KEYS = {"model_id", "model", "server", "framework", "target", "gpu", "gateway"}
+METRICS = [f"{m}_p{p}_ms" for m in ("ttft", "tpot", "itl", "e2e") for p in (50, 90, 95, 99)]
+
+# In-flight cap of a load generator where the files do not state it but the tool has one: inference-perf's
+# kubecon-na-2025 sweeps ran up to 44 workers of 10 concurrent requests (its README); Little's law on the
+# saturated stages gives 430-435 requests in flight. An assumption, said in the docs.
+TOOL_CLIENT_CAP = {"inference-perf": 440.0}
+
+
+def engine_settings(runtime_settings: str | None) -> dict[str, Any]:
+    """observed.runs.runtime_settings (JSON) without the keys that only name things."""
+    settings = _json(runtime_settings)
+    return {k: v for k, v in settings.items() if k not in NAME_KEYS}
+
+
+def config_key(
+    accelerator: str,
+    count: int,
+    model: str,
+    precision: str | None,
+    runtime: str,
+    runtime_version: str | None,
+    settings: dict[str, Any],
+) -> str:
+    """The one definition of a config's key: a digest of everything but the workload and the load generator's
+    settings (canonical accelerator and model ids where known, else as written)."""
+    identity = [accelerator, int(count), model, precision, runtime, runtime_version, settings]
+    digest = hashlib.sha256(json.dumps(identity, sort_keys=True, default=str).encode()).hexdigest()
+    return f"cfg-{digest[:12]}"
+
+
+@dataclass
+class Level:
+    """One load point of one run, with the load as the tool applied it and what was measured."""
+
+    config_key: str
+    run_id: str
+    run_label: str
+    workload_key: str
+    load_index: int
+    load_kind: str  # rate | concurrency
+    offered_rate: float | None
+    concurrency: float | None
+    n_requests: int  # per repeat
+    arrival_cv: float
+    client_cap: float
+    inp: Lengths
+    out: Lengths
+    measured: dict[str, Any]  # METRICS + achieved_requests_per_s, error_rate, mean tokens
+    notes: list[str] = field(default_factory=list)
+    has_records: bool = False
+
+    @property
+    def effective_load(self) -> tuple[Any, ...]:
+        """The load the server actually saw: a concurrency above the number of prompts is all prompts."""
+        if self.load_kind == "concurrency":
+            return ("c", min(self.concurrency or math.inf, self.n_requests))
+        cap = min(self.client_cap, self.n_requests)
+        return ("r", round(self.offered_rate or 0, 6), cap if math.isfinite(cap) else None)
+
+    @property
+    def load_size(self) -> float:
+        """The effective load as one number (concurrency or rate), to order a workload's levels."""
+        return float(self.effective_load[1])
+
+    def load_spec(self) -> LoadSpec:
+        if self.load_kind == "concurrency":
+            return LoadSpec(n_requests=self.n_requests, client_cap=min(self.concurrency or math.inf, self.n_requests))
+        return LoadSpec(
+            n_requests=self.n_requests,
+            rate=self.offered_rate or math.inf,
+            cv=self.arrival_cv,
+            client_cap=self.client_cap,
+        )
+
+
+@dataclass
+class Config:
+    """A config and every load level of its runs."""
+
+    key: str
+    label: str
+    runtime: str
+    runtime_version: str | None
+    settings: dict[str, Any]
+    accelerator: str
+    count: int
+    model: str
+    precision: str | None
+    levels: list[Level] = field(default_factory=list)
+
+    @property
+    def workloads(self) -> list[str]:
+        return sorted({lv.workload_key for lv in self.levels})
+
+    @property
+    def run_labels(self) -> list[str]:
+        return sorted({lv.run_label for lv in self.levels})
+
+    @property
+    def n_levels(self) -> int:
+        return len({(lv.workload_key, lv.effective_load) for lv in self.levels})
+
+
+def _json(text: str | None) -> dict[str, Any]:
+    if text is None:
+        return {}
+    try:
+        value = json.loads(text)
+    except (TypeError, ValueError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _lengths(mean: float | None, workload: dict[str, Any], records: np.ndarray | None, which: str) -> Lengths:
+    if records is not None and len(records) >= 10:
+        return Lengths.empirical(records)
+    m = float(mean) if mean and mean > 0 else 1.0
+    dataset = str(workload.get("dataset_name", workload.get("data", ""))).lower()
+    if "sharegpt" in dataset:
+        # real chat data, only the mean known: a lognormal with the spread of ShareGPT's lengths (CV ~1)
+        return Lengths.lognormal(m, 1.0)
+    return Lengths.fixed(m)
+
+
+def _arrival_cv(arrival: str | None, workload: dict[str, Any]) -> float:
+    if arrival == "constant":
+        return 0.0
+    if arrival == "gamma":
+        burst = workload.get("burstiness")
+        return burstiness_to_cv(float(burst) if burst is not None else None)
+    return 1.0
+
+
+def read_configs(conn: duckdb.DuckDBPyConnection) -> list[Config]:
+    """Every config of observed.runs with its levels from observed.load_points (lengths from observed.requests
+    where a run has per-request records), in config-key order."""
+    runs = conn.sql(
+        "SELECT run_id, run_label, tool, accelerator_raw, accelerator_id, accelerator_count, model_raw, model_id, "
+        "precision, runtime, runtime_version, runtime_settings, workload, arrival FROM observed.runs ORDER BY run_label"
+    ).pl()
+    points = conn.sql("SELECT * FROM observed.load_points ORDER BY run_id, load_index").pl()
+    records = conn.sql(
+        "SELECT run_id, load_index, list(input_tokens) AS inp, list(output_tokens) AS out FROM observed.requests "
+        "WHERE status = 'ok' AND phase = 'measure' AND input_tokens > 0 AND output_tokens > 0 GROUP BY ALL"
+    ).pl()
+    lengths = {(r["run_id"], r["load_index"]): (r["inp"], r["out"]) for r in records.iter_rows(named=True)}
+    by_run: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for lp in points.iter_rows(named=True):
+        by_run[lp["run_id"]].append(lp)
+    configs: dict[str, Config] = {}
+    for run in runs.iter_rows(named=True):
+        settings = engine_settings(run["runtime_settings"])
+        acc = run["accelerator_id"] or run["accelerator_raw"]
+        model = run["model_id"] or run["model_raw"]
+        key = config_key(
+            acc, run["accelerator_count"], model, run["precision"], run["runtime"], run["runtime_version"], settings
+        )
+        cfg = configs.get(key)
+        if cfg is None:
+            count = int(run["accelerator_count"])
+            version = f" {run['runtime_version']}" if run["runtime_version"] else ""
+            label = f"{model}, {count}x {acc}, {run['precision'] or 'precision unknown'}, {run['runtime']}{version}"
+            cfg = configs[key] = Config(
+                key, label, run["runtime"], run["runtime_version"], settings, acc, count, model, run["precision"]
+            )
+        workload = _json(run["workload"])
+        core = json.dumps({k: v for k, v in workload.items() if k not in LOAD_KEYS}, sort_keys=True, default=str)
+        for lp in by_run.get(run["run_id"], []):
+            level = _level(run, lp, key, core, workload, lengths.get((run["run_id"], lp["load_index"])))
+            if level is not None:
+                cfg.levels.append(level)
+    for cfg in configs.values():
+        _flag_implausible(cfg)
+        _name_workloads(cfg)
+    return [configs[k] for k in sorted(configs)]
+
+
+def _level(
+    run: dict[str, Any],
+    lp: dict[str, Any],
+    key: str,
+    core: str,
+    workload: dict[str, Any],
+    records: tuple[list[int], list[int]] | None,
+) -> Level | None:
+    if lp["achieved_requests_per_s"] is None:
+        return None
+    repeats = max(1, int(lp["repeats"] or 1))
+    n_req = max(1, int(round((lp["requests_sent"] or lp["requests_ok"] or 1) / repeats)))
+    cap = math.inf
+    stated_cap = lp.get("max_concurrency") if lp.get("max_concurrency") is not None else workload.get("max_concurrency")
+    if stated_cap is not None and lp["load_kind"] == "rate":
+        cap = float(stated_cap)
+    if run["tool"] in TOOL_CLIENT_CAP and lp["load_kind"] == "rate":
+        cap = min(cap, TOOL_CLIENT_CAP[run["tool"]])
+    measured: dict[str, Any] = {m: lp.get(m) for m in METRICS}
+    measured.update(
+        achieved_requests_per_s=lp["achieved_requests_per_s"],
+        error_rate=lp["error_rate"],
+        mean_input_tokens=lp["mean_input_tokens"],
+        mean_output_tokens=lp["mean_output_tokens"],
+    )
+    notes: list[str] = []
+    if run["tool"] == "inference-perf":
+        _tpot_from_medians(measured, notes)
+    inp = np.asarray(records[0]) if records else None
+    out = np.asarray(records[1]) if records else None
+    return Level(
+        config_key=key,
+        run_id=run["run_id"],
+        run_label=run["run_label"],
+        workload_key=core,
+        load_index=lp["load_index"],
+        load_kind=lp["load_kind"],
+        offered_rate=lp["offered_rate_per_s"],
+        concurrency=lp["concurrency"],
+        n_requests=n_req,
+        arrival_cv=_arrival_cv(run["arrival"], workload),
+        client_cap=cap,
+        inp=_lengths(lp["mean_input_tokens"], workload, inp, "input"),
+        out=_lengths(lp["mean_output_tokens"], workload, out, "output"),
+        measured=measured,
+        notes=notes,
+        has_records=records is not None,
+    )
+
+
+def _close(a: float, b: float, tol: float = 0.25) -> bool:
+    return abs(a - b) <= tol * max(abs(a), abs(b), 1e-9)
+
+
+def _name_workloads(cfg: Config) -> None:
+    """One workload = the same workload settings and token means within 25% (the files do not always name the
+    dataset: vLLM 0.26's runs differ only in their token means); named with its token means."""
+    clusters: list[tuple[str, float, float, str]] = []
+    for lv in cfg.levels:
+        mi = lv.measured["mean_input_tokens"] or 0.0
+        mo = lv.measured["mean_output_tokens"] or 0.0
+        for base, ci, co, name in clusters:
+            if base == lv.workload_key and _close(mi, ci) and _close(mo, co):
+                lv.workload_key = name
+                break
+        else:
+            name = f"{lv.workload_key} in~{mi:.0f} out~{mo:.0f}"
+            clusters.append((lv.workload_key, mi, mo, name))
+            lv.workload_key = name
+
+
+def _flag_implausible(cfg: Config) -> None:
+    """A TPOT far below what the same server decodes at its lightest load is tokens delivered in bundles
+    (SGLang at 20 prompts sent at once: 0.2-0.5 ms), not a decode speed: left out, said; likewise an ITL
+    median far below the TPOT median."""
+    lightest: dict[str, tuple[float, float]] = {}
+    for lv in cfg.levels:
+        v = lv.measured.get("tpot_p50_ms")
+        if v:
+            k = lv.workload_key
+            if k not in lightest or lv.load_size < lightest[k][0]:
+                lightest[k] = (lv.load_size, v)
+    for lv in cfg.levels:
+        i, t = lv.measured.get("itl_p50_ms"), lv.measured.get("tpot_p50_ms")
+        if i is not None and t and i < 0.25 * t:
+            lv.notes.append(f"itl_p50 {i:.2f} ms far below tpot_p50 (tokens arrive in bundles): ITL left out")
+            for q in (50, 90, 95, 99):
+                lv.measured[f"itl_p{q}_ms"] = None
+    for lv in cfg.levels:
+        v = lv.measured.get("tpot_p50_ms")
+        ref = lightest.get(lv.workload_key, (0.0, 0.0))[1]
+        if v is not None and (v < 0.25 * ref or v < 0.5):
+            lv.notes.append(f"tpot_p50 {v:.2f} ms implausible (bundled tokens): left out")
+            for q in (50, 90, 95, 99):
+                lv.measured[f"tpot_p{q}_ms"] = None
+
+
+def _tpot_from_medians(measured: dict[str, Any], notes: list[str]) -> None:
+    """One definition: TPOT = (E2E - TTFT) / (output tokens - 1). inference-perf's `time_per_output_token`
+    (kubecon-na-2025 files) is about half of that at every stage, so where it disagrees with the tool's own TTFT
+    and E2E medians by more than 30% the medians are used (only for inference-perf: with closed-loop bursts the
+    difference of medians is not the median TPOT)."""
+    t, e = measured.get("ttft_p50_ms"), measured.get("e2e_p50_ms")
+    p, o = measured.get("tpot_p50_ms"), measured.get("mean_output_tokens")
+    if t is None or e is None or p is None or o is None or o <= 1:
+        return
+    derived = (e - t) / (o - 1)
+    if derived > 0 and abs(p / derived - 1) > 0.3:
+        notes.append(f"tpot_p50 {p:.2f} ms disagrees with (e2e_p50 - ttft_p50)/(out-1) = {derived:.2f} ms: used that")
+        measured["tpot_p50_ms"] = derived
+        for q in (90, 95, 99):
+            if measured.get(f"tpot_p{q}_ms") is not None:
+                measured[f"tpot_p{q}_ms"] = measured[f"tpot_p{q}_ms"] * derived / p

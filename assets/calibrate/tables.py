@@ -1,0 +1,191 @@
+"""calibrated.engine_models and calibrated.validation: every config fitted, validated, judged and written."""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import duckdb
+import numpy as np
+
+from assets.calibrate.fit import Fit, calibrate
+from assets.calibrate.levels import Config, read_configs
+from assets.calibrate.validate import Row, validate_config
+from assets.warehouse.rows import row_for
+from assets.warehouse.validate import frame_from_rows
+from assets.warehouse.write import WriteReport, write_table
+from schemas.calibrated.engine_models import EngineModels
+from schemas.calibrated.validation import Validation
+
+MIN_LEVELS = 4  # one held out, three left to fit: the least that measures the error
+MIN_LEVELS_TO_FIT = 2  # below it there is no load curve to fit at all
+UNRELIABLE_ABOVE = 0.25  # the rule: median held-out p95 TTFT error below the knee, or a delivered-at-SLO error
+FAILED_ABOVE = 0.05  # levels with more failed requests are neither fitted nor scored
+
+
+@dataclass
+class Calibration:
+    """One config's fit (None when too few levels), its held-out rows, its status and the time they took."""
+
+    config: Config
+    fit: Fit | None
+    rows: list[Row] = field(default_factory=list)
+    status: str = "fitted"
+    reason: str | None = None
+    seconds: float = 0.0
+
+
+def usable_levels(cfg: Config) -> int:
+    """Effective levels with at most 5% failed requests."""
+    return len(
+        {
+            (lv.workload_key, lv.effective_load)
+            for lv in cfg.levels
+            if (lv.measured.get("error_rate") or 0) <= FAILED_ABOVE
+        }
+    )
+
+
+def _median(values: list[float]) -> float | None:
+    return float(np.median(values)) if values else None
+
+
+def status_of(levels: int, rows: list[Row]) -> tuple[str, str | None]:
+    """fitted, too_few_levels or unreliable (with the reason in words) from the usable levels and held-out rows."""
+    if levels < MIN_LEVELS:
+        if levels <= 1:
+            said = "one load level" if levels == 1 else "no usable load level"
+            return "too_few_levels", f"{said}: no load curve to fit and nothing to hold out; not calibrated"
+        return (
+            "too_few_levels",
+            f"{levels} load levels: fitted on all of them, but {MIN_LEVELS} are needed to hold one out and still fit, "
+            "so its error is not measured",
+        )
+    reasons = []
+    p95 = [r.rel_error for r in rows if r.scored and r.test == "lolo" and r.metric == "ttft_p95_ms" and r.below_knee]
+    median_p95 = _median([abs(e) for e in p95])
+    if median_p95 is not None and median_p95 > UNRELIABLE_ABOVE:
+        reasons.append(f"median held-out error on p95 TTFT below the knee {median_p95:.0%} (over 25%)")
+    for r in rows:
+        if r.scored and r.test == "lowo_slo" and abs(r.rel_error) > UNRELIABLE_ABOVE:
+            reasons.append(f"delivered at SLO of held-out workload {r.held_out!r} off by {r.rel_error:+.0%}")
+    if reasons:
+        return "unreliable", "; ".join(reasons)
+    return "fitted", None
+
+
+def calibrate_config(cfg: Config, validate: bool = True) -> Calibration:
+    """Fit one config on all its levels and, with 4 or more, measure its held-out error."""
+    t0 = time.perf_counter()
+    n = usable_levels(cfg)
+    fit = calibrate(cfg) if n >= MIN_LEVELS_TO_FIT else None
+    rows = validate_config(cfg, fit) if (validate and n >= MIN_LEVELS) else []
+    status, reason = status_of(n, rows)
+    return Calibration(cfg, fit, rows, status, reason, time.perf_counter() - t0)
+
+
+def calibrate_all(conn: duckdb.DuckDBPyConnection, log: Callable[[str], None] | None = None) -> list[Calibration]:
+    """Every config of the warehouse, calibrated."""
+    out = []
+    for cfg in read_configs(conn):
+        result = calibrate_config(cfg)
+        if log is not None:
+            log(f"{cfg.label}: {result.status} ({usable_levels(cfg)} levels, {result.seconds:.1f} s)")
+        out.append(result)
+    return out
+
+
+def _finite(value: float) -> float | None:
+    return float(value) if math.isfinite(value) else None
+
+
+def model_row(c: Calibration) -> dict[str, Any]:
+    cfg, fit = c.config, c.fit
+    p = fit.params if fit else None
+    scored = [abs(r.rel_error) for r in c.rows if r.scored]
+    p95 = [abs(r.rel_error) for r in c.rows if r.scored and r.test == "lolo" and r.metric == "ttft_p95_ms"]
+    slo = [abs(r.rel_error) for r in c.rows if r.scored and r.test == "lowo_slo"]
+    levels = sorted({f"{lv.workload_key} | {_load_text(lv.effective_load)}" for lv in cfg.levels})
+    values = {
+        "config_key": cfg.key,
+        "config_label": cfg.label,
+        "accelerator_id": cfg.accelerator,
+        "accelerator_count": cfg.count,
+        "model_id": cfg.model,
+        "precision": cfg.precision,
+        "runtime": cfg.runtime,
+        "runtime_version": cfg.runtime_version,
+        "engine_settings": json.dumps(cfg.settings, sort_keys=True, default=str),
+        "run_labels": json.dumps(cfg.run_labels),
+        "workloads": len(cfg.workloads),
+        "workloads_fitted": json.dumps(cfg.workloads),
+        "load_levels": usable_levels(cfg),
+        "load_levels_fitted": json.dumps(levels),
+        "saturated_levels": fit.saturated_levels if fit else 0,
+        "status": c.status,
+        "status_reason": c.reason,
+        "scheduling": None if p is None else ("mixed" if p.mixed else "separate"),
+        "chunked_prefill": None if p is None else p.chunked,
+        "replicas": None if p is None else p.replicas,
+        "step_b0_ms": None if p is None else p.b0_ms,
+        "step_b1_ms_per_prefill_token": None if p is None else p.b1_ms,
+        "step_b2_ms_per_decode_token": None if p is None else p.b2_ms,
+        "step_b3_ms_per_prefill_token_per_1k_context": None if p is None else p.b3_ms,
+        "request_overhead_ms": None if p is None else p.ttft_overhead_ms,
+        "token_budget_per_step": None if p is None else float(p.max_batched_tokens),
+        "max_running_sequences": None if p is None else float(p.max_num_seqs),
+        "kv_cache_tokens": None if p is None else _finite(p.kv_tokens),
+        "fit_rel_error_median": _median(fit.in_sample_errors) if fit else None,
+        "fit_rel_error_worst": max(fit.in_sample_errors) if fit and fit.in_sample_errors else None,
+        "heldout_rel_error_median": _median(scored),
+        "heldout_rel_error_worst": max(scored) if scored else None,
+        "heldout_ttft_p95_below_knee_rel_error_median": _median(p95),
+        "heldout_delivered_at_slo_rel_error_worst": max(slo) if slo else None,
+        "fit_notes": "; ".join(fit.notes) if fit else None,
+        "evidence": "calibrated",
+    }
+    return row_for(EngineModels, values, origin=(cfg.key, "engine model"))
+
+
+def _load_text(load: tuple[Any, ...]) -> str:
+    if load[0] == "c":
+        return f"c={load[1]:g}"
+    return f"r={load[1]:g}/s" + (f" cap={load[2]:g}" if load[2] is not None else "")
+
+
+def validation_row(r: Row) -> dict[str, Any]:
+    error = r.rel_error
+    values = {
+        "config_key": r.config,
+        "held_out_kind": r.held_out_kind,
+        "held_out": r.held_out,
+        "workload": r.workload,
+        "load": r.load,
+        "metric": r.metric,
+        "measured": r.measured,
+        "predicted": _finite(r.predicted),
+        "relative_error": abs(error) if math.isfinite(error) else None,
+        "signed_relative_error": _finite(error),
+        "below_knee": r.below_knee,
+        "scored": r.scored,
+        "note": r.note or None,
+        "evidence": "calibrated",
+    }
+    return row_for(Validation, values, origin=(r.config, f"{r.held_out} {r.load} {r.metric}"))
+
+
+def write_calibrated(
+    conn: duckdb.DuckDBPyConnection, log: Callable[[str], None] | None = None
+) -> dict[str, WriteReport]:
+    """Calibrate every config of the warehouse and write calibrated.engine_models and calibrated.validation."""
+    results = calibrate_all(conn, log)
+    models = frame_from_rows([model_row(c) for c in results], EngineModels)
+    rows = frame_from_rows([validation_row(r) for c in results for r in c.rows], Validation)
+    return {
+        "calibrated.engine_models": write_table(conn, "calibrated.engine_models", models, EngineModels),
+        "calibrated.validation": write_table(conn, "calibrated.validation", rows, Validation),
+    }

@@ -1,0 +1,169 @@
+"""Arrivals and token lengths for the engine model: a rate with an inter-arrival CV, a closed loop, a trace.
+
+Every generator takes a numpy Generator, so a replay is reproducible (same seed, same requests).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+# ---------------------------------------------------------------------------------------------------------------------
+# Token lengths
+
+
+@dataclass(frozen=True)
+class Lengths:
+    """A token-length distribution.
+
+    kind:
+      fixed      every request has `mean` tokens (benchmark "random" datasets with range ratio 1)
+      uniform    uniform integers in [lo, hi] (SGLang/vLLM random datasets with a range ratio)
+      lognormal  mean `mean`, coefficient of variation `cv` (real chat data when only the mean is known)
+      empirical  resampled from `values` (per-request records, a traffic log)
+    """
+
+    kind: str
+    mean: float
+    cv: float = 0.0
+    lo: int = 0
+    hi: int = 0
+    values: tuple[int, ...] = field(default=(), repr=False)
+
+    @staticmethod
+    def fixed(mean: float) -> Lengths:
+        return Lengths("fixed", float(mean))
+
+    @staticmethod
+    def uniform(lo: int, hi: int) -> Lengths:
+        return Lengths("uniform", (lo + hi) / 2.0, lo=int(lo), hi=int(hi))
+
+    @staticmethod
+    def lognormal(mean: float, cv: float) -> Lengths:
+        return Lengths("lognormal", float(mean), cv=float(cv))
+
+    @staticmethod
+    def empirical(values) -> Lengths:
+        v = tuple(int(x) for x in np.asarray(values).ravel() if x is not None and x > 0)
+        if not v:
+            raise ValueError("no positive lengths to resample")
+        return Lengths("empirical", float(np.mean(v)), cv=float(np.std(v)) / max(float(np.mean(v)), 1e-9), values=v)
+
+    def sample(self, n: int, rng: np.random.Generator) -> np.ndarray:
+        if self.kind == "fixed":
+            return np.full(n, max(1, int(round(self.mean))), dtype=np.int64)
+        if self.kind == "uniform":
+            return rng.integers(max(1, self.lo), max(1, self.hi) + 1, size=n, dtype=np.int64)
+        if self.kind == "lognormal":
+            if self.cv <= 0:
+                return np.full(n, max(1, int(round(self.mean))), dtype=np.int64)
+            s2 = math.log(1.0 + self.cv**2)
+            mu = math.log(self.mean) - s2 / 2.0
+            return np.maximum(1, np.rint(rng.lognormal(mu, math.sqrt(s2), size=n))).astype(np.int64)
+        if self.kind == "empirical":
+            vals = np.asarray(self.values, dtype=np.int64)
+            return vals[rng.integers(0, len(vals), size=n)]
+        raise ValueError(f"unknown length kind {self.kind!r}")
+
+    def scaled(self, factor: float) -> Lengths:
+        """The same shape with every length multiplied by `factor` (cost sensitivity: prompts x0.5, x2)."""
+        if self.kind == "empirical":
+            return Lengths.empirical([max(1, round(v * factor)) for v in self.values])
+        if self.kind == "uniform":
+            return Lengths.uniform(max(1, round(self.lo * factor)), max(1, round(self.hi * factor)))
+        return Lengths(self.kind, self.mean * factor, cv=self.cv)
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# Arrivals
+
+
+def interarrivals(rate: float, cv: float, n: int, rng: np.random.Generator) -> np.ndarray:
+    """n inter-arrival gaps (s) with mean 1/rate and coefficient of variation cv.
+
+    cv = 0: evenly spaced; cv = 1: exponential (Poisson); cv != 1: gamma with shape 1/cv^2 (vLLM's
+    `--burstiness b` is gamma shape b, i.e. cv = 1/sqrt(b)).
+    """
+    if rate <= 0 or not math.isfinite(rate):
+        return np.zeros(n)
+    if cv <= 1e-9:
+        return np.full(n, 1.0 / rate)
+    shape = 1.0 / (cv * cv)
+    return rng.gamma(shape, 1.0 / (rate * shape), size=n)
+
+
+def arrival_times(rate: float, cv: float, n: int, rng: np.random.Generator, first_at_zero: bool = True) -> np.ndarray:
+    """Cumulative arrival times of n requests at `rate` req/s with inter-arrival CV `cv`.
+
+    Benchmark tools send the first request at t=0 and then wait a gap before each next one.
+    """
+    gaps = interarrivals(rate, cv, n, rng)
+    t = np.cumsum(gaps)
+    if first_at_zero and n:
+        t = t - t[0]
+    return t
+
+
+def burstiness_to_cv(burstiness: float | None) -> float:
+    """vLLM / SGLang `burstiness` (gamma shape) to the inter-arrival CV; None or 1 -> Poisson."""
+    if burstiness is None or burstiness <= 0:
+        return 1.0
+    return 1.0 / math.sqrt(burstiness)
+
+
+@dataclass
+class Trace:
+    """An actual arrival sequence: times (s from the first request), input and output tokens."""
+
+    t: np.ndarray
+    input_tokens: np.ndarray
+    output_tokens: np.ndarray
+    source: str = ""
+
+    @property
+    def span_s(self) -> float:
+        return float(self.t[-1] - self.t[0]) if len(self.t) > 1 else 0.0
+
+    @property
+    def rate(self) -> float:
+        return (len(self.t) - 1) / self.span_s if self.span_s > 0 else float("nan")
+
+    def interarrival_cv(self) -> float:
+        g = np.diff(self.t)
+        return float(np.std(g) / np.mean(g)) if len(g) > 1 and np.mean(g) > 0 else float("nan")
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# What a load generator does at one level
+
+
+@dataclass
+class LoadSpec:
+    """How a load generator drives one level.
+
+    open loop:   rate (req/s) with inter-arrival cv; client_cap = inf (or a tool's in-flight cap)
+    closed loop: rate = inf, client_cap = N clients (each sends its next request when the previous ends)
+    both:        `--request-rate R --max-concurrency C` (rate-limited and capped)
+    trace:       `trace` gives the arrival times and lengths
+    n_requests:  how many requests the level sends (benchmarks are finite: the tail matters)
+    """
+
+    n_requests: int
+    rate: float = math.inf
+    cv: float = 1.0
+    client_cap: float = math.inf
+    trace: Trace | None = None
+
+    @property
+    def closed(self) -> bool:
+        return not math.isfinite(self.rate) and self.trace is None
+
+    def schedule(self, rng: np.random.Generator) -> np.ndarray:
+        """Times at which the tool wants to send each request (before any client cap)."""
+        if self.trace is not None:
+            return np.asarray(self.trace.t[: self.n_requests], dtype=float)
+        if not math.isfinite(self.rate):
+            return np.zeros(self.n_requests)
+        return arrival_times(self.rate, self.cv, self.n_requests, rng)

@@ -1,0 +1,1 @@
+"""pandera models of the tables of warehouse schema `calibrated`, one module per table."""

@@ -1,0 +1,115 @@
+"""The fit recovers known step costs from a sweep the simulator itself generated (two workloads, six rates each),
+and the status rules of calibrated.engine_models say what a config's levels and held-out errors allow."""
+
+import math
+
+import pytest
+
+from assets.calibrate.engine import EngineParams
+from assets.calibrate.fit import calibrate, simulate_level
+from assets.calibrate.levels import Config, Level, config_key
+from assets.calibrate.tables import status_of
+from assets.calibrate.traffic import Lengths
+from assets.calibrate.validate import Row
+
+TRUTH = EngineParams(
+    b0_ms=6.0,
+    b1_ms=0.02,
+    b2_ms=0.1,
+    b3_ms=0.0006,
+    ttft_overhead_ms=20.0,
+    max_num_seqs=256,
+    max_batched_tokens=8192,
+    mixed=True,
+    chunked=True,
+)
+
+
+def _level(key: str, workload: str, index: int, rate: float, inp: int, out: int) -> Level:
+    level = Level(
+        config_key=key,
+        run_id=f"run-{workload}",
+        run_label=f"synthetic {workload}",
+        workload_key=workload,
+        load_index=index,
+        load_kind="rate",
+        offered_rate=rate,
+        concurrency=None,
+        n_requests=400,
+        arrival_cv=1.0,
+        client_cap=math.inf,
+        inp=Lengths.fixed(inp),
+        out=Lengths.fixed(out),
+        measured={},
+    )
+    simulated = simulate_level(TRUTH, level)
+    level.measured = {k: simulated[k] for k in ("ttft_p50_ms", "tpot_p50_ms", "e2e_p50_ms", "ttft_p95_ms")}
+    level.measured.update(
+        achieved_requests_per_s=simulated["achieved_requests_per_s"],
+        error_rate=0.0,
+        mean_input_tokens=float(inp),
+        mean_output_tokens=float(out),
+    )
+    return level
+
+
+@pytest.fixture(scope="module")
+def synthetic() -> Config:
+    settings = {"max_num_seqs": 256, "max_num_batched_tokens": 8192}
+    key = config_key("nvidia-h100-sxm-80gb", 1, "llama-3.1-8b", "bf16", "vLLM", "0.11.0", settings)
+    cfg = Config(key, "synthetic", "vLLM", "0.11.0", settings, "nvidia-h100-sxm-80gb", 1, "llama-3.1-8b", "bf16")
+    for workload, inp, out in (("short", 200, 100), ("long", 1500, 150)):
+        for index, rate in enumerate((1, 5, 10, 20, 30, 40)):
+            cfg.levels.append(_level(key, workload, index, rate, inp, out))
+    return cfg
+
+
+def test_the_fit_recovers_the_step_costs_it_was_generated_with(synthetic):
+    fit = calibrate(synthetic)
+    p = fit.params
+    assert p.b0_ms == pytest.approx(TRUTH.b0_ms, rel=0.25)
+    assert p.b1_ms == pytest.approx(TRUTH.b1_ms, rel=0.25)
+    assert p.b2_ms == pytest.approx(TRUTH.b2_ms, rel=0.25)
+    assert p.ttft_overhead_ms == pytest.approx(TRUTH.ttft_overhead_ms, rel=0.25)
+    assert max(fit.in_sample.values()) < 0.05  # the levels it fitted, predicted within 5%
+
+
+def test_the_config_key_ignores_the_order_of_the_settings_and_tells_versions_apart():
+    a = config_key("h100", 1, "m", "bf16", "vLLM", "0.11.0", {"x": 1, "y": 2})
+    assert a == config_key("h100", 1, "m", "bf16", "vLLM", "0.11.0", {"y": 2, "x": 1})
+    assert a != config_key("h100", 1, "m", "bf16", "vLLM", "0.10.0", {"x": 1, "y": 2})
+    assert a != config_key("h100", 2, "m", "bf16", "vLLM", "0.11.0", {"x": 1, "y": 2})
+
+
+def _row(test: str, metric: str, measured: float, predicted: float, note: str = "") -> Row:
+    return Row("cfg", test, "held", "w", "r=1/s", metric, measured, predicted, True, note)
+
+
+def test_one_level_is_said_in_words_never_an_error():
+    status, reason = status_of(1, [])
+    assert status == "too_few_levels"
+    assert reason is not None and "one load level" in reason
+
+
+def test_three_levels_are_fitted_but_their_error_cannot_be_measured():
+    status, reason = status_of(3, [])
+    assert status == "too_few_levels"
+    assert reason is not None and "4 are needed" in reason
+
+
+def test_a_median_held_out_p95_ttft_error_over_a_quarter_is_unreliable():
+    rows = [_row("lolo", "ttft_p95_ms", 100.0, v) for v in (130.0, 140.0, 95.0)]
+    status, reason = status_of(5, rows)
+    assert status == "unreliable"
+    assert reason is not None and "p95 TTFT" in reason
+    assert status_of(5, [_row("lolo", "ttft_p95_ms", 100.0, v) for v in (120.0, 110.0, 140.0)]) == ("fitted", None)
+
+
+def test_a_held_out_workload_delivered_at_slo_off_by_over_a_quarter_is_unreliable():
+    crossing = "SLO ...; measured: crossing; predicted: crossing"
+    rows = [_row("lowo_slo", "delivered_at_slo_requests_per_s", 10.0, 13.0, crossing)]
+    status, reason = status_of(8, rows)
+    assert status == "unreliable" and reason is not None and "delivered at SLO" in reason
+    # a sweep that never crosses the SLO measures only a lower bound: not scored, so it cannot condemn
+    censored = [_row("lowo_slo", "delivered_at_slo_requests_per_s", 10.0, 20.0, "measured: censored")]
+    assert status_of(8, censored) == ("fitted", None)
