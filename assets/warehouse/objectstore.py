@@ -106,6 +106,17 @@ class ObjectStore:
         except FileNotFoundError:
             raise IngestError(f"{self.url_of(*parts)}: missing from the run store") from None
 
+    def size(self, *parts: str) -> int | None:
+        """An object's size in bytes, or None when it is not there."""
+        try:
+            return int(self.fs.info(self.path(*parts))["size"])
+        except FileNotFoundError:
+            return None
+
+    def read_range(self, start: int, end: int, *parts: str) -> bytes:
+        """The bytes [start, end) of an object."""
+        return self.fs.cat_file(self.path(*parts), start=start, end=end)
+
     def write_text(self, text: str, *parts: str) -> None:
         self.fs.pipe_file(self.path(*parts), text.encode())
 

@@ -120,3 +120,27 @@ def test_a_partition_without_its_manifest_or_records_is_read_again(built, s3, tm
     assert again["c16"]["digest"] == c16["digest"] and again["c1"]["digest"] == c1["digest"]
     assert fs.exists(f"{BUCKET}/team/b/runs/{c16['key']}/{c16['digest']}/manifest.json") and fs.exists(record)
     assert contents(remote) == contents(local)
+
+
+@pytest.mark.parametrize("damage", ["truncated", "emptied"])
+def test_a_damaged_records_file_in_the_bucket_is_uploaded_again_and_its_partition_read_again(
+    built, s3, tmp_path, damage
+):
+    fs, options = s3
+    dumps, local, _remote = built
+    prefix = f"team/{damage}"
+    remote = Warehouse(dir=str(tmp_path / "remote"), run_store=f"s3://{BUCKET}/{prefix}", run_store_options=options)
+    materialize(dumps, remote)
+    (record,) = fs.ls(f"{BUCKET}/{prefix}/records")  # c1's records
+    written = fs.cat_file(record)
+    fs.pipe_file(record, written[: len(written) // 2] if damage == "truncated" else b"")
+    materialize(dumps, remote)
+    again = index(fs, prefix)
+    assert {name: r["scanned"] for name, r in again.items()} == {
+        "c16": False,
+        "c1": True,  # its records file damaged
+        "rohan": False,
+        "llmperf": False,
+    }
+    assert fs.cat_file(record) == written
+    assert contents(remote) == contents(local)
