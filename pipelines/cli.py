@@ -407,18 +407,53 @@ def _print_published(warehouse: Warehouse, warnings: list[str], show_all: bool =
     return 0
 
 
+# How many times `benchbill report` writes the report again when a run publishes while it reads the serving file.
+REPORT_ATTEMPTS = 3
+
+
 def report(args: argparse.Namespace) -> int:
-    from assets.report.report import write_report
+    from assets.report import report as report_module
+    from assets.warehouse.published_set import pipeline_member, read_record
 
     warehouse = Warehouse(dir=args.warehouse)
+    layout = warehouse.layout
     output = Path(args.output) if args.output else warehouse.report_path
-    try:
-        size = write_report(warehouse.serving_path, output)
-    except FileNotFoundError as exc:
-        print(f"benchbill report: {exc}", file=sys.stderr)
+    member = pipeline_member(layout, output)
+    if member is not None:
+        print(
+            f"benchbill report: refused: {output} is {member}, inside the warehouse folder {layout.dir}, which only "
+            f"`benchbill run` writes; write the report elsewhere, or leave --output out to rewrite "
+            f"{warehouse.report_path}",
+            file=sys.stderr,
+        )
         return 1
-    print(f"report: {output.resolve()} ({size:,} bytes; open it in a browser, it needs no network)")
-    return 0
+    read_from = read_record(layout)
+    for _attempt in range(REPORT_ATTEMPTS):
+        staging = output.with_name(f".{output.name}.{os.getpid()}.report")
+        try:
+            size = report_module.write_report(warehouse.serving_path, staging)
+        except FileNotFoundError as exc:
+            print(f"benchbill report: {exc}", file=sys.stderr)
+            return 1
+        published = read_record(layout)
+        if published == read_from:  # the serving file read is still the published one
+            os.replace(staging, output)
+            print(f"report: {output.resolve()} ({size:,} bytes; open it in a browser, it needs no network)")
+            return 0
+        staging.unlink(missing_ok=True)
+        when = published.published_at if published is not None else "since"
+        print(
+            f"benchbill report: a run published the serving file again ({when}) while the report was read from "
+            "the one before: not written from it; written again from the new one",
+            file=sys.stderr,
+        )
+        read_from = published
+    print(
+        f"benchbill report: refused: runs published the serving file again {REPORT_ATTEMPTS} times while the report "
+        f"was read; {output} is unchanged: run `benchbill report` again when they are done",
+        file=sys.stderr,
+    )
+    return 1
 
 
 def sql(args: argparse.Namespace) -> int:

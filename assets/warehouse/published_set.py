@@ -176,6 +176,34 @@ def published_state(layout: WarehouseLayout) -> str:
     )
 
 
+def pipeline_member(layout: WarehouseLayout, path: Path) -> str | None:
+    """What `path` is in the warehouse folder when it is anything but the report (None: outside the folder, or the
+    report itself): the serving file, the publish record, the Parquet export, the stored runs and records, the
+    build file, the lock, or another file the pipeline may write there. Links are followed: a link to a member
+    is that member."""
+    folder = layout.dir.resolve()
+    target = path.resolve()
+    if target == layout.report_path.resolve() or not target.is_relative_to(folder):
+        return None
+    named = {
+        layout.serving_path.name: "the serving file",
+        PUBLISH_RECORD: "the publish record",
+        layout.parquet_dir.name: "the Parquet export",
+        layout.records_dir.name: "the records the warehouse owns",
+        layout.runs_dir.name: "the stored run partitions",
+        layout.build_path.name: "the build file",
+        layout.lock_path.name: "the warehouse's lock",
+    }
+    parts = target.relative_to(folder).parts
+    if not parts:
+        return "the warehouse folder itself"
+    first = parts[0]
+    for name, what in named.items():
+        if first == name or first.startswith(name + ".") or first.startswith("." + name):
+            return what
+    return "a file in the warehouse folder (the pipeline's: the published set, its stored runs and their leftovers)"
+
+
 def staging_path(serving_path: Path) -> Path:
     """Where the next serving file is written before it is swapped in."""
     return serving_path.with_name(serving_path.name + ".next")
