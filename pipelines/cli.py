@@ -279,11 +279,17 @@ def _run(
     while no other run can publish), else every job."""
     from assets.mlperf_rounds.ingest import reading_once
     from assets.warehouse.fingerprint import inputs_json, published_fingerprint
-    from assets.warehouse.published_set import remove_leftovers
+    from assets.warehouse.published_set import damaged_serving, remove_leftovers
     from pipelines.definitions import build_definitions
 
     for leftover in remove_leftovers(warehouse.serving_path):  # the lock is ours: no publish is under way
         print(f"benchbill: removed {leftover}, left by a publish that failed or was killed", file=sys.stderr)
+    damaged = damaged_serving(warehouse.layout)
+    if damaged is not None:
+        print(
+            f"benchbill: the serving file is damaged: {damaged}; this run builds and publishes it again",
+            file=sys.stderr,
+        )
 
     # Each input is read once for the whole run (reading_once): the fingerprint, then every job.
     with reading_once():

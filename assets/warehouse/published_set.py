@@ -159,6 +159,24 @@ def stale_members(layout: WarehouseLayout, record: PublishRecord | None = None) 
     return stale
 
 
+def damaged_serving(layout: WarehouseLayout) -> str | None:
+    """Why the serving file is damaged (None when it is not, or not there): DuckDB cannot open it and it is not
+    the file the last publish recorded (so not one a writer merely holds: that one matches its record). The next
+    publish replaces it; the checks that compare with it have nothing to compare with."""
+    path = layout.serving_path
+    if not path.is_file():
+        return None
+    try:
+        duckdb.connect(str(path), read_only=True).close()
+        return None
+    except duckdb.Error as exc:
+        problem = str(exc).splitlines()[0]
+    record = read_record(layout)
+    if record is not None and sha256_file(path) == record.serving_sha256:
+        return None
+    return f"{path} cannot be opened ({problem}) and is not the file the last publish recorded"
+
+
 def published_state(layout: WarehouseLayout) -> str:
     """What is published, in words, for the messages after a failure or an interrupt."""
     record = read_record(layout)
