@@ -19,6 +19,7 @@ from assets.report.textformat import format_shortlist, wrapped
 from assets.resources import Inputs, Warehouse
 from assets.runs.collect import IDLE_SIDECAR_NOTE
 from assets.warehouse.lock import WarehouseProblem
+from assets.warehouse.objectstore import RunStoreUnreachable
 from assets.warehouse.published_set import published_state
 from pipelines import query, settings
 from pipelines.progress import check_words, failure_cause, step_words
@@ -166,6 +167,8 @@ ADVICE = {
     "check": "What to do: look at the offending rows of each failed check (its SQL is in sql/checks/; the rows it "
     "selects are in the build file, warehouse/build.duckdb), correct the input they come from, then run again.",
     "warehouse": "What to do: as the message above says for the warehouse folder, then run again.",
+    "store": "What to do: start the run store or correct its endpoint (BENCHBILL_RUN_STORE, "
+    "BENCHBILL_RUN_STORE_OPTIONS), then run again.",
     "bug": "What to do: this is not an input problem but a fault in benchbill itself: report it with the message "
     "above (the full traceback is in the run's Dagster log).",
 }
@@ -178,6 +181,7 @@ FAILURE_KINDS = {
     "FileNotFoundError": "input",
     "WarehouseProblem": "warehouse",
     "WarehouseBusy": "warehouse",
+    "RunStoreUnreachable": "store",
 }
 
 
@@ -261,6 +265,8 @@ def run(args: argparse.Namespace) -> int:
             return _run(inputs, warehouse, force=args.force, show_all=args.all, executor=args.executor)
     except WarehouseProblem as problem:  # busy, read-only, full, a link for a lock file: one message, no traceback
         return _report_failure([failure_of(problem)])
+    except RunStoreUnreachable as problem:  # the run store's endpoint does not answer: one message, no traceback
+        return _report_failure([failure_of(problem)], warehouse)
     except KeyboardInterrupt:
         print(f"benchbill: interrupted; {published_state(warehouse.layout)}.", file=sys.stderr)
         return 130
@@ -284,6 +290,9 @@ def _run(
 
     for leftover in remove_leftovers(warehouse.serving_path):  # the lock is ours: no publish is under way
         print(f"benchbill: removed {leftover}, left by a publish that failed or was killed", file=sys.stderr)
+    remote = warehouse.layout.object_store
+    if remote is not None:  # before anything is read from it: an unreachable store is one message
+        remote.reachable()
     damaged = damaged_serving(warehouse.layout)
     if damaged is not None:
         print(
