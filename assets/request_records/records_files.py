@@ -38,21 +38,27 @@ def owned_records_name(source_sha256: str | None, key: str) -> str:
 PARQUET_MAGIC = b"PAR1"  # a Parquet file's first and last four bytes
 
 
+RECORDED_STAT = ("st_size", "st_mtime_ns", "st_ctime_ns", "st_ino")
+
+
 def records_checksum(path: Path) -> dict[str, Any]:
-    """What a records file was when it was written (recorded in its partition's manifest): size and sha256."""
-    return {"size": path.stat().st_size, "sha256": sha256_file(path)}
+    """What a records file was when it was written (recorded in its partition's manifest): its sha256, with its
+    size, mtime, ctime and inode (while all four are unchanged, its content is not hashed again)."""
+    stat = path.stat()
+    return {"size": stat.st_size, "sha256": sha256_file(path), "stat": [getattr(stat, f) for f in RECORDED_STAT]}
 
 
 def records_problem(path: Path, recorded: dict[str, Any] | None = None) -> str | None:
     """Why the records file `path` cannot be reused (None when it can): missing, empty or truncated, a Parquet
     footer that cannot be read, or (with `recorded`, `records_checksum` when it was written) another size or
-    content."""
+    content (hashed unless its size, mtime, ctime and inode are those recorded)."""
     try:
-        size = path.stat().st_size
+        stat = path.stat()
     except FileNotFoundError:
         return "missing"
     except OSError as exc:
         return f"cannot be read ({exc.strerror})"
+    size = stat.st_size
     if recorded is not None and size != recorded["size"]:
         return f"{size} bytes where {recorded['size']} were written: truncated or changed"
     if size < 2 * len(PARQUET_MAGIC) + 4:
@@ -61,7 +67,8 @@ def records_problem(path: Path, recorded: dict[str, Any] | None = None) -> str |
         pq.read_metadata(path)
     except (OSError, pa.ArrowException) as exc:
         return f"its Parquet footer cannot be read ({str(exc).splitlines()[0]})"
-    if recorded is not None and sha256_file(path) != recorded["sha256"]:
+    unchanged = recorded is not None and recorded.get("stat") == [getattr(stat, f) for f in RECORDED_STAT]
+    if recorded is not None and not unchanged and sha256_file(path) != recorded["sha256"]:
         return "its content's checksum differs from the one recorded when it was written"
     return None
 

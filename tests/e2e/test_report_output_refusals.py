@@ -11,7 +11,7 @@ from assets.report import report as report_module
 from assets.warehouse.layout import WarehouseLayout
 from assets.warehouse.published_set import publish_serving, read_record
 from pipelines.cli import main
-from tests.support.data import V51_TABLE
+from tests.e2e.test_run_partitions_incremental_run import run
 from tests.support.data import WORKED_PROFILES as PROFILES
 from tests.support.sweeps import sweeps_tree
 
@@ -30,19 +30,11 @@ MEMBERS = [
 
 @pytest.fixture(scope="module")
 def warehouse(tmp_path_factory) -> Path:
+    """A warehouse published by `benchbill run` from the sweeps of the run-partition tests."""
     root = tmp_path_factory.mktemp("report-output")
     sweeps_tree(root / "dumps")
     (root / "profiles.yaml").write_text(PROFILES)
-    args = [
-        "run",
-        "--mlperf",
-        str(V51_TABLE),
-        "--dumps",
-        str(root / "dumps"),
-        "--profiles",
-        str(root / "profiles.yaml"),
-    ]
-    assert main([*args, "--warehouse", str(root / "warehouse")]) == 0
+    run(root, root / "warehouse")
     return root / "warehouse"
 
 
