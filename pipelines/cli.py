@@ -20,6 +20,7 @@ from assets.report.textformat import format_shortlist, wrapped
 from assets.resources import Inputs, Warehouse
 from assets.runs.collect import IDLE_SIDECAR_NOTE
 from assets.warehouse.lock import WarehouseProblem
+from assets.warehouse.objectstore import RunStoreUnreachable
 from assets.warehouse.published_set import published_state
 from pipelines import query, settings
 from pipelines.progress import check_words, failure_cause, step_words
@@ -167,6 +168,8 @@ ADVICE = {
     "check": "What to do: look at the offending rows of each failed check (its SQL is in sql/checks/; the rows it "
     "selects are in the build file, warehouse/build.duckdb), correct the input they come from, then run again.",
     "warehouse": "What to do: as the message above says for the warehouse folder, then run again.",
+    "store": "What to do: start the run store or correct its endpoint (BENCHBILL_RUN_STORE, "
+    "BENCHBILL_RUN_STORE_OPTIONS), then run again.",
     "bug": "What to do: this is not an input problem but a fault in benchbill itself: report it with the message "
     "above (the full traceback is in the run's Dagster log).",
 }
@@ -179,6 +182,7 @@ FAILURE_KINDS = {
     "FileNotFoundError": "input",
     "WarehouseProblem": "warehouse",
     "WarehouseBusy": "warehouse",
+    "RunStoreUnreachable": "store",
 }
 
 
@@ -262,6 +266,8 @@ def run(args: argparse.Namespace) -> int:
             return _run(inputs, warehouse, force=args.force, show_all=args.all, executor=args.executor)
     except WarehouseProblem as problem:  # busy, read-only, full, a link for a lock file: one message, no traceback
         return _report_failure([failure_of(problem)])
+    except RunStoreUnreachable as problem:  # the run store's endpoint does not answer: one message, no traceback
+        return _report_failure([failure_of(problem)], warehouse)
     except KeyboardInterrupt:
         print(f"benchbill: interrupted; {published_state(warehouse.layout)}.", file=sys.stderr)
         return 130
@@ -280,11 +286,20 @@ def _run(
     while no other run can publish), else every job."""
     from assets.mlperf_rounds.ingest import reading_once
     from assets.warehouse.fingerprint import inputs_json, published_fingerprint
-    from assets.warehouse.published_set import remove_leftovers
+    from assets.warehouse.published_set import damaged_serving, remove_leftovers
     from pipelines.definitions import build_definitions
 
     for leftover in remove_leftovers(warehouse.serving_path):  # the lock is ours: no publish is under way
         print(f"benchbill: removed {leftover}, left by a publish that failed or was killed", file=sys.stderr)
+    remote = warehouse.layout.object_store
+    if remote is not None:  # before anything is read from it: an unreachable store is one message
+        remote.reachable()
+    damaged = damaged_serving(warehouse.layout)
+    if damaged is not None:
+        print(
+            f"benchbill: the serving file is damaged: {damaged}; this run builds and publishes it again",
+            file=sys.stderr,
+        )
 
     # Each input is read once for the whole run (reading_once): the fingerprint, then every job.
     with reading_once():
@@ -408,18 +423,53 @@ def _print_published(warehouse: Warehouse, warnings: list[str], show_all: bool =
     return 0
 
 
+# How many times `benchbill report` writes the report again when a run publishes while it reads the serving file.
+REPORT_ATTEMPTS = 3
+
+
 def report(args: argparse.Namespace) -> int:
-    from assets.report.report import write_report
+    from assets.report import report as report_module
+    from assets.warehouse.published_set import pipeline_member, read_record
 
     warehouse = Warehouse(dir=args.warehouse)
+    layout = warehouse.layout
     output = Path(args.output) if args.output else warehouse.report_path
-    try:
-        size = write_report(warehouse.serving_path, output)
-    except FileNotFoundError as exc:
-        print(f"benchbill report: {exc}", file=sys.stderr)
+    member = pipeline_member(layout, output)
+    if member is not None:
+        print(
+            f"benchbill report: refused: {output} is {member}, inside the warehouse folder {layout.dir}, which only "
+            f"`benchbill run` writes; write the report elsewhere, or leave --output out to rewrite "
+            f"{warehouse.report_path}",
+            file=sys.stderr,
+        )
         return 1
-    print(f"report: {output.resolve()} ({size:,} bytes; open it in a browser, it needs no network)")
-    return 0
+    read_from = read_record(layout)
+    for _attempt in range(REPORT_ATTEMPTS):
+        staging = output.with_name(f".{output.name}.{os.getpid()}.report")
+        try:
+            size = report_module.write_report(warehouse.serving_path, staging)
+        except FileNotFoundError as exc:
+            print(f"benchbill report: {exc}", file=sys.stderr)
+            return 1
+        published = read_record(layout)
+        if published == read_from:  # the serving file read is still the published one
+            os.replace(staging, output)
+            print(f"report: {output.resolve()} ({size:,} bytes; open it in a browser, it needs no network)")
+            return 0
+        staging.unlink(missing_ok=True)
+        when = published.published_at if published is not None else "since"
+        print(
+            f"benchbill report: a run published the serving file again ({when}) while the report was read from "
+            "the one before: not written from it; written again from the new one",
+            file=sys.stderr,
+        )
+        read_from = published
+    print(
+        f"benchbill report: refused: runs published the serving file again {REPORT_ATTEMPTS} times while the report "
+        f"was read; {output} is unchanged: run `benchbill report` again when they are done",
+        file=sys.stderr,
+    )
+    return 1
 
 
 def sql(args: argparse.Namespace) -> int:

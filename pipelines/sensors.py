@@ -29,16 +29,36 @@ ROUND_SENSOR_INTERVAL_S = 5 * 60
     minimum_interval_seconds=60,
     default_status=dg.DefaultSensorStatus.RUNNING,
     description="Requests a refresh of the observed tables when new content appears in the dump folders "
-    "(by content checksum: a re-copied file is not ingested twice).",
+    "(by content checksum, with the run.yaml files governing each file: a re-copied file is not ingested twice; a "
+    "swap of run.yaml files, a file moved into another run, or a revert to earlier content is).",
 )
 def dump_folder_sensor(context: dg.SensorEvaluationContext, inputs: Inputs) -> dg.RunRequest | dg.SkipReason:
     if not inputs.dumps:
         return dg.SkipReason("no dump folders configured (set BENCHBILL_DUMPS)")
     fingerprint = dumps_fingerprint(list(inputs.dumps), links_into=inputs.allow_links_into)
-    if fingerprint == context.cursor:
+    last, changes = read_drop_cursor(context.cursor)
+    if fingerprint == last:
         return dg.SkipReason("no new content in the dump folders (a copy of a file already read changes nothing)")
-    context.update_cursor(fingerprint)
-    return dg.RunRequest(run_key=fingerprint)
+    context.update_cursor(json.dumps({"fingerprint": fingerprint, "changes": changes + 1}))
+    return dg.RunRequest(run_key=drop_run_key(fingerprint, changes + 1))
+
+
+def read_drop_cursor(cursor: str | None) -> tuple[str | None, int]:
+    """The drop-folder sensor's cursor: the fingerprint last requested and how many changes it has seen (a cursor
+    of an earlier version, the bare fingerprint, counts as none)."""
+    if not cursor:
+        return None, 0
+    try:
+        state = json.loads(cursor)
+        return str(state["fingerprint"]), int(state["changes"])
+    except (ValueError, TypeError, KeyError):
+        return cursor, 0
+
+
+def drop_run_key(fingerprint: str, change: int) -> str:
+    """The run key of a change of the dump folders: unique per change (Dagster skips a run key it has seen, so a
+    key of the content alone would never ingest a revert to earlier content)."""
+    return f"{fingerprint}-{change}"
 
 
 @dg.sensor(

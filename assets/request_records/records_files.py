@@ -1,9 +1,10 @@
 """The per-request records files in the warehouse (`records/`): each file read in place, copied as it was checked
 (checked SCAN_COLUMNS and `problem`, `assets.formats.dumps.scan_sql.checked_scan_sql`) into one Parquet file named
 by the file's content and the code that checks it (`owned_records_name`: written once, reused while both are
-unchanged). The request pass writes them as it checks the files (`copy_sources`: each screened for copies of rows
-as it is written, `may_hold_copies`), and the observed tables' writer for a batch read without them
-(`assets.runs.store.own_records`); the view observed.requests reads them."""
+unchanged and it is whole, `records_problem`; a damaged one is written again). The request pass writes them as it
+checks the files (`copy_sources`: each screened for copies of rows as it is written, `may_hold_copies`), and the
+observed tables' writer for a batch read without them (`assets.runs.store.own_records`); the view
+observed.requests reads them."""
 
 from __future__ import annotations
 
@@ -12,12 +13,14 @@ import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import numpy as np
 import pyarrow as pa
+import pyarrow.parquet as pq
 
-from assets.inputs.files import sha256_bytes
+from assets.inputs.files import sha256_bytes, sha256_file
 from assets.request_records.sources import SourceState
 from assets.warehouse.fingerprint import code_fingerprint
 from assets.warehouse.parquet import write_select
@@ -30,6 +33,55 @@ RECORDS_DICTIONARY = ("phase", "status", "error", "problem", "offered_rate_per_s
 def owned_records_name(source_sha256: str | None, key: str) -> str:
     """The name of a file's records in the warehouse: its content (else its key) and the code that checks it."""
     return sha256_bytes(f"{source_sha256 or key}\n{code_fingerprint()}".encode())[:32] + ".parquet"
+
+
+PARQUET_MAGIC = b"PAR1"  # a Parquet file's first and last four bytes
+
+
+RECORDED_STAT = ("st_size", "st_mtime_ns", "st_ctime_ns", "st_ino")
+
+
+def records_checksum(path: Path) -> dict[str, Any]:
+    """What a records file was when it was written (recorded in its partition's manifest): its sha256, with its
+    size, mtime, ctime and inode (while all four are unchanged, its content is not hashed again)."""
+    stat = path.stat()
+    return {"size": stat.st_size, "sha256": sha256_file(path), "stat": [getattr(stat, f) for f in RECORDED_STAT]}
+
+
+def records_problem(path: Path, recorded: dict[str, Any] | None = None) -> str | None:
+    """Why the records file `path` cannot be reused (None when it can): missing, empty or truncated, a Parquet
+    footer that cannot be read, or (with `recorded`, `records_checksum` when it was written) another size or
+    content (hashed unless its size, mtime, ctime and inode are those recorded)."""
+    try:
+        stat = path.stat()
+    except FileNotFoundError:
+        return "missing"
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror})"
+    size = stat.st_size
+    if recorded is not None and size != recorded["size"]:
+        return f"{size} bytes where {recorded['size']} were written: truncated or changed"
+    if size < 2 * len(PARQUET_MAGIC) + 4:
+        return f"{size} bytes: empty or truncated"
+    try:
+        pq.read_metadata(path)
+    except (OSError, pa.ArrowException) as exc:
+        return f"its Parquet footer cannot be read ({str(exc).splitlines()[0]})"
+    unchanged = recorded is not None and recorded.get("stat") == [getattr(stat, f) for f in RECORDED_STAT]
+    if recorded is not None and not unchanged and sha256_file(path) != recorded["sha256"]:
+        return "its content's checksum differs from the one recorded when it was written"
+    return None
+
+
+def reusable_records(target: Path) -> bool:
+    """Whether the records file `target` is there whole (`records_problem`); a damaged one is removed, so that it
+    is written again from its source."""
+    problem = records_problem(target)
+    if problem is None:
+        return True
+    if problem != "missing":
+        target.unlink(missing_ok=True)
+    return False
 
 
 def write_records(
@@ -79,7 +131,7 @@ def copy_sources(
         if state.scan is None or not state.source.in_place:
             continue
         target = records_dir / owned_records_name(state.source.sha256, state.key)
-        if target.exists():
+        if reusable_records(target):
             state.reused, state.owned = True, target
         else:
             targets.append((state, target))

@@ -34,6 +34,7 @@ import polars as pl
 from assets.core.errors import IngestError
 from assets.core.records import Reject, SourceFile
 from assets.inputs.files import sha256_bytes, sha256_file
+from assets.request_records.records_files import PARQUET_MAGIC, records_checksum, records_problem
 from assets.runs.batch import ObservedBatch
 from assets.runs.collect import collect_partition
 from assets.runs.partition import RunPartition
@@ -187,6 +188,7 @@ class PartitionStore:
     def __init__(self, layout: WarehouseLayout) -> None:
         self.layout = layout
         self.dir = layout.runs_dir
+        self.damaged: dict[str, list[tuple[str, str]]] = {}  # by partition: records files found damaged, and why
 
     def _current(self, key: str) -> dict[str, Any] | None:
         path = self.dir / key / "current.json"
@@ -195,13 +197,40 @@ class PartitionStore:
         except (OSError, ValueError):
             return None
 
-    def _complete(self, key: str, digest: str) -> bool:
-        """A stored result whose manifest and every records file it reads are in place."""
+    def _manifest_of(self, key: str, digest: str) -> dict[str, Any] | None:
         try:
-            manifest = json.loads((self.dir / key / digest / MANIFEST).read_text())
+            return json.loads((self.dir / key / digest / MANIFEST).read_text())
         except (OSError, ValueError):
+            return None
+
+    def _complete(self, key: str, digest: str) -> bool:
+        """A stored result whose manifest is in place and every records file it reads whole: there, its Parquet
+        footer readable, its size and content those recorded when it was written (`records_problem`). A damaged
+        one is noted (`damaged`), so that the partition is read again and the file written again."""
+        manifest = self._manifest_of(key, digest)
+        if manifest is None:
             return False
-        return all((self.layout.records_dir / name).is_file() for name in manifest.get("records", []))
+        recorded = manifest.get("records_checksums", {})
+        damaged = []
+        for name in manifest.get("records", []):
+            problem = self._records_problem(name, recorded.get(name))
+            if problem == "missing":
+                return False
+            if problem is not None:
+                damaged.append((name, problem))
+        if damaged:
+            self.damaged[key] = damaged
+        return not damaged
+
+    def _records_problem(self, name: str, recorded: dict[str, Any] | None) -> str | None:
+        return records_problem(self.layout.records_dir / name, recorded)
+
+    def _discard_records(self, name: str) -> None:
+        """A damaged records file removed, so that reading its partition again writes it again."""
+        (self.layout.records_dir / name).unlink(missing_ok=True)
+
+    def _checksums(self, records_dir: Path, records: list[str]) -> dict[str, dict[str, Any]]:
+        return {name: records_checksum(records_dir / name) for name in records}
 
     def _stored_runs(self, key: str, digest: str) -> int:
         return json.loads((self.dir / key / digest / MANIFEST).read_text())["runs"]
@@ -217,7 +246,8 @@ class PartitionStore:
         shutil.rmtree(partial, ignore_errors=True)
         partial.mkdir(parents=True)
         try:
-            _save_batch(partial, batch, _manifest(partition, digest, runs, records), self.layout.records_dir)
+            manifest = _manifest(partition, digest, runs, records, self._checksums(self.layout.records_dir, records))
+            _save_batch(partial, batch, manifest, self.layout.records_dir)
             if folder.exists():  # stored meanwhile by another process: the same content
                 shutil.rmtree(folder)
             os.rename(partial, folder)
@@ -241,6 +271,13 @@ class PartitionStore:
         states, hashed = file_states(partition.files, known)
         digest = partition_digest(partition, states, store_texts)
         scanned = not self._complete(partition.key, digest)
+        for name, problem in self.damaged.get(partition.key, []):
+            self._discard_records(name)
+            if log is not None:
+                log(
+                    f"{partition.label}: its stored records file records/{name} is damaged ({problem}): its files "
+                    "are read again and the records file written again"
+                )
         if scanned:
             runs = self._read_and_store(partition, digest, store_texts, log)
         else:
@@ -304,14 +341,25 @@ class PartitionStore:
             if not self._complete(result.key, result.digest):
                 raise IngestError(
                     f"{self.where(result.key, result.digest)}: the stored results of run partition {result.label} "
-                    "are missing or incomplete; run again to read its files"
+                    "are missing, incomplete or damaged; run again to read its files"
                 )
             batches.append(self._load(result.key, result.digest, store_texts))
         return batches
 
 
-def _manifest(partition: RunPartition, digest: str, runs: int, records: list[str]) -> dict[str, Any]:
-    return {"key": partition.key, "label": partition.label, "digest": digest, "runs": runs, "records": records}
+def _manifest(
+    partition: RunPartition, digest: str, runs: int, records: list[str], checksums: dict[str, dict[str, Any]]
+) -> dict[str, Any]:
+    """A stored result's manifest: its partition, its runs, the records files it reads and what each was when it
+    was written (`records_checksum`: checked before it is reused)."""
+    return {
+        "key": partition.key,
+        "label": partition.label,
+        "digest": digest,
+        "runs": runs,
+        "records": records,
+        "records_checksums": checksums,
+    }
 
 
 class ObjectPartitionStore(PartitionStore):
@@ -323,6 +371,7 @@ class ObjectPartitionStore(PartitionStore):
     def __init__(self, layout: WarehouseLayout, remote: ObjectStore) -> None:
         super().__init__(layout)
         self.remote = remote
+        self.rewrite: set[str] = set()  # records files found damaged: uploaded again
 
     def _json(self, *parts: str) -> Any:
         """A JSON object of the store's runs/, or None when it is not there (or not whole)."""
@@ -335,11 +384,26 @@ class ObjectPartitionStore(PartitionStore):
     def _current(self, key: str) -> dict[str, Any] | None:
         return self._json(key, "current.json")
 
-    def _complete(self, key: str, digest: str) -> bool:
-        manifest = self._json(key, digest, MANIFEST)
-        if manifest is None:
-            return False
-        return all(self.remote.exists("records", name) for name in manifest.get("records", []))
+    def _manifest_of(self, key: str, digest: str) -> dict[str, Any] | None:
+        return self._json(key, digest, MANIFEST)
+
+    def _records_problem(self, name: str, recorded: dict[str, Any] | None) -> str | None:
+        """A records file in the store: there, its size that recorded when it was written, and a Parquet file's
+        end (its footer's length and magic; its content is not fetched to be hashed)."""
+        size = self.remote.size("records", name)
+        if size is None:
+            return "missing"
+        if recorded is not None and size != recorded["size"]:
+            return f"{size} bytes where {recorded['size']} were written: truncated or changed"
+        if size < 2 * len(PARQUET_MAGIC) + 4:
+            return f"{size} bytes: empty or truncated"
+        tail = self.remote.read_range(size - 8, size, "records", name)
+        if tail[4:] != PARQUET_MAGIC or int.from_bytes(tail[:4], "little") > size - 12:
+            return "its Parquet footer cannot be read (no Parquet end)"
+        return None
+
+    def _discard_records(self, name: str) -> None:
+        self.rewrite.add(name)  # uploaded again over it
 
     def _stored_runs(self, key: str, digest: str) -> int:
         return self._json(key, digest, MANIFEST)["runs"]
@@ -353,10 +417,12 @@ class ObjectPartitionStore(PartitionStore):
             runs = len(batch.runs)
             result = Path(scratch) / "result"
             result.mkdir()
-            _save_batch(result, batch, _manifest(partition, digest, runs, records), records_dir)
-            for name in records:  # named by content: written once
-                if not self.remote.exists("records", name):
+            manifest = _manifest(partition, digest, runs, records, self._checksums(records_dir, records))
+            _save_batch(result, batch, manifest, records_dir)
+            for name in records:  # named by content: written once (again when it was found damaged)
+                if name in self.rewrite or not self.remote.exists("records", name):
                     self.remote.put_file(str(records_dir / name), "records", name)
+                    self.rewrite.discard(name)
             for stored in sorted(result.iterdir(), key=lambda f: f.name == MANIFEST):  # the manifest last
                 self.remote.put_file(str(stored), "runs", partition.key, digest, stored.name)
         return runs

@@ -10,7 +10,7 @@ import polars as pl
 
 from assets.core.records import Reject
 from assets.core.sqltext import column_list, qualified, sql_path_literal, sql_string_literal
-from assets.request_records.records_files import owned_records_name, write_records
+from assets.request_records.records_files import owned_records_name, reusable_records, write_records
 from assets.request_records.view import sampled_parts, view_parts
 from assets.runs.batch import ObservedBatch
 from assets.warehouse import catalog
@@ -151,9 +151,9 @@ def owned_select(copy: Path | str) -> str:
 def own_records(conn: duckdb.DuckDBPyConnection, batch: ObservedBatch, records_dir: Path) -> list[str]:
     """Each file observed.requests would read in place, copied into `records_dir` as the pass checked it (one
     Parquet file named by the file's content and the code that checks it: written once, reused while both are
-    unchanged; written to a temporary name and renamed, so a kill leaves no half file under the real name), and
-    the batch pointed at the copies. What is published then never changes with the dump folders. Returns the
-    names of the copies the batch reads."""
+    unchanged, or written again when damaged; written to a temporary name and renamed, so a kill leaves no half file
+    under the real name), and the batch pointed at the copies. What is published then never changes with the dump
+    folders. Returns the names of the copies the batch reads."""
     if not batch.scans:
         return []
     records_dir.mkdir(parents=True, exist_ok=True)
@@ -163,7 +163,7 @@ def own_records(conn: duckdb.DuckDBPyConnection, batch: ObservedBatch, records_d
     for key, select in batch.scans:
         name = owned_records_name(sha_of.get(key), key)
         target = records_dir / name
-        if not target.exists():
+        if not reusable_records(target):  # missing, or damaged and removed: written again from its source
             write_records(conn, select, target)
         owned.append((key, owned_select(target)))
         stored_as[key] = f"stored in the warehouse: records/{name}"

@@ -12,13 +12,50 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import duckdb
 
-from assets.core.errors import IngestError
+from assets.core.errors import IngestError, NetworkError
+
+T = TypeVar("T")
+# An unreachable store is tried this many times, waiting RETRY_WAIT_S[i] after the i-th failure (each try bounded by
+# the filesystem's own retries: about 25 s in all for s3fs with a port where nothing listens).
+STORE_ATTEMPTS = 3
+RETRY_WAIT_S = (1.0, 2.0)
+# Exceptions (by class name, anywhere in the chain) that say the store's endpoint was not reached.
+_UNREACHED = {
+    "EndpointConnectionError",
+    "ConnectTimeoutError",
+    "ClientConnectorError",
+    "ClientConnectionError",
+    "ServerDisconnectedError",
+    "ConnectionError",
+    "ConnectionRefusedError",
+    "TimeoutError",
+}
+
+
+class RunStoreUnreachable(NetworkError):
+    """The run store's endpoint did not answer after the retries: one message naming the store and the endpoint."""
+
+
+def _unreached(exc: BaseException) -> str | None:
+    """The first line of the error in `exc`'s chain that says the endpoint was not reached (None: another error)."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, (ConnectionError, TimeoutError)) or any(
+            c.__name__ in _UNREACHED for c in type(current).__mro__
+        ):
+            return str(current).splitlines()[0] if str(current) else type(current).__name__
+        current = current.__cause__ or current.__context__
+    return None
+
 
 # The protocols a run store may be on, and the extra that installs each one's filesystem. `memory` is fsspec's
 # in-process store (tests: the same code with no server).
@@ -93,32 +130,78 @@ class ObjectStore:
         """A path below the store as a URL (what DuckDB reads through the registered filesystem)."""
         return f"{self.protocol}://{self.path(*parts)}"
 
+    @property
+    def endpoint(self) -> str:
+        """Where the store is reached: its endpoint_url, else the provider's own endpoint."""
+        options = storage_options(self.options_json)
+        return str(options.get("endpoint_url") or options.get("client_kwargs", {}).get("endpoint_url") or "")
+
+    def _call(self, fn: Callable[[], T]) -> T:
+        """`fn` on the store, tried again while its endpoint is not reached (STORE_ATTEMPTS, bounded waits); then
+        one RunStoreUnreachable naming the store and the endpoint, no chained tracebacks."""
+        started = time.monotonic()
+        for attempt in range(STORE_ATTEMPTS):
+            try:
+                return fn()
+            except FileNotFoundError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - sorted below: only an unreached endpoint is retried
+                problem = _unreached(exc)
+                if problem is None:
+                    raise
+            if attempt < STORE_ATTEMPTS - 1:
+                time.sleep(RETRY_WAIT_S[min(attempt, len(RETRY_WAIT_S) - 1)])
+        where = f" at {self.endpoint}" if self.endpoint else ""
+        raise RunStoreUnreachable(
+            f"the run store {self.url} (BENCHBILL_RUN_STORE) cannot be reached{where}: {problem} (tried "
+            f"{STORE_ATTEMPTS} times in {time.monotonic() - started:.0f} s); check that the store "
+            "is up and that BENCHBILL_RUN_STORE_OPTIONS names its endpoint_url, then run again"
+        )
+
+    def reachable(self) -> None:
+        """Raise RunStoreUnreachable when the store's endpoint does not answer (a listing of its folder)."""
+        try:
+            self._call(lambda: self.fs.ls(self.root, refresh=True))
+        except FileNotFoundError:  # reached: nothing stored there yet
+            return
+
     def read_text(self, *parts: str) -> str | None:
         """An object's text, or None when it is not there."""
         try:
-            return self.fs.cat_file(self.path(*parts)).decode()
+            return self._call(lambda: self.fs.cat_file(self.path(*parts))).decode()
         except FileNotFoundError:
             return None
 
     def read_bytes(self, *parts: str) -> bytes:
         try:
-            return self.fs.cat_file(self.path(*parts))
+            return self._call(lambda: self.fs.cat_file(self.path(*parts)))
         except FileNotFoundError:
             raise IngestError(f"{self.url_of(*parts)}: missing from the run store") from None
 
+    def size(self, *parts: str) -> int | None:
+        """An object's size in bytes, or None when it is not there."""
+        try:
+            return int(self._call(lambda: self.fs.info(self.path(*parts)))["size"])
+        except FileNotFoundError:
+            return None
+
+    def read_range(self, start: int, end: int, *parts: str) -> bytes:
+        """The bytes [start, end) of an object."""
+        return self._call(lambda: self.fs.cat_file(self.path(*parts), start=start, end=end))
+
     def write_text(self, text: str, *parts: str) -> None:
-        self.fs.pipe_file(self.path(*parts), text.encode())
+        self._call(lambda: self.fs.pipe_file(self.path(*parts), text.encode()))
 
     def exists(self, *parts: str) -> bool:
-        return bool(self.fs.exists(self.path(*parts)))
+        return bool(self._call(lambda: self.fs.exists(self.path(*parts))))
 
     def put_file(self, local: str, *parts: str) -> None:
-        self.fs.put_file(local, self.path(*parts))
+        self._call(lambda: self.fs.put_file(local, self.path(*parts)))
 
     def folders(self, *parts: str) -> list[str]:
         """The names of the folders (common prefixes) right below a path (none when it is not there)."""
         try:
-            found = self.fs.ls(self.path(*parts), detail=True, refresh=True)
+            found = self._call(lambda: self.fs.ls(self.path(*parts), detail=True, refresh=True))
         except FileNotFoundError:
             return []
         return sorted(entry["name"].rstrip("/").rsplit("/", 1)[-1] for entry in found if entry["type"] == "directory")
@@ -126,7 +209,7 @@ class ObjectStore:
     def remove(self, *parts: str) -> None:
         """A folder and everything below it (nothing when it is not there)."""
         try:
-            self.fs.rm(self.path(*parts), recursive=True)
+            self._call(lambda: self.fs.rm(self.path(*parts), recursive=True))
         except FileNotFoundError:
             return
 

@@ -159,6 +159,24 @@ def stale_members(layout: WarehouseLayout, record: PublishRecord | None = None) 
     return stale
 
 
+def damaged_serving(layout: WarehouseLayout) -> str | None:
+    """Why the serving file is damaged (None when it is not, or not there): DuckDB cannot open it and it is not
+    the file the last publish recorded (so not one a writer merely holds: that one matches its record). The next
+    publish replaces it; the checks that compare with it have nothing to compare with."""
+    path = layout.serving_path
+    if not path.is_file():
+        return None
+    try:
+        duckdb.connect(str(path), read_only=True).close()
+        return None
+    except duckdb.Error as exc:
+        problem = str(exc).splitlines()[0]
+    record = read_record(layout)
+    if record is not None and sha256_file(path) == record.serving_sha256:
+        return None
+    return f"{path} cannot be opened ({problem}) and is not the file the last publish recorded"
+
+
 def published_state(layout: WarehouseLayout) -> str:
     """What is published, in words, for the messages after a failure or an interrupt."""
     record = read_record(layout)
@@ -174,6 +192,34 @@ def published_state(layout: WarehouseLayout) -> str:
         f"the {', '.join(stale)} no longer match the last complete publish ({record.published_at}): interrupted "
         "mid-publish or altered since; the next run publishes the set again"
     )
+
+
+def pipeline_member(layout: WarehouseLayout, path: Path) -> str | None:
+    """What `path` is in the warehouse folder when it is anything but the report (None: outside the folder, or the
+    report itself): the serving file, the publish record, the Parquet export, the stored runs and records, the
+    build file, the lock, or another file the pipeline may write there. Links are followed: a link to a member
+    is that member."""
+    folder = layout.dir.resolve()
+    target = path.resolve()
+    if target == layout.report_path.resolve() or not target.is_relative_to(folder):
+        return None
+    named = {
+        layout.serving_path.name: "the serving file",
+        PUBLISH_RECORD: "the publish record",
+        layout.parquet_dir.name: "the Parquet export",
+        layout.records_dir.name: "the records the warehouse owns",
+        layout.runs_dir.name: "the stored run partitions",
+        layout.build_path.name: "the build file",
+        layout.lock_path.name: "the warehouse's lock",
+    }
+    parts = target.relative_to(folder).parts
+    if not parts:
+        return "the warehouse folder itself"
+    first = parts[0]
+    for name, what in named.items():
+        if first == name or first.startswith(name + ".") or first.startswith("." + name):
+            return what
+    return "a file in the warehouse folder (the pipeline's: the published set, its stored runs and their leftovers)"
 
 
 def staging_path(serving_path: Path) -> Path:

@@ -113,3 +113,21 @@ def test_a_reader_blocked_by_a_foreign_writer_is_told_who_holds_the_file(small_c
     finally:
         holder.kill()
         holder.wait()
+
+
+def test_a_serving_file_truncated_to_half_is_rebuilt_by_the_next_run_which_says_so(small_case, tmp_path, capsys):
+    warehouse = small_case.copy_of(small_case.published, tmp_path / "w")
+    serving = warehouse / "serving.duckdb"
+    before = content(serving)
+    os.chmod(serving, 0o644)
+    written = serving.read_bytes()
+    serving.write_bytes(written[: len(written) // 2])
+    os.chmod(serving, 0o444)
+    capsys.readouterr()
+    assert main(small_case.run_args(small_case.args_a, warehouse)) == 0
+    err = capsys.readouterr().err
+    assert f"the serving file is damaged: {serving} cannot be opened" in err
+    assert "this run builds and publishes it again" in err
+    layout = WarehouseLayout(warehouse)
+    assert not stale_members(layout) and not leftovers(warehouse)
+    assert content(serving) == before  # the same tables as before the damage

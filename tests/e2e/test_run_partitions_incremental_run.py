@@ -110,3 +110,25 @@ def test_benchbill_run_on_the_multiprocess_executor_builds_what_in_process_build
     assert "scan run partition" in done.stderr  # the steps' own progress, from their processes
     assert not any(r["scanned"] for r in index(warehouse).values())  # build_warehouse found every one stored
     assert file_contents(warehouse / "build.duckdb") == file_contents(changed / "full" / "build.duckdb")
+
+
+@pytest.mark.parametrize("damage", ["truncated", "emptied"])
+def test_a_damaged_records_file_is_rebuilt_by_the_next_run_which_publishes_what_it_published(tmp_path, capsys, damage):
+    """A records file truncated or emptied (today's disk full, a copy cut short) is not reused by its name: the
+    next run, `--force` or not, says so, reads its partition again and publishes the same tables;
+    `benchbill sql` reads observed.requests again."""
+    sweeps_tree(tmp_path / "dumps")
+    (tmp_path / "profiles.yaml").write_text(PROFILES)
+    run(tmp_path, tmp_path / "warehouse")
+    before = file_contents(tmp_path / "warehouse" / "serving.duckdb")
+    assert before["observed.requests"]
+    record = sorted((tmp_path / "warehouse" / "records").glob("*.parquet"))[0]
+    written = record.read_bytes()
+    record.write_bytes(written[: len(written) // 2] if damage == "truncated" else b"")
+    capsys.readouterr()
+    run(tmp_path, tmp_path / "warehouse", "--force")
+    said = "".join(capsys.readouterr())
+    assert f"records/{record.name} is damaged" in said and "read again" in said
+    assert record.read_bytes() == written
+    assert file_contents(tmp_path / "warehouse" / "serving.duckdb") == before
+    assert main(["sql", "--warehouse", str(tmp_path / "warehouse"), "SELECT count(*) FROM observed.requests"]) == 0

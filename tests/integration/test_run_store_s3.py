@@ -4,6 +4,7 @@ observed tables as with the warehouse folder; a second run reuses every stored p
 manifest (written last) is missing is read again, as is one whose records file is gone."""
 
 import json
+import socket
 from pathlib import Path
 
 import dagster as dg
@@ -120,3 +121,53 @@ def test_a_partition_without_its_manifest_or_records_is_read_again(built, s3, tm
     assert again["c16"]["digest"] == c16["digest"] and again["c1"]["digest"] == c1["digest"]
     assert fs.exists(f"{BUCKET}/team/b/runs/{c16['key']}/{c16['digest']}/manifest.json") and fs.exists(record)
     assert contents(remote) == contents(local)
+
+
+@pytest.mark.parametrize("damage", ["truncated", "emptied"])
+def test_a_damaged_records_file_in_the_bucket_is_uploaded_again_and_its_partition_read_again(
+    built, s3, tmp_path, damage
+):
+    fs, options = s3
+    dumps, local, _remote = built
+    prefix = f"team/{damage}"
+    remote = Warehouse(dir=str(tmp_path / "remote"), run_store=f"s3://{BUCKET}/{prefix}", run_store_options=options)
+    materialize(dumps, remote)
+    (record,) = fs.ls(f"{BUCKET}/{prefix}/records")  # c1's records
+    written = fs.cat_file(record)
+    fs.pipe_file(record, written[: len(written) // 2] if damage == "truncated" else b"")
+    materialize(dumps, remote)
+    again = index(fs, prefix)
+    assert {name: r["scanned"] for name, r in again.items()} == {
+        "c16": False,
+        "c1": True,  # its records file damaged
+        "rohan": False,
+        "llmperf": False,
+    }
+    assert fs.cat_file(record) == written
+    assert contents(remote) == contents(local)
+
+
+def test_an_unreachable_run_store_is_one_message_naming_its_endpoint_and_a_failure_summary(tmp_path, capsys):
+    """`benchbill run` with BENCHBILL_RUN_STORE's endpoint_url on a loopback port where nothing listens: after the
+    bounded retries, one message naming the store and the endpoint, the failure summary, no traceback."""
+    from pipelines.cli import main
+    from tests.support.data import V51_TABLE
+
+    with socket.socket() as probe:  # a port that was free: nothing listens there
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    endpoint = f"http://127.0.0.1:{port}"
+    dumps = dumps_folder(tmp_path / "dumps", {"c1": SWEEPS["c1"]})
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("BENCHBILL_RUN_STORE", f"s3://{BUCKET}/unreachable")
+        env.setenv("BENCHBILL_RUN_STORE_OPTIONS", json.dumps({"endpoint_url": endpoint, "key": "k", "secret": "s"}))
+        capsys.readouterr()
+        args = ["run", "--mlperf", str(V51_TABLE), "--dumps", str(dumps), "--allow-links-into", str(DATA)]
+        assert main([*args, "--warehouse", str(tmp_path / "warehouse")]) == 1
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err and "During handling" not in err and "direct cause" not in err
+    assert err.startswith("benchbill: run failed;")
+    [message] = [line for line in err.splitlines() if "cannot be reached" in line]
+    assert f"s3://{BUCKET}/unreachable" in message and f"at {endpoint}" in message and "tried 3 times" in message
+    assert "What to do: start the run store or correct its endpoint" in err
+    assert not (tmp_path / "warehouse" / "serving.duckdb").exists()

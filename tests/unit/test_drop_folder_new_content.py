@@ -1,12 +1,15 @@
-"""The drop folder picks up new dump content once (a Dagster sensor and job over the repository's fixtures)."""
+"""The drop folder picks up new dump content once (a Dagster sensor and job over the repository's fixtures), and
+every change: which run.yaml governs which file, and a revert to earlier content."""
 
 import shutil
 
 import dagster as dg
+import pytest
 
 from assets.resources import Inputs
 from assets.runs.collect import dumps_fingerprint
 from pipelines.definitions import build_definitions
+from pipelines.sensors import drop_run_key
 from tests.support.data import FIXTURES, WORKED_RUN_YAML
 
 
@@ -25,10 +28,77 @@ def test_drop_folder_ingests_new_content_once(tmp_path):
     assert isinstance(first, dg.RunRequest)
     shutil.copy(FIXTURES / "vllm/openai-4.0qps-Llama-3.1-8B-Instruct-20260901-120000.json", root / "h100" / "a.json")
     new, cursor = tick(cursor)
-    assert isinstance(new, dg.RunRequest) and new.run_key == dumps_fingerprint([str(root)])
+    assert isinstance(new, dg.RunRequest) and new.run_key == drop_run_key(dumps_fingerprint([str(root)]), 2)
     assert new.job_name is None and sensor.job_name == "refresh_observed"  # the request runs the sensor's job
     shutil.copy(root / "h100" / "a.json", root / "h100" / "a (copy).json")
-    (root / "later").mkdir()
-    shutil.copy(root / "h100" / "a.json", root / "later" / "a.json")
+    (root / "h100" / "later").mkdir()  # another folder the same run.yaml governs
+    shutil.copy(root / "h100" / "a.json", root / "h100" / "later" / "a.json")
     again, _ = tick(cursor)
     assert isinstance(again, dg.SkipReason)
+
+
+RESULTS = FIXTURES / "vllm/openai-4.0qps-Llama-3.1-8B-Instruct-20260901-120000.json"
+
+
+def two_runs(root):
+    """Two runs, each a run.yaml (their labels differ) and a results file."""
+    for name in ("a", "b"):
+        (root / name).mkdir(parents=True)
+        (root / name / "run.yaml").write_text(WORKED_RUN_YAML + f"label: {name}-run\n")
+    shutil.copy(RESULTS, root / "a" / "results.json")
+    return root
+
+
+@pytest.fixture
+def instance():
+    with dg.instance_for_test() as instance:
+        yield instance
+
+
+def ticker(root, instance):
+    """A tick of the sensor on a Dagster instance, from the cursor the last tick left."""
+    inputs = Inputs(dumps=[str(root)])
+    sensor = build_definitions(inputs=inputs).resolve_sensor_def("dump_folder_sensor")
+    cursor = [None]
+
+    def tick():
+        with dg.build_sensor_context(cursor=cursor[0], instance=instance, resources={"inputs": inputs}) as context:
+            result = sensor(context)
+            cursor[0] = context.cursor
+        return result
+
+    return tick
+
+
+def test_swapping_two_run_yaml_files_is_new_content(tmp_path, instance):
+    root = two_runs(tmp_path / "drop")
+    tick = ticker(root, instance)
+    assert isinstance(tick(), dg.RunRequest)
+    assert isinstance(tick(), dg.SkipReason)
+    a, b = (root / "a" / "run.yaml").read_text(), (root / "b" / "run.yaml").read_text()
+    (root / "a" / "run.yaml").write_text(b)
+    (root / "b" / "run.yaml").write_text(a)
+    assert isinstance(tick(), dg.RunRequest)  # the results file is now governed by the other run.yaml
+
+
+def test_moving_a_results_file_into_another_runs_folder_is_new_content(tmp_path, instance):
+    root = two_runs(tmp_path / "drop")
+    tick = ticker(root, instance)
+    assert isinstance(tick(), dg.RunRequest)
+    (root / "a" / "results.json").rename(root / "b" / "results.json")
+    assert isinstance(tick(), dg.RunRequest)
+    assert isinstance(tick(), dg.SkipReason)
+
+
+def test_a_revert_to_earlier_content_is_requested_with_a_run_key_of_its_own(tmp_path, instance):
+    root = two_runs(tmp_path / "drop")
+    tick = ticker(root, instance)
+    original = (root / "a" / "run.yaml").read_text()
+    first = tick()
+    (root / "a" / "run.yaml").write_text(original.replace("label: a-run", "label: edited", 1))
+    edited = tick()
+    (root / "a" / "run.yaml").write_text(original)
+    reverted = tick()
+    assert all(isinstance(r, dg.RunRequest) for r in (first, edited, reverted))
+    assert len({first.run_key, edited.run_key, reverted.run_key}) == 3  # Dagster skips a run key it has seen
+    assert isinstance(tick(), dg.SkipReason)

@@ -6,6 +6,8 @@ import shutil
 from pathlib import Path
 
 import duckdb
+import pyarrow.parquet as pq
+import pytest
 
 from assets.runs.collect import collect_all, merge_batches
 from assets.runs.partition import NO_SIDECAR, plan_partitions
@@ -141,3 +143,51 @@ def test_a_moved_warehouse_reuses_its_stored_partitions_and_reads_its_own_record
     (tmp_path / "warehouse").rename(tmp_path / "moved")
     assert not any(r.scanned for r in scan_all(tmp_path / "moved", [root]))
     assert tables_from_store(tmp_path / "moved") == before
+
+
+def truncate(path: Path) -> None:
+    path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+
+
+def empty(path: Path) -> None:
+    path.write_bytes(b"")
+
+
+def flip_a_byte(path: Path) -> None:
+    """The same size, the footer whole: only the checksum recorded when it was written finds it."""
+    data = bytearray(path.read_bytes())
+    data[len(data) // 3] ^= 0xFF
+    path.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize("damage", [truncate, empty, flip_a_byte])
+def test_a_damaged_records_file_is_written_again_and_its_partition_read_again(tmp_path, damage):
+    root = sweeps_tree(tmp_path / "dumps")
+    scan_all(tmp_path / "warehouse", [root])
+    before = tables_from_store(tmp_path / "warehouse")
+    records = sorted((tmp_path / "warehouse" / "records").iterdir())
+    written = {copy.name: copy.read_bytes() for copy in records}
+    damage(records[0])
+    said: list[str] = []
+    store = PartitionStore(WarehouseLayout(tmp_path / "warehouse"))
+    again = [store.scan_or_reuse(p, store_texts=False, log=said.append) for p in plan_partitions([str(root)])]
+    store.write_index(again)
+    assert sum(r.scanned for r in again) == 1  # only the partition whose records file was damaged
+    damaged = [line for line in said if " is damaged (" in line]
+    assert len(damaged) == 1 and f"records/{records[0].name} is damaged" in damaged[0] and "read again" in damaged[0]
+    assert {copy.name: copy.read_bytes() for copy in (tmp_path / "warehouse" / "records").iterdir()} == written
+    assert tables_from_store(tmp_path / "warehouse") == before
+
+
+def test_a_damaged_records_file_is_written_again_by_the_request_pass_too(tmp_path):
+    """Found by the records writers themselves (the request pass and own_records), not only by the stored result's
+    check: a damaged file of that name is never read as the file's records."""
+    root = sweeps_tree(tmp_path / "dumps")
+    scan_all(tmp_path / "warehouse", [root])
+    records = sorted((tmp_path / "warehouse" / "records").iterdir())
+    for copy in records:
+        truncate(copy)
+    shutil.rmtree(tmp_path / "warehouse" / "runs")  # no stored result to say so: the writers find it
+    scan_all(tmp_path / "warehouse", [root])
+    for copy in records:
+        pq.read_table(copy)  # whole again
