@@ -6,7 +6,7 @@ import dagster as dg
 
 from assets.calibrate.tables import write_calibrated
 from assets.resources import Warehouse
-from assets.specs import table_metadata, table_spec
+from assets.specs import selected_tables, table_metadata, table_spec
 
 _OBSERVED = [["observed", "runs"], ["observed", "load_points"], ["observed", "requests"]]
 
@@ -16,11 +16,13 @@ _OBSERVED = [["observed", "runs"], ["observed", "load_points"], ["observed", "re
         table_spec("calibrated.engine_models", {"duckdb", "python"}, deps=_OBSERVED),
         table_spec("calibrated.validation", {"duckdb", "python"}, deps=_OBSERVED),
     ],
+    can_subset=True,
 )
 def engine_models(context: dg.AssetExecutionContext, warehouse: Warehouse) -> Iterator[dg.MaterializeResult]:
     """Per config, the engine model fitted on all its load levels (calibrated.engine_models) and its predictions
     of levels and workloads left out of the fit against what was measured (calibrated.validation)."""
+    tables = selected_tables(context)
     with warehouse.connect() as conn:
-        reports = write_calibrated(conn, context.log.info)
-    for table, report in reports.items():
-        yield dg.MaterializeResult(asset_key=table.split("."), metadata=table_metadata(report))
+        reports = write_calibrated(conn, context.log.info, tables)
+    for table in tables:
+        yield dg.MaterializeResult(asset_key=table.split("."), metadata=table_metadata(reports[table]))

@@ -29,6 +29,6 @@ PRICE_CLASSES = ["on_demand", "reserved", "spot", "capacity_block", "tco_model",
 SCENARIOS = ["Offline", "Server", "Interactive", "SingleStream", "MultiStream"]
 UNITS = ["tokens/s", "samples/s", "queries/s", "tasks/s", "streams", "ms", "s"]
 
-CALIBRATION_STATUSES = ["fitted", "too_few_levels", "unreliable"]  # calibrated.engine_models.status
+CALIBRATION_STATUSES = ["fitted", "too_few_levels", "unreliable", "not_calibrated"]  # calibrated.engine_models.status
 SCHEDULING_FAMILIES = ["mixed", "separate"]  # how the engine model puts prefill and decode in its steps
 HELD_OUT_KINDS = ["level", "workload"]  # calibrated.validation.held_out_kind

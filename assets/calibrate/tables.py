@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 import math
 import time
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import duckdb
@@ -92,7 +94,13 @@ def calibrate_all(conn: duckdb.DuckDBPyConnection, log: Callable[[str], None] | 
     """Every config of the warehouse, calibrated."""
     out = []
     for cfg in read_configs(conn):
-        result = calibrate_config(cfg)
+        try:
+            result = calibrate_config(cfg)
+        except Exception as exc:  # a config the model cannot take is said on its own row; the rest builds
+            detail = "".join(traceback.format_exception_only(exc)).strip()
+            tb = traceback.extract_tb(exc.__traceback__)[-1]
+            where = f"{Path(tb.filename).name}:{tb.lineno}"
+            result = Calibration(cfg, None, [], "not_calibrated", f"the model could not be fitted ({where}): {detail}")
         if log is not None:
             log(f"{cfg.label}: {result.status} ({usable_levels(cfg)} levels, {result.seconds:.1f} s)")
         out.append(result)
@@ -179,13 +187,19 @@ def validation_row(r: Row) -> dict[str, Any]:
 
 
 def write_calibrated(
-    conn: duckdb.DuckDBPyConnection, log: Callable[[str], None] | None = None
+    conn: duckdb.DuckDBPyConnection,
+    log: Callable[[str], None] | None = None,
+    tables: list[str] | None = None,
 ) -> dict[str, WriteReport]:
-    """Calibrate every config of the warehouse and write calibrated.engine_models and calibrated.validation."""
+    """Calibrate every config of the warehouse and write calibrated.engine_models and calibrated.validation (those of
+    `tables`, default both: one calibration gives both, so a subset costs the same)."""
     results = calibrate_all(conn, log)
-    models = frame_from_rows([model_row(c) for c in results], EngineModels)
-    rows = frame_from_rows([validation_row(r) for c in results for r in c.rows], Validation)
-    return {
-        "calibrated.engine_models": write_table(conn, "calibrated.engine_models", models, EngineModels),
-        "calibrated.validation": write_table(conn, "calibrated.validation", rows, Validation),
+    frames = {
+        "calibrated.engine_models": (frame_from_rows([model_row(c) for c in results], EngineModels), EngineModels),
+        "calibrated.validation": (
+            frame_from_rows([validation_row(r) for c in results for r in c.rows], Validation),
+            Validation,
+        ),
     }
+    chosen = list(frames) if tables is None else tables
+    return {table: write_table(conn, table, *frames[table]) for table in chosen}

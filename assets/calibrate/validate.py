@@ -92,10 +92,15 @@ def knee_flags(levels: list[Level]) -> dict:
 
 
 def _load_str(lv: Level) -> str:
+    """A level's load in a few characters; a value the level does not state is said as `?`."""
+
+    def g(value: float | None) -> str:
+        return "?" if value is None else f"{value:g}"
+
     if lv.load_kind == "concurrency":
-        return f"c={lv.concurrency:g}"
-    cap = f" cap={lv.client_cap:g}" if math.isfinite(lv.client_cap) else ""
-    return f"r={lv.offered_rate:g}/s{cap}"
+        return f"c={g(lv.concurrency)}"
+    cap = f" cap={g(lv.client_cap)}" if lv.client_cap is not None and math.isfinite(lv.client_cap) else ""
+    return f"r={g(lv.offered_rate)}/s{cap}"
 
 
 def _score(cfg: Config, test: str, held: str, lvs: list[Level], fit, knees: dict) -> tuple[list[Row], dict]:

@@ -45,7 +45,8 @@ class EngineModels(pa.DataFrameModel):
         description=(
             "fitted: usable; too_few_levels: under 4 load levels, the error cannot be measured; unreliable: median "
             "held-out error on p95 TTFT below the knee over 25%, or a held-out workload's delivered-at-SLO off by "
-            "over 25%."
+            "over 25%; not_calibrated: the model could not be fitted on this config (status_reason says why): it "
+            "never bills."
         ),
     )
     status_reason: str = pa.Field(nullable=True, description="Why the status, in words; empty when fitted.")

@@ -113,3 +113,23 @@ def test_a_held_out_workload_delivered_at_slo_off_by_over_a_quarter_is_unreliabl
     # a sweep that never crosses the SLO measures only a lower bound: not scored, so it cannot condemn
     censored = [_row("lowo_slo", "delivered_at_slo_requests_per_s", 10.0, 20.0, "measured: censored")]
     assert status_of(8, censored) == ("fitted", None)
+
+
+def test_a_config_the_model_cannot_take_costs_its_own_row_not_the_build(monkeypatch):
+    """A fit that raises is said on its config's row (status not_calibrated, where and why); the others build."""
+    from assets.calibrate import tables
+
+    configs = ["first", "second"]
+    monkeypatch.setattr(tables, "read_configs", lambda conn: configs)
+    monkeypatch.setattr(tables, "usable_levels", lambda cfg: 5)
+
+    def calibrate_config(cfg):
+        if cfg == "first":
+            raise ValueError("unsupported format string passed to NoneType.__format__")
+        return tables.Calibration(cfg, None, [], "fitted", None)
+
+    monkeypatch.setattr(tables, "calibrate_config", calibrate_config)
+    results = tables.calibrate_all(None)  # type: ignore[arg-type]
+    assert [r.status for r in results] == ["not_calibrated", "fitted"]
+    assert results[0].reason.startswith("the model could not be fitted (test_calibrate_fit.py:")
+    assert results[0].reason.endswith("ValueError: unsupported format string passed to NoneType.__format__")
