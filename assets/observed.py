@@ -10,7 +10,7 @@ import dagster as dg
 
 from assets.partitions import DUMP_RUN_PARTITIONS, dump_runs
 from assets.resources import Inputs, RunStore, Warehouse
-from assets.runs.collect import merge_batches
+from assets.runs.batch import merge_batches
 from assets.runs.partition import RunPartition, plan_partitions
 from assets.runs.quality import write_quality
 from assets.runs.store import write_observed

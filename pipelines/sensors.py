@@ -16,7 +16,7 @@ from assets.mlperf_rounds.watch import evaluate
 from assets.partitions import MLPERF_ROUND_PARTITIONS, mlperf_rounds
 from assets.publish import freshness_checks
 from assets.resources import Inputs
-from assets.runs.collect import dumps_fingerprint
+from assets.runs.drop_folder import dumps_fingerprint
 from pipelines.jobs import build_warehouse, ingest_mlperf_round, refresh_observed, round_run_config
 
 # Each tick reads the sources file and stats the named files (cheap); discovery keeps its own clock (watch.py).

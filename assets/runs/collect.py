@@ -4,7 +4,6 @@ formats), grouped by their deepest `run.yaml`, their per-request records read in
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path, PurePosixPath
@@ -24,7 +23,6 @@ from assets.inputs.files import (
     head_of,
     megabytes,
     read_dump_file,
-    sha256_file,
     size_of,
     walk_files,
     without_bytes,
@@ -33,7 +31,7 @@ from assets.inputs.textinput import encoding_problem
 from assets.request_records.request_pass import RequestPass
 from assets.runs import quality
 from assets.runs.assemble import Read, Run, drop_unreadable, prepare_run, quarantine_file, split_configs
-from assets.runs.batch import REQUEST_SOURCE_SCHEMA, ObservedBatch
+from assets.runs.batch import IDLE_SIDECAR_NOTE, REQUEST_SOURCE_SCHEMA, ObservedBatch, merge_batches
 from assets.runs.levels import assemble_run
 from assets.runs.partition import RunPartition, governing_sidecars, plan_partitions, relative
 from assets.runs.sidecar import SIDECAR, merge_sidecars, read_sidecar
@@ -237,7 +235,6 @@ def _prepare_runs(
     return prepared
 
 
-IDLE_SIDECAR_NOTE = "governs no recognised dump file: no run is read from this folder"
 EMPTIED_RUN_REASON = (
     "every dump file it governs is damaged ({count} quarantined, each with its reason): "
     "the run is quarantined as a whole"
@@ -374,102 +371,8 @@ def collect_all(
     links_into: Sequence[str] | None = None,
     records_dir: Path | None = None,
 ) -> ObservedBatch:
-    """Runs below every dumps folder, read partition by partition and merged (`merge_batches`). A link may lead
-    into any of the dumps folders or of `links_into` (None: anywhere). With `records_dir`, see `collect`."""
+    """Runs below every dumps folder, read partition by partition and merged
+    (`assets.runs.batch.merge_batches`). A link may lead into any of the dumps folders or of `links_into` (None:
+    anywhere). With `records_dir`, see `collect`."""
     partitions = plan_partitions(roots, links_into)
     return merge_batches([collect_partition(p, store_texts, log, records_dir) for p in partitions], store_texts)
-
-
-def merge_batches(batches: list[ObservedBatch], store_texts: bool = False) -> ObservedBatch:
-    """The batches of the partitions, in plan order, as one: a run label used twice is quarantined the second
-    time; a run.yaml read by several partitions (the folders below it) is listed once, idle only when it
-    governed no run in any of them."""
-    total = ObservedBatch(store_texts=store_texts)
-    labels: dict[str, str] = {}
-    sidecar_notes: dict[str, list[str]] = defaultdict(list)
-    for batch in batches:
-        dropped = set()
-        for run in batch.runs:
-            if run["run_label"] in labels:
-                dropped.add(run["run_id"])
-                total.rejects.append(
-                    Reject(
-                        run["sidecar"],
-                        f"run {run['run_label']}",
-                        f"duplicate run label {run['run_label']!r}: already used by "
-                        f"{labels[run['run_label']]}; set `label` in run.yaml",
-                        run,
-                    )
-                )
-                continue
-            labels[run["run_label"]] = run["report_dir"]
-            total.runs.append(run)
-        kept = pl.col("run_id").is_in(list(dropped)).not_()
-        total.measurements += [m for m in batch.measurements if m["run_id"] not in dropped]
-        total.tool_metrics += [m for m in batch.tool_metrics if m["run_id"] not in dropped]
-        total.request_sources += [s for s in batch.request_sources if s["run_id"] not in dropped]
-        for name in ("request_stats", "request_percentiles", "stored_requests"):
-            getattr(total, name).extend(frame.filter(kept) for frame in getattr(batch, name))
-        dropped_keys = {s["source_key"] for s in batch.request_sources if s["run_id"] in dropped}
-        total.scans += [(key, select) for key, select in batch.scans if key not in dropped_keys]
-        total.request_texts += [frame.filter(kept) for frame in batch.request_texts]
-        total.rejects += batch.rejects
-        total.quality += batch.quality
-        total.quality_rejects += batch.quality_rejects
-        total.quality_files += batch.quality_files
-        total.request_rejects += batch.request_rejects
-        for file in batch.files:
-            if file.detected_format == "run.yaml sidecar":
-                if file.source in sidecar_notes:
-                    sidecar_notes[file.source].append(file.note)
-                    continue
-                sidecar_notes[file.source].append(file.note)
-            total.files.append(file)
-    total.files = [
-        dataclasses.replace(f, note=next((n for n in sidecar_notes[f.source] if n != IDLE_SIDECAR_NOTE), f.note))
-        if f.detected_format == "run.yaml sidecar"
-        else f
-        for f in total.files
-    ]
-    return total
-
-
-def dump_checksums(folders: list[str], links_into: Sequence[str] | None = None) -> set[str]:
-    """Each regular file below the dump folders as its content's sha256 and the contents of the run.yaml files
-    that govern it (shallowest first; links followed as `collect_all` follows them). Names and places do not
-    matter while the same run.yaml files govern a file; which run.yaml governs which file does (two run.yaml
-    files swapped, or a file moved into another run's folder, is new content)."""
-    checksums = set()
-    allowed = None if links_into is None else [*folders, *links_into]
-    for folder in sorted(folders):
-        root = Path(folder)
-        if not root.is_dir():
-            checksums.add(f"missing folder {folder}")
-            continue
-        content: dict[Path, str] = {}
-        for path in walk_files(root, links_into=allowed):
-            try:
-                content[path] = sha256_file(path)  # streamed: a per-request log may be gigabytes
-            except (IngestError, OSError):  # replaced by a FIFO since the walk, or unreadable: the run says so
-                content[path] = f"unreadable {display(path)}"
-        sidecars = {_folder_of(path, root): sha for path, sha in content.items() if path.name == SIDECAR}
-        for path, sha in content.items():
-            chain = governing_sidecars(_folder_of(path, root), sidecars)
-            checksums.add(" ".join([sha, *(sidecars[link] for link in chain)]))
-    return checksums
-
-
-def _folder_of(path: Path, root: Path) -> PurePosixPath:
-    """The folder of `path` relative to `root` (a file reached through a link outside it: its own folder)."""
-    try:
-        return relative(path.parent, root)
-    except ValueError:
-        return PurePosixPath(path.parent.as_posix())
-
-
-def dumps_fingerprint(folders: list[str], links_into: Sequence[str] | None = None) -> str:
-    """A digest of the set of file contents below the dump folders, each with the run.yaml files governing it
-    (`dump_checksums`): a new file (or a changed or removed one, or one governed by other run.yaml files) changes
-    it; the same file copied again under another name, or into another folder the same run.yaml files govern,
-    does not."""
-    return hashlib.sha256("\n".join(sorted(dump_checksums(folders, links_into))).encode()).hexdigest()

@@ -3,7 +3,7 @@
 import dagster as dg
 
 from assets.resources import Inputs
-from assets.runs.collect import dumps_fingerprint
+from assets.runs.drop_folder import dumps_fingerprint
 from pipelines.definitions import build_definitions
 from pipelines.sensors import drop_run_key
 

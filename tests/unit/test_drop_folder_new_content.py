@@ -7,7 +7,7 @@ import dagster as dg
 import pytest
 
 from assets.resources import Inputs
-from assets.runs.collect import dumps_fingerprint
+from assets.runs.drop_folder import dumps_fingerprint
 from pipelines.definitions import build_definitions
 from pipelines.sensors import drop_run_key
 from tests.support.data import FIXTURES, WORKED_RUN_YAML

@@ -15,7 +15,8 @@ import pytest
 from assets.core.errors import IngestError
 from assets.inputs.files import WAREHOUSE_MARKER, read_local, sha256_file, walk_files
 from assets.resources import Inputs
-from assets.runs.collect import collect_all, dumps_fingerprint
+from assets.runs.collect import collect_all
+from assets.runs.drop_folder import dumps_fingerprint
 from assets.warehouse.fingerprint import inputs_fingerprint
 from assets.warehouse.layout import WarehouseLayout
 from pipelines.sensors import drop_run_key, dump_folder_sensor

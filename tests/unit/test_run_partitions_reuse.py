@@ -9,7 +9,8 @@ import duckdb
 import pyarrow.parquet as pq
 import pytest
 
-from assets.runs.collect import collect_all, merge_batches
+from assets.runs.batch import merge_batches
+from assets.runs.collect import collect_all
 from assets.runs.partition import NO_SIDECAR, plan_partitions
 from assets.runs.partition_store import PartitionStore
 from assets.runs.store import write_observed

@@ -9,7 +9,7 @@ import duckdb
 import pytest
 
 from assets.core.errors import IngestError
-from assets.runs.collect import merge_batches
+from assets.runs.batch import merge_batches
 from assets.runs.partition import plan_partitions
 from assets.runs.partition_store import ObjectPartitionStore, PartitionStore, partition_store
 from assets.warehouse.layout import WarehouseLayout
