@@ -44,7 +44,7 @@ def read_shortlist(serving_path: Path) -> tuple[list[dict], dict[str, str], dict
     the published file (read-only)."""
     conn = open_published(serving_path)
     try:
-        cursor = conn.execute("SELECT * FROM marts.config_shortlist")
+        cursor = conn.execute("SELECT * FROM analytics.shortlist ORDER BY profile, rank_in_profile")
         columns = [d[0] for d in cursor.description]
         rows = [dict(zip(columns, r)) for r in cursor.fetchall()]
         slo_text = dict(conn.execute("SELECT profile, slo_text FROM analytics.profiles").fetchall())
@@ -83,7 +83,10 @@ def decision_notes(profiles: list[str], capacity: list[dict], measure_next: list
         if decision.recommended is None:
             notes[profile] = [NO_VOLUME_NOTE]
             continue
-        lines = [f"at our volume: {bill_text(decision.recommended)}", saving_text(decision.recommended)]
+        lines = [
+            f"at our volume: {bill_text(decision.recommended)}",
+            saving_text(decision.recommended, decision.runner_up),
+        ]
         if decision.measure_next:
             more = len(decision.measure_next) - 1
             lines.append(

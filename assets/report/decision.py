@@ -14,32 +14,34 @@ TOP_CAPACITY_CONFIGS = 5  # configs whose capacity the report draws against our 
 
 @dataclass
 class Decision:
-    """One profile's decision: `recommended` and `top` are capacity plan rows (each config at its cheapest
-    price), `measure_next` analytics.measure_next rows; empty when the profile states no volume."""
+    """One profile's decision: `recommended`, `runner_up` and `top` are capacity plan rows (each config at its
+    cheapest price, in the profile's one ranking: analytics.capacity_plan.rank_in_profile), `measure_next`
+    analytics.measure_next rows; empty when the profile states no volume."""
 
     profile: str
     recommended: dict[str, Any] | None = None
     top: list[dict[str, Any]] = field(default_factory=list)
     measure_next: list[dict[str, Any]] = field(default_factory=list)
-
-
-def _bill_order(row: dict[str, Any]) -> tuple:
-    return (row["monthly_usd_high"], row["monthly_usd_low"], row["config_key"], row["price_class"])
+    runner_up: dict[str, Any] | None = None
 
 
 def decide(profile: str, capacity: list[dict[str, Any]], measure_next: list[dict[str, Any]]) -> Decision:
-    """The recommended config: the one with the lowest static monthly bill (high end, then low) among our own
-    measurements (observed); a projected config is recommended only when no run of ours serves the profile, and
-    a projected one that may beat it is listed under what to measure next. `top`: the cheapest configs, each at
-    its cheapest price, observed or projected."""
-    billed = sorted((r for r in capacity if r["monthly_usd_high"] is not None), key=_bill_order)
+    """The recommended config: the first of the profile's capacity plan in its one ranking (rank_in_profile,
+    marts.config_shortlist: our own runs before projections, then the lowest static monthly bill, high end then
+    low, a tie going to the baseline), so that every surface shows it first. `top`: the first configs, each at
+    its cheapest price; `runner_up` the next config after the recommended one."""
+    ranked = sorted((r for r in capacity if r["monthly_usd_high"] is not None), key=lambda r: r["rank_in_profile"])
     cheapest: dict[str, dict[str, Any]] = {}
-    for row in billed:
+    for row in ranked:
         cheapest.setdefault(row["config_key"], row)
     configs = list(cheapest.values())
-    observed = [r for r in configs if r["evidence"] == "observed"]
-    recommended = (observed or configs)[0] if configs else None
-    return Decision(profile, recommended, configs[:TOP_CAPACITY_CONFIGS], measure_next)
+    return Decision(
+        profile,
+        configs[0] if configs else None,
+        configs[:TOP_CAPACITY_CONFIGS],
+        measure_next,
+        configs[1] if len(configs) > 1 else None,
+    )
 
 
 def config_name(row: dict[str, Any]) -> str:
@@ -76,29 +78,57 @@ def bill_text(row: dict[str, Any]) -> str:
     )
 
 
-def saving_text(row: dict[str, Any]) -> str:
-    """Before / after: what moving from the baseline to the recommended config saves a month, as a band."""
+def _change_text(low: float, high: float) -> str:
+    """A monthly saving band in words: saves, costs more, or changes the bill either way."""
+    if high < 0:
+        return f"costs {range_text(-high, -low, 'usd_per_month', ' to ')} USD a month more"
+    if low < 0:
+        return (
+            f"changes the bill by {range_text(low, high, 'usd_per_month', ' to ')} USD a month (negative: costs more)"
+        )
+    return f"saves {range_text(low, high, 'usd_per_month', ' to ')} USD a month"
+
+
+def is_baseline(row: dict[str, Any]) -> bool:
+    """Whether a capacity plan row is the config we run today (the profile's `baseline:`)."""
+    return (
+        row["evidence"] == "observed"
+        and row.get("run_label") is not None
+        and row["run_label"] == row.get("baseline_run_label")
+    )
+
+
+def keep_text(row: dict[str, Any], runner_up: dict[str, Any] | None) -> str:
+    """The baseline ranks first: keep it, and what the next best config would cost more."""
+    keep = f"keep {row['baseline_run_label']}: no config saves money at this volume"
+    if runner_up is None:
+        return f"{keep} (no other config serves this profile)"
+    low, high = runner_up.get("monthly_saving_usd_low"), runner_up.get("monthly_saving_usd_high")
+    if low is None or high is None:
+        return f"{keep}; the next best is {config_name(runner_up)}"
+    if low == 0 and high == 0:
+        return f"{keep}; the next best, {config_name(runner_up)}, costs the same"
+    costs = range_text(-high, -low, "usd_per_month", " to ") if high <= 0 else None
+    more = f"costs {costs} USD a month more" if costs else _change_text(low, high)
+    return f"{keep}; the next best, {config_name(runner_up)}, {more}"
+
+
+def saving_text(row: dict[str, Any], runner_up: dict[str, Any] | None = None) -> str:
+    """Before / after: what moving from the baseline to the recommended config saves a month, as a band; when the
+    baseline itself ranks first, to keep it and what the next best (`runner_up`) would cost more."""
     baseline = row.get("baseline_run_label")
     if baseline is None:
         return "no baseline stated: set the profile's `baseline:` to the run label of what we run today"
-    if row["evidence"] == "observed" and row.get("run_label") == baseline:
-        return f"we already run the recommended config ({baseline}): no move, no saving"
+    if is_baseline(row):
+        return keep_text(row, runner_up)
     low, high = row.get("monthly_saving_usd_low"), row.get("monthly_saving_usd_high")
     if low is None or high is None:
         return str(row.get("baseline_note") or f"no saving against {baseline}: it has no priced run at this price")
-    if high < 0:
-        verb = f"costs {range_text(-high, -low, 'usd_per_month', ' to ')} USD a month more"
-    elif low < 0:
-        verb = (
-            f"changes the bill by {range_text(low, high, 'usd_per_month', ' to ')} USD a month (negative: costs more)"
-        )
-    else:
-        verb = f"saves {range_text(low, high, 'usd_per_month', ' to ')} USD a month"
     autoscaled = ""
     if row.get("autoscaled_monthly_saving_usd_high") is not None:
         autoscaled = f" ({_band(row, 'autoscaled_monthly_saving_usd', 'usd_per_month')} USD a month autoscaled)"
     return (
-        f"moving from {baseline} to {config_name(row)} {verb}{autoscaled} at our volume, "
+        f"moving from {baseline} to {config_name(row)} {_change_text(low, high)}{autoscaled} at our volume, "
         f"on this evidence ({row['evidence']})"
     )
 

@@ -438,7 +438,7 @@ def _decision_block(decision: Decision) -> str:
         f'<p class="decision-line" data-line="recommended"{values}>{tag(row["evidence"])} <b>Recommended:</b> '
         f"{escape(bill_text(row))}.</p>"
         f'<p class="decision-line" data-line="saving"><b>Against what we run today:</b> '
-        f"{escape(saving_text(row))}.</p>"
+        f"{escape(saving_text(row, decision.runner_up))}.</p>"
     )
     if decision.measure_next:
         items = "".join(f"<li>{escape(measure_text(m))}</li>" for m in decision.measure_next)
@@ -520,10 +520,10 @@ CAPACITY_COLUMNS: list[tuple[str, str | tuple[str, ...], str]] = [
 
 
 def _capacity_table(rows: list[dict[str, Any]]) -> str:
-    """The capacity plan of a profile, one row per config x price, cheapest bill first."""
+    """The capacity plan of a profile, one row per config x price, in the profile's ranking (rank_in_profile)."""
     heads = "".join(f"<th>{escape(title)}<br>{tag('cost')}</th>" for title, _s, _k in CAPACITY_COLUMNS)
     body = []
-    for r in sorted(rows, key=lambda r: (r["monthly_usd_high"] is None, r["monthly_usd_high"] or 0)):
+    for r in sorted(rows, key=lambda r: r["rank_in_profile"]):
         cells = "".join(
             f'<td class="num">{escape(shortlist_cell(r, source, kind))}</td>' for _t, source, kind in CAPACITY_COLUMNS
         )
@@ -540,42 +540,53 @@ def _capacity_table(rows: list[dict[str, Any]]) -> str:
 
 
 def _at_a_glance(data: ReportData) -> str:
-    """Per profile, the cheapest measured config and the cheapest projected one (by high cost)."""
+    """Per profile, its first-ranked row (rank_in_profile 1: the recommended config at its cheapest price where
+    the profile states a volume, else the lowest cost per request), with the monthly bill when there is one."""
     body = []
     for profile in data.profiles:
-        for evidence in ("observed", "projected"):
-            row = next(
-                (
-                    r
-                    for r in data.shortlist.get(profile["profile"], [])
-                    if r["evidence"] == evidence and r["cost_per_request_usd_high"] is not None
-                ),
-                None,
+        rows = data.shortlist.get(profile["profile"], [])
+        row = next((r for r in rows if r["rank_in_profile"] == 1 and r["cost_per_request_usd_high"] is not None), None)
+        if row is None:
+            continue
+        plan = next(
+            (
+                c
+                for c in data.capacity.get(profile["profile"], [])
+                if (c["config_key"], c["price_class"], c["price_provider"])
+                == (row["config_key"], row["price_class"], row["price_provider"])
+            ),
+            {},
+        )
+        cells = [
+            shortlist_cell(row, source, fmt)
+            for source, fmt in (
+                (("accelerator_count", "accelerator"), TEXT),
+                ("run_label", TEXT),
+                (("price_class", "price_provider"), TEXT),
+                (("cost_per_request_usd_low", "cost_per_request_usd_high"), "usd_per_1k_requests"),
+                (("delivered_requests_per_s_low", "delivered_requests_per_s_high"), "rate"),
+                ("mlperf_server_tokens_per_s_per_accel", "tokens"),
             )
-            if row is None:
-                continue
-            cells = [
-                shortlist_cell(row, source, fmt)
-                for source, fmt in (
-                    (("accelerator_count", "accelerator"), TEXT),
-                    ("run_label", TEXT),
-                    (("price_class", "price_provider"), TEXT),
-                    (("cost_per_request_usd_low", "cost_per_request_usd_high"), "usd_per_1k_requests"),
-                    (("delivered_requests_per_s_low", "delivered_requests_per_s_high"), "rate"),
-                    ("mlperf_server_tokens_per_s_per_accel", "tokens"),
-                )
-            ]
-            body.append(
-                f"<tr><td>{escape(profile['profile'])}</td><td>{tag(evidence)}</td>"
-                + "".join(f"<td>{escape(c)}</td>" for c in cells)
-                + "</tr>"
-            )
+        ]
+        cells.append(shortlist_cell(plan, ("monthly_usd_low", "monthly_usd_high"), "usd_per_month"))
+        body.append(
+            f'<tr class="glance-row" data-profile="{escape(row["profile"])}" '
+            f'data-config-key="{escape(row["config_key"])}" data-price-class="{escape(row["price_class"] or "")}" '
+            f'data-price-provider="{escape(row["price_provider"] or "")}">'
+            f"<td>{escape(profile['profile'])}</td><td>{tag(row['evidence'])}</td>"
+            + "".join(f"<td>{escape(c)}</td>" for c in cells)
+            + "</tr>"
+        )
     if not body:
         return ""
     return (
-        "<h3>At a glance: the cheapest config per profile</h3><table><thead><tr><th>profile</th>"
-        "<th>evidence</th><th>accelerators</th><th>run</th><th>price</th><th>$ per 1k requests</th>"
-        "<th>delivered req/s</th><th>MLPerf srv tok/s/acc</th></tr></thead><tbody>" + "".join(body) + "</tbody></table>"
+        '<h3>At a glance: the first-ranked config per profile</h3><p class="muted">The recommended config at '
+        "its cheapest price where the profile states a volume (lowest monthly bill at our volume, our runs before "
+        "projections), else the lowest cost per request: the first row of every table below.</p><table><thead><tr>"
+        "<th>profile</th><th>evidence</th><th>accelerators</th><th>run</th><th>price</th><th>$ per 1k requests</th>"
+        "<th>delivered req/s</th><th>MLPerf srv tok/s/acc</th><th>monthly USD (static)</th></tr></thead><tbody>"
+        + "".join(body)
+        + "</tbody></table>"
     )
 
 

@@ -218,7 +218,7 @@ def reference_tokens_per_s_per_accel(row: dict) -> float | None:
 
 
 def config_rows(rows: list[dict], every_price_class: bool = False) -> list[dict]:
-    """Shortlist rows (one per config x price, cheapest first) as one row per config at its cheapest price
+    """Shortlist rows (one per config x price, in rank order) as one row per config at its first-ranked price
     class, or per config x price class: costs and prices as the range across that class's providers."""
     groups: dict[tuple, list[dict]] = {}
     for row in rows:
@@ -282,8 +282,8 @@ def format_shortlist(
     width: int = TERMINAL_WIDTH,
 ) -> str:
     """The shortlist as plain text, per profile: its `notes` (the decision at our volume), then the top `top`
-    configs (every config and price class with `show_all`), one row each, cheapest first; each profile's caveats
-    numbered once and referenced by number."""
+    configs (every config and price class with `show_all`), one row each, in rank_in_profile order; each
+    profile's caveats numbered once and referenced by number."""
     if not rows:
         return "(the shortlist is empty: no run of ours and no priced MLPerf reference matches a profile)"
     by_profile: dict[str, list[dict]] = {}
@@ -291,10 +291,15 @@ def format_shortlist(
         by_profile.setdefault(row["profile"], []).append(row)
     columns = [c for c in TERMINAL_COLUMNS if c[1] != "quality_status" or shows_quality(rows)]
     out = wrapped(
-        "Every config and price class per profile, cheapest first (high cost per request)"
-        if show_all
-        else f"Top {top} configs per profile, cheapest first (high cost per request), each at its cheapest price "
-        "class; every config and class: benchbill run --all",
+        ("Every config and price class per profile" if show_all else f"Top {top} configs per profile")
+        + ", in the profile's one ranking: the recommended config first (our runs before projections, then the "
+        "lowest monthly bill at our volume where the profile states one, else the lowest cost per request); "
+        "# is the row's rank_in_profile, as in the report and benchbill sql shortlist"
+        + (
+            ""
+            if show_all
+            else "; each config at its first-ranked price class; every config and class: benchbill run --all"
+        ),
         width,
     )
     out += wrapped(
@@ -307,7 +312,7 @@ def format_shortlist(
         shown = configs if show_all else configs[:top]
         caveats: dict[str, int] = {}
         for i, row in enumerate(shown):
-            row["rank"] = str(i + 1)
+            row["rank"] = str(row.get("rank_in_profile") or i + 1)
             row["caveat_refs"] = number_list([caveats.setdefault(c, len(caveats) + 1) for c in row["caveat_list"]])
         out.append("")
         scope = f"{total} configs, {len(shown)} rows" if show_all else f"top {len(shown)} of {total} configs"

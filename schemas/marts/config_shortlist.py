@@ -12,6 +12,16 @@ class ConfigShortlist(pa.DataFrameModel):
     the config delivered at the profile's SLO (observed or projected) in separate columns, the cost
     range and every caveat of the comparison."""
 
+    rank_in_profile: int = pa.Field(
+        ge=1,
+        description=(
+            "Position of the row within its profile, the one ranking of every surface (1 = the recommended config "
+            "at its cheapest price): rows failing the quality requirement last, rows without a cost after priced "
+            "ones, our runs before projections, then the monthly bill at our volume (high end, then low; "
+            "marts.capacity_plan) where the profile states one, a tie going to the baseline, then the cost per "
+            "request (high end, then low)."
+        ),
+    )
     profile: str = pa.Field(description="Profile (model and SLO) the row answers for.")
     model: str = pa.Field(description="Canonical model id.")
     accelerator: str = pa.Field(nullable=True, description="Canonical accelerator id; empty when unknown.")

@@ -1,15 +1,13 @@
 -- analytics.capacity_plan: what each config costs a month at our volume, one row per profile x config x
--- price, cheapest effective cost per request first within each profile: replicas for our peak, the static
--- and autoscaled monthly bill, the utilisation sustained, and the saving against what we run today.
+-- price, in the profile's one ranking (the shortlist's: lowest monthly bill first, our runs before projections):
+-- replicas for our peak, the static and autoscaled monthly bill, the utilisation sustained, and the saving
+-- against what we run today.
 --
 -- Columns described on: marts.capacity_plan
--- column rank_in_profile: Position of the row within its profile, by high effective cost per request (1 = cheapest).
+-- column rank_in_profile: Position of the row within its profile's capacity plan, in the shortlist's ranking (marts.config_shortlist.rank_in_profile; 1 = the recommended config at its cheapest price).
 SELECT
-    row_number() OVER (
-        PARTITION BY profile
-        ORDER BY effective_cost_per_request_usd_high NULLS LAST, evidence, accelerator, run_label, price_class,
-                 price_provider
-    ) AS rank_in_profile,
-    *
-FROM marts.capacity_plan
-ORDER BY profile, rank_in_profile
+    row_number() OVER (PARTITION BY c.profile ORDER BY s.rank_in_profile) AS rank_in_profile,
+    c.*
+FROM marts.capacity_plan AS c
+JOIN marts.config_shortlist AS s USING (profile, config_key, price_class, price_provider)
+ORDER BY c.profile, rank_in_profile

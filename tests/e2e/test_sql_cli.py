@@ -42,7 +42,7 @@ def test_the_shortlist_query_returns_the_profile_rows_of_the_shortlist(published
     with duckdb.connect(str(published / "serving.duckdb"), read_only=True) as conn:
         expected = conn.execute(
             "SELECT cost_per_request_usd_high FROM marts.config_shortlist "
-            "WHERE profile = 'chat-8b-interactive' ORDER BY cost_per_request_usd_high NULLS LAST"
+            "WHERE profile = 'chat-8b-interactive' ORDER BY rank_in_profile"
         ).fetchall()
     assert [r["rank"] for r in rows] == list(range(1, len(expected) + 1))
     assert [r["cost_per_request_usd_high"] for r in rows] == [e[0] for e in expected]

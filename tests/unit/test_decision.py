@@ -49,20 +49,27 @@ BATCHED = plan_row(
 )
 BATCHED_AWS = plan_row("run-batched", "observed", "batched", 12.29, 1, 40.0, provider="AWS")
 PROJECTED = plan_row("mlperf:x", "projected", None, 1.0, 1, 500.0)  # cheaper, but not measured
+# the capacity plan's one ranking (analytics.capacity_plan.rank_in_profile): our runs first, lowest bill first
+RANKED = [
+    {**BATCHED, "rank_in_profile": 1},
+    {**TODAY, "rank_in_profile": 2},
+    {**BATCHED_AWS, "rank_in_profile": 3},
+    {**PROJECTED, "rank_in_profile": 4},
+]
 
 
-def test_the_recommendation_is_the_cheapest_measured_config_at_its_cheapest_price():
-    decision = decide("chat", [BATCHED_AWS, TODAY, PROJECTED, BATCHED], [])
-    assert decision.recommended is BATCHED
-    assert [r["config_key"] for r in decision.top] == ["mlperf:x", "run-batched", "run-today"]
-    assert decision.top[1] is BATCHED  # each config at its cheapest price
+def test_the_recommendation_is_the_first_row_of_the_profiles_ranking():
+    decision = decide("chat", [RANKED[3], RANKED[0], RANKED[2], RANKED[1]], [])
+    assert decision.recommended is RANKED[0]
+    assert [r["config_key"] for r in decision.top] == ["run-batched", "run-today", "mlperf:x"]
+    assert decision.runner_up is RANKED[1]  # the next config, each at its first-ranked price
 
 
-def test_a_projected_config_is_recommended_only_when_no_run_of_ours_serves_the_profile():
-    decision = decide("chat", [PROJECTED], [])
-    assert decision.recommended is PROJECTED
+def test_a_projected_config_is_recommended_when_it_ranks_first():
+    decision = decide("chat", [{**PROJECTED, "rank_in_profile": 1}], [])
+    assert decision.recommended["config_key"] == "mlperf:x"
     assert "measure it before buying" in bill_text(PROJECTED)
-    assert decide("chat", [{**TODAY, "monthly_usd_high": None}], []).recommended is None
+    assert decide("chat", [{**TODAY, "monthly_usd_high": None, "rank_in_profile": 1}], []).recommended is None
 
 
 def test_the_bill_in_words():
@@ -84,8 +91,23 @@ def test_the_saving_against_what_we_run_today_in_the_issues_words():
     assert "costs 1,000 to 2,000 USD a month more" in saving_text(more)
     mixed = {**BATCHED, "monthly_saving_usd_low": -500.0, "monthly_saving_usd_high": 1500.0}
     assert "changes the bill by -500 to 1,500 USD a month (negative: costs more)" in saving_text(mixed)
-    assert saving_text(TODAY) == "we already run the recommended config (today): no move, no saving"
+    assert (
+        saving_text(TODAY) == "keep today: no config saves money at this volume (no other config serves this profile)"
+    )
     assert saving_text({**BATCHED, "baseline_run_label": None}).startswith("no baseline stated")
+
+
+def test_when_what_we_run_today_ranks_first_the_decision_keeps_it_and_says_what_the_next_best_costs():
+    # a tie on the bill goes to the baseline (marts.config_shortlist ranks it first): no move that saves nothing
+    tied = {**BATCHED, "monthly_saving_usd_low": 0.0, "monthly_saving_usd_high": 0.0}
+    assert saving_text(TODAY, tied) == (
+        "keep today: no config saves money at this volume; the next best, batched on 1x nvidia-h100-sxm-80gb, "
+        "costs the same"
+    )
+    dearer = {**BATCHED, "monthly_saving_usd_low": -2000.0, "monthly_saving_usd_high": -1000.0}
+    assert saving_text(TODAY, dearer).endswith(
+        "the next best, batched on 1x nvidia-h100-sxm-80gb, costs 1,000 to 2,000 USD a month more"
+    )
 
 
 def test_what_to_measure_next_names_the_saving_and_the_mlperf_result():

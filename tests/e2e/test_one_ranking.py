@@ -1,0 +1,134 @@
+"""One ranking on every surface: the decision's recommended config is the first row of the terminal table, the
+report's "At a glance", analytics.shortlist and analytics.capacity_plan (rank_in_profile 1) and `benchbill sql
+shortlist`, on every profile of the tests' shared warehouse (the bundled profiles); without a volume every surface
+agrees on the lowest cost per request."""
+
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import duckdb
+
+from assets.report.decision import decide
+from assets.report.textformat import format_shortlist
+from pipelines.cli import main, read_shortlist
+
+
+def dicts(warehouse: Path, sql: str) -> list[dict]:
+    with duckdb.connect(str(warehouse / "serving.duckdb"), read_only=True) as conn:
+        cursor = conn.execute(sql)
+        names = [d[0] for d in cursor.description]
+        return [dict(zip(names, row)) for row in cursor.fetchall()]
+
+
+class GlanceRows(HTMLParser):
+    """The report's "At a glance" rows: (profile, config_key, price_class, price_provider)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows: list[tuple[str, ...]] = []
+
+    def handle_starttag(self, tag, attrs):
+        found = dict(attrs)
+        if tag == "tr" and found.get("class") == "glance-row":
+            self.rows.append(
+                tuple(
+                    found[k] or ""
+                    for k in ("data-profile", "data-config-key", "data-price-class", "data-price-provider")
+                )
+            )
+
+
+def terminal_first_rows(warehouse: Path) -> dict[str, str]:
+    """Per profile, the first table row the terminal prints (`benchbill run`'s shortlist), its cells joined."""
+    rows, slo_text, notes, _quarantine = read_shortlist(warehouse / "serving.duckdb")
+    text = format_shortlist(rows, slo_text, notes=notes)
+    firsts: dict[str, str] = {}
+    profile = None
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        heading = re.match(r"^(\S+): top \d+ of \d+ configs", line)
+        if heading:
+            profile = heading.group(1)
+        elif profile and line.startswith("--") and profile not in firsts:
+            firsts[profile] = " ".join(lines[i + 1].split())
+    return firsts
+
+
+def surfaces_agree(warehouse: Path, capsys) -> dict[str, tuple]:
+    """Asserts every surface's first row is the decision's config, per profile; returns each profile's key."""
+    profiles = [r["profile"] for r in dicts(warehouse, "SELECT profile FROM analytics.profiles")]
+    shortlist = dicts(warehouse, "SELECT * FROM analytics.shortlist WHERE rank_in_profile = 1")
+    capacity = dicts(warehouse, "SELECT * FROM analytics.capacity_plan")
+    parser = GlanceRows()
+    parser.feed((warehouse / "report.html").read_text())
+    glance = {row[0]: row for row in parser.rows}
+    terminal = terminal_first_rows(warehouse)
+    keys = {}
+    for profile in profiles:
+        first = next(r for r in shortlist if r["profile"] == profile)
+        key = (profile, first["config_key"], first["price_class"], first["price_provider"])
+        decision = decide(profile, [c for c in capacity if c["profile"] == profile], [])
+        if decision.recommended is not None:  # a volume: the decision's config is the first row
+            recommended = decision.recommended
+            assert (
+                profile,
+                recommended["config_key"],
+                recommended["price_class"],
+                recommended["price_provider"],
+            ) == key
+            plan_first = min((c for c in capacity if c["profile"] == profile), key=lambda c: c["rank_in_profile"])
+            assert plan_first["rank_in_profile"] == 1
+            assert (profile, plan_first["config_key"], plan_first["price_class"], plan_first["price_provider"]) == key
+            others = [c for c in capacity if c["profile"] == profile and c["monthly_usd_high"] is not None]
+            observed = [c for c in others if c["evidence"] == "observed"]
+            best = min(observed or others, key=lambda c: (c["monthly_usd_high"], c["monthly_usd_low"]))
+            assert (recommended["monthly_usd_high"], recommended["monthly_usd_low"]) == (
+                best["monthly_usd_high"],
+                best["monthly_usd_low"],
+            )
+        else:  # no volume: the lowest cost per request (high end) among our runs, else among projections
+            priced = dicts(
+                warehouse,
+                f"SELECT * FROM analytics.shortlist WHERE profile = '{profile}' "
+                "AND cost_per_request_usd_high IS NOT NULL AND quality_status <> 'fails'",
+            )
+            observed = [r for r in priced if r["evidence"] == "observed"]
+            assert first["cost_per_request_usd_high"] == min(r["cost_per_request_usd_high"] for r in observed or priced)
+        assert glance[profile] == (
+            profile,
+            first["config_key"],
+            first["price_class"] or "",
+            first["price_provider"] or "",
+        )
+        assert terminal[profile].startswith(
+            f"1 {first['accelerator_count']}x {first['accelerator']} {first['run_label'] or first['evidence']} "
+        )
+        capsys.readouterr()
+        assert (
+            main(
+                ["sql", "shortlist", "--param", f"profile={profile}", "--format", "json", "--warehouse", str(warehouse)]
+            )
+            == 0
+        )
+        sql_first = json.loads(capsys.readouterr().out)[0]
+        assert sql_first["rank"] == 1
+        assert (
+            sql_first["accelerator"],
+            sql_first["run_label"],
+            sql_first["price_class"],
+            sql_first["price_provider"],
+        ) == (
+            first["accelerator"],
+            first["run_label"],
+            first["price_class"],
+            first["price_provider"],
+        )
+        keys[profile] = key
+    return keys
+
+
+def test_every_surface_ranks_the_tests_profiles_as_the_decision(published, capsys):
+    keys = surfaces_agree(published, capsys)
+    assert set(keys) == {"chat-8b-interactive", "chat-70b-interactive"}
