@@ -15,7 +15,7 @@ import duckdb
 
 from assets.core.inert import inert
 from assets.core.paths import DEFAULT_PRICES, DEFAULT_PROFILES, DEFAULT_SOURCES
-from assets.report.decision import bill_text, decide, measure_text, saving_text
+from assets.report.decision import ELSEWHERE_TITLE, bill_text, decide, measure_text, saving_text
 from assets.report.textformat import format_shortlist, wrapped
 from assets.resources import Inputs, Warehouse
 from assets.runs.collect import IDLE_SIDECAR_NOTE
@@ -92,6 +92,11 @@ def decision_notes(profiles: list[str], capacity: list[dict], measure_next: list
             lines.append(
                 f"measure next: {measure_text(decision.measure_next[0])}"
                 + (f' (and {more} more: benchbill sql "SELECT * FROM analytics.measure_next")' if more else "")
+            )
+        if decision.measure_elsewhere:
+            lines.append(
+                f"measure next {ELSEWHERE_TITLE}: {len(decision.measure_elsewhere)} "
+                '(benchbill sql "SELECT * FROM analytics.measure_next WHERE NOT at_recommended_price_class")'
             )
         notes[profile] = lines
     return notes

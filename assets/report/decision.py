@@ -23,24 +23,36 @@ class Decision:
     top: list[dict[str, Any]] = field(default_factory=list)
     measure_next: list[dict[str, Any]] = field(default_factory=list)
     runner_up: dict[str, Any] | None = None
+    measure_elsewhere: list[dict[str, Any]] = field(default_factory=list)
 
 
 def decide(profile: str, capacity: list[dict[str, Any]], measure_next: list[dict[str, Any]]) -> Decision:
     """The recommended config: the first of the profile's capacity plan in its one ranking (rank_in_profile,
     marts.config_shortlist: our own runs before projections, then the lowest static monthly bill, high end then
     low, a tie going to the baseline), so that every surface shows it first. `top`: the first configs, each at
-    its cheapest price; `runner_up` the next config after the recommended one."""
+    its cheapest price; `runner_up` the next config after the recommended one, on like terms: at the recommended
+    row's price class and provider where it has a price there, else at that class, else at its own first price.
+    What to measure next at another price class than the recommended one's is kept apart (`measure_elsewhere`):
+    its saving is against our best config at that class, not the recommended bill."""
     ranked = sorted((r for r in capacity if r["monthly_usd_high"] is not None), key=lambda r: r["rank_in_profile"])
     cheapest: dict[str, dict[str, Any]] = {}
     for row in ranked:
         cheapest.setdefault(row["config_key"], row)
     configs = list(cheapest.values())
+    recommended = configs[0] if configs else None
+    runner_up = None
+    if recommended is not None and len(configs) > 1:
+        rows = [r for r in ranked if r["config_key"] == configs[1]["config_key"]]
+        same_class = [r for r in rows if r["price_class"] == recommended["price_class"]]
+        same_provider = [r for r in same_class if r["price_provider"] == recommended["price_provider"]]
+        runner_up = (same_provider or same_class or rows)[0]
     return Decision(
         profile,
-        configs[0] if configs else None,
+        recommended,
         configs[:TOP_CAPACITY_CONFIGS],
-        measure_next,
-        configs[1] if len(configs) > 1 else None,
+        [m for m in measure_next if m.get("at_recommended_price_class") is not False],
+        runner_up,
+        [m for m in measure_next if m.get("at_recommended_price_class") is False],
     )
 
 
@@ -131,6 +143,11 @@ def saving_text(row: dict[str, Any], runner_up: dict[str, Any] | None = None) ->
         f"moving from {baseline} to {config_name(row)} {_change_text(low, high)}{autoscaled} at our volume, "
         f"on this evidence ({row['evidence']})"
     )
+
+
+ELSEWHERE_TITLE = (
+    "at other price classes (each saving against our best measured config at that class, not the recommended bill)"
+)
 
 
 def measure_text(row: dict[str, Any]) -> str:

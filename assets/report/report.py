@@ -20,7 +20,15 @@ import duckdb
 
 from assets.core.inert import inert
 from assets.report.charts import Band, Point, RangeRow, RefLine, Series, line_chart, range_chart
-from assets.report.decision import Decision, bill_text, config_name, decide, measure_text, saving_text
+from assets.report.decision import (
+    ELSEWHERE_TITLE,
+    Decision,
+    bill_text,
+    config_name,
+    decide,
+    measure_text,
+    saving_text,
+)
 from assets.report.textformat import (
     SHORTLIST_COLUMNS,
     TEXT,
@@ -448,7 +456,14 @@ def _decision_block(decision: Decision) -> str:
     else:
         parts.append(
             '<p class="decision-line" data-line="measure-next"><b>What to measure next:</b> nothing flagged: no '
-            "projected config may beat the best measured one, and no run lacks load points near its SLO crossing.</p>"
+            "projected config may beat the best measured one at the recommended config's price class, and no run "
+            "lacks load points near its SLO crossing.</p>"
+        )
+    if decision.measure_elsewhere:
+        items = "".join(f"<li>{escape(measure_text(m))}</li>" for m in decision.measure_elsewhere)
+        parts.append(
+            f'<div class="decision-line" data-line="measure-elsewhere"><b>What to measure next, '
+            f"{escape(ELSEWHERE_TITLE)}:</b><ul>{items}</ul></div>"
         )
     parts.append(f'<p class="muted">Our traffic: {escape(str(row["traffic_basis"]))}.</p></div>')
     return "".join(parts)

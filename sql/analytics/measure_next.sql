@@ -2,10 +2,13 @@
 -- concrete), by kind:
 --   projected_may_beat: a projected config (MLPerf x prior, no run of ours) whose effective cost band
 --     (marts.capacity_plan) overlaps or beats the best observed config of the same profile and price class
---     (effective_cost_per_request_usd_low <= the best observed one's high; best = lowest high): run it. One row
---     per projected config and price class, at its cheapest provider, with the possible monthly saving
---     [best observed monthly_usd_low - its monthly_usd_high, best observed monthly_usd_high - its monthly_usd_low]
---     and the MLPerf result it rests on.
+--     (effective_cost_per_request_usd_low <= the best observed one's high; best = the first observed row of that
+--     class in the profile's ranking, marts.config_shortlist.rank_in_profile): run it. One row per projected
+--     config and price class, at the best observed row's provider where it has a price there (like terms), else
+--     at its cheapest provider, with the possible monthly saving [best observed monthly_usd_low - its
+--     monthly_usd_high, best observed monthly_usd_high - its monthly_usd_low] and the MLPerf result it rests on.
+--     at_recommended_price_class says whether the class is the recommended config's (rank 1): other classes are
+--     listed apart, their savings against the best measured config at that class, not the recommended bill.
 --   sparse_near_slo: an observed run whose delivered band (observed.delivered_at_slo) is wide, high / low - 1 above
 --     0.10, because no load point lies between the last one meeting the SLO and the first failing one: add the
 --     three loads evenly spaced between the two.
@@ -23,22 +26,30 @@
 -- column best_observed_effective_cost_per_request_usd_high: The best observed config's effective cost per request, high end.
 -- column possible_monthly_saving_usd_low: Monthly saving against the best observed config if the projection holds, low end (negative: costs more).
 -- column possible_monthly_saving_usd_high: Monthly saving against the best observed config if the projection holds, high end.
+-- column at_recommended_price_class: Whether the row compares at the recommended config's price class (rank 1 of the profile's ranking; false: another class, listed apart, its saving against the best observed config at that class); empty for kinds without a price.
 -- column mlperf_result_key: result_key of the MLPerf result the projection rests on (benchmark.mlperf_results).
 -- column mlperf_result: That MLPerf result in words: round, submitter, system, scenario, tokens/s per accelerator.
 -- column band_width_fraction: delivered_requests_per_s_high / delivered_requests_per_s_low - 1 (sparse_near_slo).
 -- column last_meeting_load: Load (offered requests/s or concurrency) of the last point meeting the SLO (sparse_near_slo).
 -- column first_failing_load: Load of the first point failing the SLO (sparse_near_slo).
 -- column loads_to_add: Loads to add between those two, evenly spaced (requests/s or concurrency, as the run's sweep).
-WITH best_observed AS (
+WITH ranked AS (
+    SELECT c.*, s.rank_in_profile
+    FROM marts.capacity_plan AS c
+    JOIN marts.config_shortlist AS s USING (profile, config_key, price_class, price_provider)
+),
+recommended AS (
+    SELECT profile, arg_min(price_class, rank_in_profile) AS price_class
+    FROM ranked
+    WHERE monthly_usd_high IS NOT NULL
+    GROUP BY profile
+),
+best_observed AS (
     SELECT *
     FROM (
         SELECT *,
-               row_number() OVER (
-                   PARTITION BY profile, price_class
-                   ORDER BY effective_cost_per_request_usd_high, effective_cost_per_request_usd_low, config_key,
-                            price_provider
-               ) AS pick
-        FROM marts.capacity_plan
+               row_number() OVER (PARTITION BY profile, price_class ORDER BY rank_in_profile) AS pick
+        FROM ranked
         WHERE evidence = 'observed' AND effective_cost_per_request_usd_high IS NOT NULL
     )
     WHERE pick = 1
@@ -49,9 +60,11 @@ projected AS (
         SELECT c.*,
                row_number() OVER (
                    PARTITION BY c.profile, c.config_key, c.price_class
-                   ORDER BY c.effective_cost_per_request_usd_low, c.price_provider
+                   ORDER BY c.price_provider IS DISTINCT FROM b.price_provider, c.effective_cost_per_request_usd_low,
+                            c.price_provider
                ) AS pick
         FROM marts.capacity_plan AS c
+        LEFT JOIN best_observed AS b ON b.profile = c.profile AND b.price_class = c.price_class
         WHERE c.evidence = 'projected' AND c.effective_cost_per_request_usd_low IS NOT NULL
     )
     WHERE pick = 1
@@ -69,6 +82,7 @@ projected_may_beat AS (
         b.effective_cost_per_request_usd_high AS best_observed_effective_cost_per_request_usd_high,
         b.monthly_usd_low - p.monthly_usd_high AS possible_monthly_saving_usd_low,
         b.monthly_usd_high - p.monthly_usd_low AS possible_monthly_saving_usd_high,
+        p.price_class IS NOT DISTINCT FROM r.price_class AS at_recommended_price_class,
         m.result_key AS mlperf_result_key,
         m.round || ' ' || m.division || ' ' || m.submitter || ' ' || coalesce(m.system_name, m.platform) || ' '
             || m.mlperf_model || ' ' || m.scenario || ': ' || round(m.tokens_per_s_per_accel, 2)
@@ -81,9 +95,14 @@ projected_may_beat AS (
             || 'effective cost per request could be ' || CASE
                 WHEN p.effective_cost_per_request_usd_high < b.effective_cost_per_request_usd_low THEN 'below'
                 ELSE 'as low as' END
-            || ' that of ' || b.run_label || ' at ' || p.price_class || ' prices' AS what_to_measure
+            || ' that of ' || b.run_label || ' at ' || p.price_class || ' prices'
+            || CASE WHEN p.price_provider = b.price_provider THEN ' (both ' || p.price_provider || ')' ELSE '' END
+            || CASE WHEN p.price_class IS DISTINCT FROM r.price_class
+                    THEN ' (not the recommended config''s class, ' || r.price_class || ')' ELSE '' END
+            AS what_to_measure
     FROM projected AS p
     JOIN best_observed AS b ON b.profile = p.profile AND b.price_class = p.price_class
+    LEFT JOIN recommended AS r ON r.profile = p.profile
     LEFT JOIN benchmark.mlperf_results AS m ON 'mlperf:' || m.result_key = p.config_key
     WHERE p.effective_cost_per_request_usd_low <= b.effective_cost_per_request_usd_high
 ),
@@ -143,5 +162,5 @@ to_measure AS (
 )
 SELECT *
 FROM to_measure
-ORDER BY profile, kind, possible_monthly_saving_usd_high DESC NULLS LAST, band_width_fraction DESC NULLS LAST,
+ORDER BY profile, kind, at_recommended_price_class IS NOT DISTINCT FROM false, possible_monthly_saving_usd_high DESC NULLS LAST, band_width_fraction DESC NULLS LAST,
          config_key, price_class

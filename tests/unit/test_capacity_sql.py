@@ -8,6 +8,7 @@ import duckdb
 import polars as pl
 import pytest
 
+from assets.report.decision import decide
 from assets.warehouse.sqlfiles import run_sql_file
 from assets.warehouse.write import write_table
 from schemas.benchmark.mlperf_results import MlperfResults
@@ -113,6 +114,16 @@ def plan(conn, costs):
     frame = run_sql_file(conn, "marts/capacity_plan.sql")
     write_table(conn, "marts.capacity_plan", frame, CapacityPlan)
     return {(r["config_key"], r["price_provider"]): r for r in frame.iter_rows(named=True)}
+
+
+def ranked(conn):
+    """marts.config_shortlist's ranking of the capacity plan's rows (the columns analytics.measure_next reads): our
+    runs first, then the monthly bill, high end then low."""
+    conn.execute(
+        "CREATE OR REPLACE TABLE marts.config_shortlist AS SELECT profile, config_key, price_class, price_provider, "
+        "row_number() OVER (PARTITION BY profile ORDER BY evidence <> 'observed', monthly_usd_high, monthly_usd_low, "
+        "config_key, price_class, price_provider) AS rank_in_profile FROM marts.capacity_plan"
+    )
 
 
 def by_hand(low, high, usd=2.0, count=1, rates=RATES, min_replicas=1):
@@ -255,8 +266,10 @@ def test_a_projected_config_that_may_beat_the_best_observed_one_is_named_with_it
     )
     write_table(conn, "observed.delivered_at_slo", pl.DataFrame([], schema=_schema(DeliveredAtSlo)), DeliveredAtSlo)
     empty(conn, "marts.quality_to_measure", QualityToMeasure)
+    ranked(conn)
     rows = run_sql_file(conn, "analytics/measure_next.sql").to_dicts()
     (row,) = rows
+    assert row["at_recommended_price_class"] is True
     assert (row["kind"], row["config_key"], row["best_observed_config_key"]) == (
         "projected_may_beat",
         "mlperf:k-b200",
@@ -266,6 +279,47 @@ def test_a_projected_config_that_may_beat_the_best_observed_one_is_named_with_it
     assert row["possible_monthly_saving_usd_high"] == 3 * 2.0 * MONTH_H - 1 * 2.0 * MONTH_H
     assert row["mlperf_result_key"] == "k-b200"
     assert row["mlperf_result"] == "v5.1 closed S Sys llama3.1-8b Server: 4000.0 tokens/s per accelerator"
+
+
+def test_what_to_measure_next_compares_on_like_terms_and_lists_other_price_classes_apart(conn):
+    """The recommended config is a (reserved, P: 2 to 3 replicas for the peak of 8, 3 x 1.0 x 730 = 2,190 USD a month
+    at most); a projected B200 compares with it at reserved from P, though Q sells it cheaper; at capacity_block
+    (where a costs 3 x 5.0 x 730 = 10,950 at most) its saving is listed apart, never as one on the recommended bill."""
+    traffic(conn)
+    rows = [
+        {**cost_row("a", 3.0, 5.0, usd=1.0), "price_class": "reserved"},
+        {**cost_row("a", 3.0, 5.0, usd=5.0), "price_class": "capacity_block"},
+        {
+            **cost_row("mlperf:k-b200", 6.0, 10.0, usd=0.9, evidence="projected", accelerator=B200),
+            "price_class": "reserved",
+        },
+        {
+            **cost_row("mlperf:k-b200", 6.0, 10.0, usd=0.5, evidence="projected", accelerator=B200, provider="Q"),
+            "price_class": "reserved",
+        },
+        {
+            **cost_row("mlperf:k-b200", 6.0, 10.0, usd=2.0, evidence="projected", accelerator=B200),
+            "price_class": "capacity_block",
+        },
+    ]
+    plan(conn, rows)
+    conn.register("results", pl.DataFrame([mlperf_result("k-b200")]))
+    conn.execute(
+        "CREATE SCHEMA IF NOT EXISTS benchmark; CREATE TABLE benchmark.mlperf_results AS SELECT * FROM results"
+    )
+    write_table(conn, "observed.delivered_at_slo", pl.DataFrame([], schema=_schema(DeliveredAtSlo)), DeliveredAtSlo)
+    empty(conn, "marts.quality_to_measure", QualityToMeasure)
+    ranked(conn)
+    found = {r["price_class"]: r for r in run_sql_file(conn, "analytics/measure_next.sql").to_dicts()}
+    like, apart = found["reserved"], found["capacity_block"]
+    assert (like["at_recommended_price_class"], like["price_provider"]) == (True, "P")  # a's provider, not Q's
+    assert like["possible_monthly_saving_usd_high"] == 3 * 1.0 * MONTH_H - 1 * 0.9 * MONTH_H
+    assert "(both P)" in like["what_to_measure"]
+    assert apart["at_recommended_price_class"] is False
+    assert apart["possible_monthly_saving_usd_high"] == 3 * 5.0 * MONTH_H - 1 * 2.0 * MONTH_H
+    assert "(not the recommended config's class, reserved)" in apart["what_to_measure"]
+    decision = decide("p", [], list(found.values()))
+    assert decision.measure_next == [like] and decision.measure_elsewhere == [apart]
 
 
 def test_a_wide_band_with_no_point_near_the_crossing_asks_for_the_loads_between(conn):
@@ -284,6 +338,7 @@ def test_a_wide_band_with_no_point_near_the_crossing_asks_for_the_loads_between(
     )
     delivered(conn)
     write_table(conn, "marts.capacity_plan", pl.DataFrame([], schema=_schema(CapacityPlan)), CapacityPlan)
+    ranked(conn)
     write_table(conn, "benchmark.mlperf_results", pl.DataFrame([], schema=_schema(MlperfResults)), MlperfResults)
     empty(conn, "marts.quality_to_measure", QualityToMeasure)
     (row,) = run_sql_file(conn, "analytics/measure_next.sql").to_dicts()
@@ -295,6 +350,7 @@ def test_a_wide_band_with_no_point_near_the_crossing_asks_for_the_loads_between(
 
 def test_an_unsettled_quality_requirement_is_something_to_measure_before_deciding(conn):
     write_table(conn, "marts.capacity_plan", pl.DataFrame([], schema=_schema(CapacityPlan)), CapacityPlan)
+    ranked(conn)
     write_table(conn, "benchmark.mlperf_results", pl.DataFrame([], schema=_schema(MlperfResults)), MlperfResults)
     write_table(conn, "observed.delivered_at_slo", pl.DataFrame([], schema=_schema(DeliveredAtSlo)), DeliveredAtSlo)
     unsettled = {
