@@ -12,8 +12,9 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 # Variables (`make run SHARED=/data/shared`, `make run RUN_ARGS="--mlperf r.json --dumps d"`):
 #   SHARED     the folder holding the real published data (default ../shared); when SHARED/data holds the MLPerf
-#              round tables, `make run` and `make dev` read its v5.1 and v4.1 tables and examples/dumps (linked into it)
-#              (no network); otherwise they read the rounds in assets/defaults/mlperf_sources.yaml online
+#              round tables, `make run` and `make dev` read its v5.1 and v4.1 tables, examples/dumps (linked into it) and
+#              examples/run-profiles.yaml (chat-8b on its real Azure trace) (no network); otherwise they read the
+#              rounds in assets/defaults/mlperf_sources.yaml online and the bundled profiles (no traffic log)
 #   RUN_ARGS   the options `make run` gives `benchbill run` after --warehouse (default: as just said); a value
 #              replaces the default whole (add --force, --prices FILE, ... to the --mlperf/--dumps you want)
 #   WAREHOUSE  the warehouse folder (default ./warehouse)
@@ -28,9 +29,10 @@ PORT ?= 3000
 ifneq ($(wildcard $(SHARED)/data/mlperf/summary/v5.1/summary_results.json),)
 RUN_ARGS ?= --mlperf $(SHARED)/data/mlperf/summary/v5.1/summary_results.json \
             --mlperf $(SHARED)/data/mlperf/summary/v4.1/summary_results.json \
-            --dumps examples/dumps --allow-links-into $(SHARED)/data
+            --dumps examples/dumps --allow-links-into $(SHARED)/data --profiles examples/run-profiles.yaml
 DEV_INPUTS ?= BENCHBILL_MLPERF=$(abspath $(SHARED)/data/mlperf/summary/v5.1/summary_results.json),$(abspath $(SHARED)/data/mlperf/summary/v4.1/summary_results.json) \
-              BENCHBILL_DUMPS=$(abspath examples/dumps) BENCHBILL_ALLOW_LINKS_INTO=$(abspath $(SHARED)/data)
+              BENCHBILL_DUMPS=$(abspath examples/dumps) BENCHBILL_ALLOW_LINKS_INTO=$(abspath $(SHARED)/data) \
+              BENCHBILL_PROFILES=$(abspath examples/run-profiles.yaml)
 endif
 
 # The report test renders the HTML report in Debian's chromium: installed here when missing and make runs as root

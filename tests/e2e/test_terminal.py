@@ -25,6 +25,8 @@ MAKE_RUN_ARGS = [
     str(REPO_ROOT / "examples" / "dumps"),
     "--allow-links-into",
     str(DATA),
+    "--profiles",
+    str(REPO_ROOT / "examples" / "run-profiles.yaml"),
 ]
 SCIENTIFIC = re.compile(r"\b\d+(\.\d+)?[eE][-+]\d+")  # 1e-05, 1.28e+20 (a hex digest is not)
 TABLE_ROW = re.compile(r"^(\d+)  +(\d+)x (\S+) +(\S+) ")

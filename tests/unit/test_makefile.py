@@ -41,6 +41,7 @@ def test_with_the_shared_data_make_run_reads_its_rounds_and_the_example_dumps(tm
     assert f"--mlperf {shared}/data/mlperf/summary/v5.1/summary_results.json" in line
     assert f"--mlperf {shared}/data/mlperf/summary/v4.1/summary_results.json" in line
     assert "--dumps examples/dumps" in line and f"--allow-links-into {shared}/data" in line
+    assert "--profiles examples/run-profiles.yaml" in line  # chat-8b on the real trace: the bill autoscaled
 
 
 def test_without_it_make_run_reads_the_sources_file_and_run_args_replaces_the_default(tmp_path):
