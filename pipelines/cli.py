@@ -15,7 +15,7 @@ import duckdb
 
 from assets.core.inert import inert
 from assets.core.paths import DEFAULT_PRICES, DEFAULT_PROFILES, DEFAULT_SOURCES
-from assets.report.decision import ELSEWHERE_TITLE, bill_text, decide, measure_text, saving_text
+from assets.report.decision import ELSEWHERE_TITLE, bill_text, decide, measure_text, no_bill_text, saving_text
 from assets.report.textformat import format_shortlist, wrapped
 from assets.resources import Inputs, Warehouse
 from assets.runs.collect import IDLE_SIDECAR_NOTE
@@ -47,7 +47,8 @@ def read_shortlist(serving_path: Path) -> tuple[list[dict], dict[str, str], dict
         cursor = conn.execute("SELECT * FROM analytics.shortlist ORDER BY profile, rank_in_profile")
         columns = [d[0] for d in cursor.description]
         rows = [dict(zip(columns, r)) for r in cursor.fetchall()]
-        slo_text = dict(conn.execute("SELECT profile, slo_text FROM analytics.profiles").fetchall())
+        profiles = _dicts(conn, "SELECT * FROM analytics.profiles")
+        slo_text = {p["profile"]: p["slo_text"] for p in profiles}
         capacity = _dicts(conn, "SELECT * FROM analytics.capacity_plan")
         measure_next = _dicts(conn, "SELECT * FROM analytics.measure_next")
         quarantine = conn.execute(
@@ -55,7 +56,7 @@ def read_shortlist(serving_path: Path) -> tuple[list[dict], dict[str, str], dict
         ).fetchall()
     finally:
         conn.close()
-    return rows, slo_text, decision_notes(list(slo_text), capacity, measure_next), quarantine
+    return rows, slo_text, decision_notes(profiles, capacity, measure_next), quarantine
 
 
 def _dicts(conn: duckdb.DuckDBPyConnection, sql: str) -> list[dict]:
@@ -64,24 +65,19 @@ def _dicts(conn: duckdb.DuckDBPyConnection, sql: str) -> list[dict]:
     return [dict(zip(columns, r)) for r in cursor.fetchall()]
 
 
-NO_VOLUME_NOTE = (
-    "no volume stated, so no monthly bill: set workload.requests_per_day (with a traffic_log) or "
-    "mean_requests_per_s and peak_to_mean"
-)
-
-
-def decision_notes(profiles: list[str], capacity: list[dict], measure_next: list[dict]) -> dict[str, list[str]]:
-    """Per profile, the decision lines the terminal prints above its shortlist (as the report), or what to state
-    to get them."""
+def decision_notes(profiles: list[dict], capacity: list[dict], measure_next: list[dict]) -> dict[str, list[str]]:
+    """Per profile (analytics.profiles rows), the decision lines the terminal prints above its shortlist (as the
+    report), or why there is no bill: what to state, or that no config has one at the stated volume."""
     notes = {}
-    for profile in profiles:
+    for row in profiles:
+        profile = row["profile"]
         decision = decide(
             profile,
             [r for r in capacity if r["profile"] == profile],
             [m for m in measure_next if m["profile"] == profile],
         )
         if decision.recommended is None:
-            notes[profile] = [NO_VOLUME_NOTE]
+            notes[profile] = [no_bill_text(row)]
             continue
         lines = [
             f"at our volume: {bill_text(decision.recommended)}",

@@ -102,17 +102,13 @@ def _change_text(low: float, high: float) -> str:
 
 
 def is_baseline(row: dict[str, Any]) -> bool:
-    """Whether a capacity plan row is the config we run today (the profile's `baseline:`)."""
-    return (
-        row["evidence"] == "observed"
-        and row.get("run_label") is not None
-        and row["run_label"] == row.get("baseline_run_label")
-    )
+    """Whether a capacity plan row is the config we run today (the profile's `baseline:`; marts.capacity_plan)."""
+    return bool(row.get("is_baseline"))
 
 
 def keep_text(row: dict[str, Any], runner_up: dict[str, Any] | None) -> str:
     """The baseline ranks first: keep it, and what the next best config would cost more."""
-    keep = f"keep {row['baseline_run_label']}: no config saves money at this volume"
+    keep = f"keep {row['run_label'] or row['baseline_run_label']}: no config saves money at this volume"
     if runner_up is None:
         return f"{keep} (no other config serves this profile)"
     low, high = runner_up.get("monthly_saving_usd_low"), runner_up.get("monthly_saving_usd_high")
@@ -142,6 +138,33 @@ def saving_text(row: dict[str, Any], runner_up: dict[str, Any] | None = None) ->
     return (
         f"moving from {baseline} to {config_name(row)} {_change_text(low, high)}{autoscaled} at our volume, "
         f"on this evidence ({row['evidence']})"
+    )
+
+
+NO_VOLUME = (
+    "no volume stated, so no monthly bill: set workload.requests_per_day (with a traffic_log) or "
+    "mean_requests_per_s and peak_to_mean"
+)
+
+
+def no_bill_text(profile: dict[str, Any]) -> str:
+    """Why a profile (an analytics.profiles row) has no monthly bill: it states no volume, or it does and no config
+    has a bill at it (no run of ours meets the SLO at a price, and no projection is priced)."""
+    if profile.get("traffic_log"):
+        scale = profile.get("requests_per_day")
+        volume = f"traffic log {profile['traffic_log']}" + (
+            f" scaled to {number_text(scale, 'count')} requests a day" if scale is not None else " at its own volume"
+        )
+    elif profile.get("peak_to_mean") is not None:
+        mean = profile.get("mean_requests_per_s")
+        per_day = profile.get("requests_per_day")
+        rate = number_text(mean if mean is not None else (per_day or 0) / 86400, "rate")
+        volume = f"mean {rate} requests/s x peak_to_mean {profile['peak_to_mean']:g}"
+    else:
+        return NO_VOLUME
+    return (
+        f"volume stated ({volume}), but no config has a monthly bill at it: no run of ours meets the SLO at a "
+        "price and no projection is priced (the caveats below say why for each config)"
     )
 
 

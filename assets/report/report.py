@@ -27,6 +27,7 @@ from assets.report.decision import (
     config_name,
     decide,
     measure_text,
+    no_bill_text,
     saving_text,
 )
 from assets.report.textformat import (
@@ -383,7 +384,7 @@ def _profile_section(data: ReportData, profile: dict[str, Any]) -> str:
     )
     capacity = data.capacity.get(name, [])
     parts.append(f"<h3>Capacity plan at our volume ({len(capacity)} configs x prices, cheapest bill first)</h3>")
-    parts.append(_capacity_table(capacity) if capacity else f'<p class="muted">{NO_VOLUME}</p>')
+    parts.append(_capacity_table(capacity) if capacity else f'<p class="muted">{escape(no_bill_text(profile))}.</p>')
     parts.append("<h3>Throughput against latency, per measured config</h3>")
     charts = []
     for run in data.observed.get(name, []):
@@ -416,10 +417,6 @@ def _profile_section(data: ReportData, profile: dict[str, Any]) -> str:
 
 
 CAPACITY_COLORS = ["#047857", "#1d4ed8", "#b45309", "#be123c", "#6d28d9"]
-NO_VOLUME = (
-    "No volume stated for this profile, so no monthly bill: set <code>workload.requests_per_day</code> with a "
-    "<code>traffic_log</code>, or <code>workload.mean_requests_per_s</code> and <code>peak_to_mean</code>."
-)
 
 
 def _decisions(data: ReportData) -> dict[str, Decision]:
@@ -429,14 +426,14 @@ def _decisions(data: ReportData) -> dict[str, Decision]:
     }
 
 
-def _decision_block(decision: Decision) -> str:
+def _decision_block(decision: Decision, profile: dict[str, Any]) -> str:
     """A profile's decision lines: the recommended config and its bill, the saving against the baseline, what to
     measure next."""
     name = escape(decision.profile)
     row = decision.recommended
     parts = [f'<div class="decision" data-profile="{name}"><h3><a href="#profile-{name}">{name}</a></h3>']
     if row is None:
-        parts.append(f'<p class="decision-line muted" data-line="no-volume">{NO_VOLUME}</p></div>')
+        parts.append(f'<p class="decision-line muted" data-line="no-bill">{escape(no_bill_text(profile))}.</p></div>')
         return "".join(parts)
     values = "".join(
         f' data-{column.replace("_", "-")}="{escape(data_value(row.get(column)))}"'
@@ -621,7 +618,7 @@ def render(data: ReportData, generated_at: datetime.datetime) -> str:
     )
     sections = "".join(_profile_section(data, p) for p in data.profiles)
     decisions = _decisions(data)
-    decision_blocks = "".join(_decision_block(d) for d in decisions.values())
+    decision_blocks = "".join(_decision_block(decisions[p["profile"]], p) for p in data.profiles)
     capacity_charts = "".join(_capacity_chart(d, data.traffic.get(name, [])) for name, d in decisions.items())
     document = f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>benchbill report</title>

@@ -136,7 +136,17 @@ class CapacityPlan(pa.DataFrameModel):
         ge=None,
     )
     baseline_note: str = pa.Field(
-        nullable=True, description="What the saving is against, or why there is none (the baseline has no such row)."
+        nullable=True,
+        description=(
+            "What the saving is against (the baseline's parts, when a run.yaml label was split), or why there is "
+            "none (the baseline has no such row, or matches no run: the closest run labels)."
+        ),
+    )
+    is_baseline: bool = pa.Field(
+        description=(
+            "Whether the row is what we run today: an observed run whose label is the profile's baseline, or whose "
+            "run.yaml stated it before a split into parts (`label [key=value]`), or whose config_key it is."
+        )
     )
     quality_status: str = pa.Field(
         isin=QUALITY_STATUSES,

@@ -13,7 +13,10 @@
 --   autoscaled_monthly_usd_low/high = the mean over the windows of max(min_replicas, ceil(rate_w / delivered_high))
 --                                (low) or max(min_replicas, ceil(rate_w / delivered_low)) (high) replicas,
 --                                x accelerator_count x usd_per_accelerator_hour x 730 (a traffic log only)
---   baseline (the profile's `baseline:` run label): its observed rows at the same price class and provider, or
+--   baseline (the profile's `baseline:`): the observed rows whose run label it is, or whose run.yaml stated it
+--   before the run was split into parts (`label [key=value]`: every part), or whose config_key it is
+--   (is_baseline); a name matching none of them says so in baseline_note, with the closest run labels.
+--   Its observed rows at the same price class and provider, or
 --   where it has no price from that provider, its rows at the same price class (every provider):
 --     baseline_monthly_usd_low/high = the lowest monthly_usd_low / highest monthly_usd_high of those rows
 --     monthly_saving_usd_low     = baseline_monthly_usd_low - monthly_usd_high
@@ -80,8 +83,43 @@ planned AS (
     FROM static AS s
     LEFT JOIN autoscaled AS a USING (profile, config_key, price_class, price_provider)
 ),
+matched AS (
+    SELECT *,
+           evidence = 'observed' AND (run_label = baseline_run_label OR config_key = baseline_run_label
+                                     OR starts_with(run_label, baseline_run_label || ' [') AND run_label LIKE '%]')
+               AS is_baseline
+    FROM planned
+),
 baseline_rows AS (
-    SELECT * FROM planned WHERE evidence = 'observed' AND run_label = baseline_run_label
+    SELECT * FROM matched WHERE is_baseline
+),
+-- a baseline that matches nothing: the run labels closest to it (the runs of the profile's model first)
+unmatched AS (
+    SELECT p.profile, string_agg(r.run_label, ', ' ORDER BY r.score DESC, r.run_label) AS closest
+    FROM (SELECT DISTINCT profile, baseline_run_label FROM planned WHERE baseline_run_label IS NOT NULL) AS p
+    CROSS JOIN LATERAL (
+        SELECT run_label, jaro_winkler_similarity(lower(run_label), lower(p.baseline_run_label)) AS score
+        FROM observed.runs
+        ORDER BY score DESC, run_label
+        LIMIT 3
+    ) AS r
+    WHERE NOT EXISTS (SELECT 1 FROM baseline_rows AS b WHERE b.profile = p.profile)
+      AND NOT EXISTS (
+          SELECT 1 FROM observed.runs AS o
+          WHERE o.run_label = p.baseline_run_label OR o.run_id = p.baseline_run_label
+             OR starts_with(o.run_label, p.baseline_run_label || ' [')
+      )
+    GROUP BY p.profile
+),
+-- the runs a baseline names (every part of a split run.yaml label), priced or not
+parts AS (
+    SELECT p.profile, string_agg(DISTINCT o.run_label, ', ' ORDER BY o.run_label) AS labels,
+           count(DISTINCT o.run_label) AS n
+    FROM (SELECT DISTINCT profile, baseline_run_label FROM planned WHERE baseline_run_label IS NOT NULL) AS p
+    JOIN observed.runs AS o
+        ON o.run_label = p.baseline_run_label OR o.run_id = p.baseline_run_label
+        OR starts_with(o.run_label, p.baseline_run_label || ' [') AND o.run_label LIKE '%]'
+    GROUP BY p.profile
 ),
 baseline_provider AS (
     SELECT profile, price_class, price_provider, min(monthly_low) AS baseline_low, max(monthly_high) AS baseline_high,
@@ -104,12 +142,12 @@ baseline AS (
                AS baseline_autoscaled_low,
            CASE WHEN bp.profile IS NOT NULL THEN bp.baseline_autoscaled_high ELSE bc.baseline_autoscaled_high END
                AS baseline_autoscaled_high,
-           bp.profile IS NOT NULL AND p.evidence = 'observed' AND p.run_label = p.baseline_run_label AS is_baseline,
+           bp.profile IS NOT NULL AND p.is_baseline AS is_baseline,
            CASE WHEN bp.profile IS NOT NULL THEN 'at the same price (' || p.price_class || ', ' || p.price_provider || ')'
                 WHEN bc.profile IS NOT NULL THEN 'at price class ' || p.price_class || ' (no ' || p.price_provider
                     || ' price for it: its lowest and highest monthly bill across ' || bc.providers || ' providers)'
            END AS basis
-    FROM planned AS p
+    FROM matched AS p
     LEFT JOIN baseline_provider AS bp
         ON bp.profile = p.profile AND bp.price_class = p.price_class AND bp.price_provider = p.price_provider
     LEFT JOIN baseline_class AS bc ON bc.profile = p.profile AND bc.price_class = p.price_class
@@ -161,15 +199,25 @@ SELECT
          ELSE b.baseline_autoscaled_high - p.autoscaled_low END AS autoscaled_monthly_saving_usd_high,
     CASE
         WHEN p.baseline_run_label IS NULL THEN NULL
+        WHEN u.profile IS NOT NULL
+            THEN 'baseline ' || p.baseline_run_label || ' matches no run label, run.yaml label or config_key: did you '
+                || 'mean ' || u.closest || '? no saving'
         WHEN b.basis IS NULL
-            THEN 'baseline ' || p.baseline_run_label || ' has no priced, SLO-feasible run of this profile at price class '
-                || p.price_class || ': no saving'
-        ELSE 'against ' || p.baseline_run_label || ' ' || b.basis
+            THEN 'baseline ' || p.baseline_run_label || coalesce(pt.said, '')
+                || ' has no priced, SLO-feasible run of this profile at price class ' || p.price_class || ': no saving'
+        ELSE 'against ' || p.baseline_run_label || coalesce(pt.said, '') || ' ' || b.basis
     END AS baseline_note,
+    coalesce(m.is_baseline, false) AS is_baseline,
     coalesce(q.quality_status, 'untested') AS quality_status,
     coalesce(q.quality_evidence, 'no quality evaluation at this model and precision') AS quality_evidence
 FROM planned AS p
 LEFT JOIN baseline AS b USING (profile, config_key, price_class, price_provider)
+LEFT JOIN matched AS m USING (profile, config_key, price_class, price_provider)
+LEFT JOIN unmatched AS u ON u.profile = p.profile
+LEFT JOIN (
+    SELECT profile, ' (' || CASE WHEN n > 1 THEN 'its ' || n || ' parts ' ELSE '' END || labels || ')' AS said
+    FROM parts
+) AS pt ON pt.profile = p.profile AND pt.said <> ' (' || p.baseline_run_label || ')'
 LEFT JOIN marts.quality_gate AS q
     ON q.profile = p.profile AND q.model = p.model_id AND q.precision IS NOT DISTINCT FROM p.precision
 ORDER BY p.profile, quality_status = 'fails', effective_cost_per_request_usd_high NULLS LAST, p.evidence, p.accelerator_id, p.run_label,

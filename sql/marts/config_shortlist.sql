@@ -20,14 +20,52 @@ kept_apart_by_cap AS (
     FROM observed.runs
     WHERE json_extract(workload, '$.max_concurrency') IS NOT NULL
 ),
+-- a run's token mix over its load points (what a run no point of which meets the SLO is compared with)
+run_tokens AS (
+    SELECT run_id, avg(mean_input_tokens) AS mean_input_tokens, avg(mean_output_tokens) AS mean_output_tokens
+    FROM observed.load_points
+    GROUP BY run_id
+),
+-- per profile x run, the SLO's bounded percentiles no load point of the run measures, each with the percentiles of
+-- its metric the run has and the nearest one above it (what the SLO could be set on instead)
+measured AS (
+    SELECT DISTINCT run_id, measure, split_part(measure, '_', 1) AS metric,
+           TRY_CAST(ltrim(split_part(measure, '_', 2), 'p') AS INTEGER) AS percentile
+    FROM observed.load_point_measures
+    WHERE value IS NOT NULL AND measure <> 'error_rate'
+),
+unmeasured AS (
+    SELECT b.profile, r.run_id,
+           string_agg(b.measure || ' (they have ' || coalesce(h.have, 'no ' || split_part(b.measure, '_', 1))
+               || ': ' || CASE WHEN h.above IS NOT NULL THEN 'set the SLO on ' || h.above || ', or ' ELSE '' END
+               || 'measure ' || split_part(b.measure, '_', 2) || ')', ' and ' ORDER BY b.measure) AS missing
+    FROM requirement.slo_bounds AS b
+    JOIN requirement.profiles AS p ON p.profile = b.profile
+    JOIN observed.runs AS r ON r.model_id = p.model_id
+    LEFT JOIN LATERAL (
+        SELECT string_agg(m.measure, ', ' ORDER BY m.percentile) AS have,
+               arg_min(m.measure, m.percentile) FILTER (
+                   WHERE m.percentile > TRY_CAST(ltrim(split_part(b.measure, '_', 2), 'p') AS INTEGER)) AS above
+        FROM measured AS m
+        WHERE m.run_id = r.run_id AND m.metric = split_part(b.measure, '_', 1)
+    ) AS h ON true
+    WHERE b.measure <> 'error_rate'
+      AND NOT EXISTS (SELECT 1 FROM measured AS m WHERE m.run_id = r.run_id AND m.measure = b.measure)
+    GROUP BY b.profile, r.run_id
+),
 observed_rows AS (
     SELECT d.profile, d.model_id, d.accelerator_id, d.accelerator_count, d.precision, d.runtime,
            d.runtime_version, d.run_label, 'observed' AS evidence, d.run_id AS config_key,
            d.delivered_requests_per_s_low, d.delivered_requests_per_s_high,
            d.delivered_output_tokens_per_s_low, d.delivered_output_tokens_per_s_high,
-           d.feasible, d.slo_crossed, d.arrival, d.mean_input_tokens, d.mean_output_tokens, d.method,
-           NULL::DOUBLE AS prior_lo, NULL::DOUBLE AS prior_hi, NULL::VARCHAR AS output_tokens_basis
+           d.feasible, d.slo_crossed, d.arrival,
+           coalesce(d.mean_input_tokens, t.mean_input_tokens) AS mean_input_tokens,
+           coalesce(d.mean_output_tokens, t.mean_output_tokens) AS mean_output_tokens, d.method,
+           NULL::DOUBLE AS prior_lo, NULL::DOUBLE AS prior_hi, NULL::VARCHAR AS output_tokens_basis,
+           u.missing AS unmeasured
     FROM observed.delivered_at_slo AS d
+    LEFT JOIN run_tokens AS t ON t.run_id = d.run_id
+    LEFT JOIN unmeasured AS u ON u.profile = d.profile AND u.run_id = d.run_id
 ),
 projected_rows AS (
     SELECT p.profile, p.model_id, p.accelerator_id, p.accelerator_count, p.precision, p.runtime,
@@ -35,7 +73,7 @@ projected_rows AS (
            p.delivered_requests_per_s_low, p.delivered_requests_per_s_high,
            p.delivered_output_tokens_per_s_low, p.delivered_output_tokens_per_s_high,
            true, NULL, NULL, NULL, NULL, p.method,
-           p.delivered_fraction_prior_lo, p.delivered_fraction_prior_hi, p.output_tokens_basis
+           p.delivered_fraction_prior_lo, p.delivered_fraction_prior_hi, p.output_tokens_basis, NULL
     FROM projected.delivered_at_slo AS p
 ),
 configs AS (
@@ -76,7 +114,7 @@ compared AS (
                / coalesce(mr.reference_tokens_per_s_per_accel, r.server_tokens_per_s_per_accel)
                AS delivered_fraction_high,
            cp.baseline_run_label, cp.monthly_saving_usd_low, cp.monthly_saving_usd_high,
-           cp.monthly_usd_low AS bill_low, cp.monthly_usd_high AS bill_high,
+           cp.monthly_usd_low AS bill_low, cp.monthly_usd_high AS bill_high, cp.is_baseline,
            kc.cap AS cap_kept_apart
     FROM priced AS pr
     LEFT JOIN benchmark.mlperf_reference AS r
@@ -126,7 +164,7 @@ SELECT
         PARTITION BY profile
         ORDER BY quality_status = 'fails', cost_per_request_usd_high IS NULL, evidence <> 'observed',
                  bill_high NULLS LAST, bill_low NULLS LAST,
-                 evidence <> 'observed' OR run_label IS DISTINCT FROM baseline_run_label,
+                 NOT coalesce(is_baseline, false),
                  cost_per_request_usd_high, cost_per_request_usd_low, accelerator_id, run_label, price_class,
                  price_provider, config_key
     ) AS rank_in_profile,
@@ -174,7 +212,10 @@ SELECT
     concat_ws('; ',
         CASE WHEN evidence = 'projected' THEN 'projected: no run of ours on this accelerator, MLPerf ' || coalesce(mlperf_reference_scenario, 'Server') || ' x prior ['
             || prior_lo || ', ' || prior_hi || ']' END,
-        CASE WHEN evidence = 'observed' AND NOT feasible THEN 'no load point meets the SLO: nothing delivered at this SLO' END,
+        CASE WHEN evidence = 'observed' AND NOT feasible AND unmeasured IS NOT NULL
+            THEN 'the dumps do not measure what the SLO bounds: ' || unmeasured || ': nothing delivered at this SLO' END,
+        CASE WHEN evidence = 'observed' AND NOT feasible AND unmeasured IS NULL
+            THEN 'no load point meets the SLO: nothing delivered at this SLO' END,
         CASE WHEN cap_kept_apart IS NOT NULL
             THEN 'measured at max_concurrency ' || cap_kept_apart || ', one of several caps at the same offered rate: '
                 || 'kept apart, not one sweep (a cap is not a repeat, and one rate does not order them)' END,
@@ -220,7 +261,7 @@ SELECT
                 || round(traffic_output_tokens)::BIGINT || ' output tokens per request, measured about '
                 || coalesce(round(mean_input_tokens)::BIGINT::VARCHAR, '?') || ' / '
                 || coalesce(round(mean_output_tokens)::BIGINT::VARCHAR, '?') END,
-        CASE WHEN evidence = 'observed' AND price_class IS NULL AND accelerator_id IS NOT NULL
+        CASE WHEN evidence = 'observed' AND feasible AND price_class IS NULL AND accelerator_id IS NOT NULL
             THEN 'no price for this accelerator: cost empty' END,
         CASE WHEN evidence = 'projected' AND delivered_requests_per_s_low IS NULL
             THEN 'output tokens per request unknown (set workload.output_tokens_mean in the profile): cost per request empty' END

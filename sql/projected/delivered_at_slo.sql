@@ -3,8 +3,9 @@
 -- scenario is the one that matches the profile (benchmark.mlperf_profile_reference: Interactive when the
 -- profile is at least as strict as Interactive's bounds and a result exists, else Server).
 --
--- Requests/s need output tokens per request: the profile's workload if given, else the reference
--- result's TOKENS_PER_SAMPLE; with neither, requests/s (and cost per request) stay empty.
+-- Requests/s need output tokens per request: the profile's workload if given, else the mean of its traffic log
+-- (requirement.traffic_shape), else the reference result's TOKENS_PER_SAMPLE; with none, requests/s (and cost per
+-- request) stay empty.
 WITH candidates AS (
     SELECT
         p.profile,
@@ -20,9 +21,10 @@ WITH candidates AS (
         ref.server_tokens_per_s_per_accel,
         p.delivered_fraction_prior_lo,
         p.delivered_fraction_prior_hi,
-        coalesce(p.output_tokens_mean, ref.output_tokens_per_sample) AS output_tokens_per_request,
+        coalesce(p.output_tokens_mean, t.output_tokens_mean, ref.output_tokens_per_sample) AS output_tokens_per_request,
         CASE
             WHEN p.output_tokens_mean IS NOT NULL THEN 'profile workload.output_tokens_mean'
+            WHEN t.output_tokens_mean IS NOT NULL THEN 'mean output tokens of the profile''s traffic log'
             WHEN ref.output_tokens_per_sample IS NOT NULL THEN 'MLPerf TOKENS_PER_SAMPLE of the reference result'
         END AS output_tokens_basis,
         pr.reference_tokens_per_s_per_accel * ref.total_accelerators * p.delivered_fraction_prior_lo
@@ -31,6 +33,7 @@ WITH candidates AS (
             AS delivered_output_tokens_per_s_high
     FROM requirement.profiles AS p
     JOIN benchmark.mlperf_reference AS ref ON ref.model_id = p.model_id
+    LEFT JOIN requirement.traffic_shape AS t ON t.profile = p.profile
     JOIN benchmark.mlperf_profile_reference AS pr
         ON pr.profile = p.profile AND pr.accelerator_id = ref.accelerator_id AND pr.model_id = ref.model_id
     WHERE NOT EXISTS (

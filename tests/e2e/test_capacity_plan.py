@@ -147,6 +147,7 @@ def test_every_column_of_a_capacity_row_equals_a_hand_computation_from_the_trace
         "autoscaled_monthly_saving_usd_low": 0,
         "autoscaled_monthly_saving_usd_high": 0,
         "baseline_note": "against vllm at the same price (on_demand, Lambda)",
+        "is_baseline": True,  # its run label is the profile's baseline
         "quality_status": "not_required",  # the profile states no quality requirement
         "quality_evidence": "the profile states no quality requirement",
     }

@@ -108,8 +108,15 @@ def traffic(conn, rates=RATES, window=60.0, per_day=5 * 86400.0, min_replicas=1,
     write_table(conn, "requirement.traffic_rate", pl.DataFrame(windows), TrafficRate)
 
 
-def plan(conn, costs):
+def plan(conn, costs, runs=()):
+    """marts.capacity_plan from cost rows; observed.runs holds `runs` (labels a baseline is matched with)."""
     write_table(conn, "cost.cost_per_request", pl.DataFrame(costs), CostPerRequest)
+    labels = pl.DataFrame(
+        {"run_id": list(runs), "run_label": list(runs)}, schema={"run_id": pl.String, "run_label": pl.String}
+    )
+    conn.execute("CREATE SCHEMA IF NOT EXISTS observed")
+    conn.register("labels", labels)
+    conn.execute("CREATE OR REPLACE TABLE observed.runs AS SELECT * FROM labels")
     empty(conn, "marts.quality_gate", QualityGate)  # no quality requirement: every row untested
     frame = run_sql_file(conn, "marts/capacity_plan.sql")
     write_table(conn, "marts.capacity_plan", frame, CapacityPlan)
@@ -211,6 +218,35 @@ def test_a_baseline_without_a_row_says_so_and_saves_nothing(conn):
     (row,) = plan(conn, [cost_row("a", 3.0, 5.0)]).values()
     assert row["monthly_saving_usd_low"] is None and row["monthly_saving_usd_high"] is None
     assert "baseline retired has no priced, SLO-feasible run" in row["baseline_note"]
+
+
+def test_a_baseline_stated_before_a_split_matches_every_part_and_says_them(conn):
+    """run.yaml's label `nerdalert-vllm` split into two runs (two frameworks in one file): the baseline is both."""
+    traffic(conn, baseline="nerdalert-vllm")
+    parts = ["nerdalert-vllm [framework=sgl]", "nerdalert-vllm [framework=vllm]"]
+    rows = plan(conn, [cost_row(parts[0], 3.0, 5.0), cost_row(parts[1], 4.0, 6.0), cost_row("b", 8.0, 9.0)], parts)
+    assert [rows[(k, "P")]["is_baseline"] for k in (*parts, "b")] == [True, True, False]
+    note = rows[("b", "P")]["baseline_note"]
+    assert note.startswith(f"against nerdalert-vllm (its 2 parts {parts[0]}, {parts[1]}) at the same price")
+    # the band covers both parts: a (3-5/s) needs 2-3 replicas, vllm (4-6/s) 2; b (8-9/s) 1 for the peak of 8
+    assert rows[("b", "P")]["baseline_monthly_usd_high"] == 3 * 2.0 * MONTH_H
+    assert rows[("b", "P")]["monthly_saving_usd_high"] == 3 * 2.0 * MONTH_H - 1 * 2.0 * MONTH_H
+
+
+def test_a_baseline_may_be_a_config_key(conn):
+    traffic(conn, baseline="a")
+    rows = plan(conn, [cost_row("a", 3.0, 5.0), cost_row("b", 8.0, 9.0)], ["a", "b"])
+    assert rows[("a", "P")]["is_baseline"] and rows[("a", "P")]["monthly_saving_usd_high"] == 0.0
+
+
+def test_a_baseline_that_matches_nothing_names_the_closest_labels(conn):
+    traffic(conn, baseline="nerdalert-vlm")
+    labels = ["nerdalert-vllm [framework=vllm]", "guidellm", "vllm+batch_size", "zzz"]
+    rows = plan(conn, [cost_row(labels[0], 3.0, 5.0)], labels)
+    note = rows[(labels[0], "P")]["baseline_note"]
+    assert note.startswith("baseline nerdalert-vlm matches no run label, run.yaml label or config_key: did you mean ")
+    assert note.split("did you mean ")[1].startswith("nerdalert-vllm [framework=vllm], ")
+    assert "zzz" not in note and note.endswith("? no saving")  # the 3 closest only
 
 
 def test_a_stated_volume_plans_static_capacity_only(conn):

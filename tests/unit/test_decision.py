@@ -2,7 +2,7 @@
 the sentences the report and the terminal print about its bill, the saving against the baseline and what to
 measure next."""
 
-from assets.report.decision import bill_text, decide, measure_text, saving_text
+from assets.report.decision import bill_text, decide, measure_text, no_bill_text, saving_text
 from assets.report.textformat import format_shortlist
 
 
@@ -41,7 +41,15 @@ def plan_row(config, evidence, run_label, usd_per_hour, replicas, delivered, pro
 
 
 TODAY = plan_row(
-    "run-today", "observed", "today", 2.99, 3, 12.0, monthly_saving_usd_low=0.0, monthly_saving_usd_high=0.0
+    "run-today",
+    "observed",
+    "today",
+    2.99,
+    3,
+    12.0,
+    monthly_saving_usd_low=0.0,
+    monthly_saving_usd_high=0.0,
+    is_baseline=True,
 )
 # 1 replica at 2.99 USD/h = 2,182.70 USD a month against 3 x 2.99 x 730 = 6,548.10: saves 4,365.40
 BATCHED = plan_row(
@@ -145,3 +153,11 @@ def test_decision_lines_above_the_terminal_shortlist_fold_to_160_columns():
     assert max(len(line) for line in text.splitlines()) <= 160
     assert "  at our volume: batched on 1x nvidia-h100-sxm-80gb" in text
     assert " ".join(text.split()).count("saves 4,365 USD a month at our volume") == 1
+
+
+def test_a_profile_without_a_bill_says_whether_it_states_no_volume_or_no_config_is_billed_at_it():
+    assert no_bill_text({"profile": "chat"}).startswith("no volume stated, so no monthly bill: set")
+    logged = no_bill_text({"traffic_log": "/logs/conv.csv", "requests_per_day": 1_000_000.0})
+    assert logged.startswith("volume stated (traffic log /logs/conv.csv scaled to 1,000,000 requests a day), but no")
+    stated = no_bill_text({"mean_requests_per_s": 5.0, "peak_to_mean": 2.5})
+    assert stated.startswith("volume stated (mean 5.000 requests/s x peak_to_mean 2.5), but no config has a monthly")

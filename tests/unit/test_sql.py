@@ -23,6 +23,7 @@ from schemas.observed.runs import Runs
 from schemas.projected.delivered_at_slo import ProjectedDeliveredAtSlo
 from schemas.requirement.profiles import Profiles
 from schemas.requirement.slo_bounds import SloBounds
+from schemas.requirement.traffic_shape import TrafficShape
 
 H100 = "nvidia-h100-sxm-80gb"
 LLAMA = "llama-3.1-8b-instruct"
@@ -301,6 +302,8 @@ def test_projection_and_cost_formulas(conn):
     load(conn, [run_row("a")], [point("a", 0, 10, 100), point("a", 1, 20, 2100)])
     delivered(conn)
     write_references(conn, [reference_row(H100), reference_row("nvidia-b200-sxm-180gb", 4000.0)])
+    no_log = {name: column.dtype.type for name, column in TrafficShape.to_schema().columns.items()}
+    write_table(conn, "requirement.traffic_shape", pl.DataFrame([], schema=no_log), TrafficShape)  # no traffic log
     projected = run_sql_file(conn, "projected/delivered_at_slo.sql")
     write_table(conn, "projected.delivered_at_slo", projected, ProjectedDeliveredAtSlo)
     # H100 has a run of ours, so only B200 is projected: 4000 tok/s x 8 accelerators x [0.5, 0.8]

@@ -1,0 +1,107 @@
+"""Messages on a team's own data name the real cause, on a real public dump and the real Azure trace: vLLM
+benchmark_serving lines that state only median and p99 latencies under a p95 SLO (the files do not measure p95,
+and which percentiles they have), a profile with a traffic log and requests_per_day (never "no volume stated"), and
+the run's token mix from its load points (never "?")."""
+
+import json
+import re
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from pipelines.cli import read_shortlist
+from tests.support.data import DATA, REPO_ROOT, build_published
+
+PUBLIC = "vllm-nerdalert-vllm-benchmark-graphs"
+RESULTS = DATA / "dumps" / "public" / PUBLIC / "results.json"
+TRACE = DATA / "traffic" / "azure-llm-inference-2023" / "AzureLLMInferenceTrace_conv.csv"
+PROFILES = f"""\
+profiles:
+  - name: chat-8b-p95
+    model: meta-llama/Llama-3.1-8B-Instruct
+    slo: {{ttft_p95_ms: 1000, tpot_p95_ms: 50}}
+    delivered_fraction_prior: [0.5, 0.8]
+    workload: {{traffic_log: {TRACE}, requests_per_day: 1000000}}
+    baseline: nerdalert-vllm
+"""
+
+
+@pytest.fixture(scope="module")
+def own(tmp_path_factory):
+    """The tests' published warehouse (tests/support/data.py) with one more dumps folder: the nerdalert results
+    file (two servers in one file, so two runs) below a folder named `nerdalert-vllm` with the sidecar
+    examples/public gives it; and the profile above."""
+    root = tmp_path_factory.mktemp("own-data")
+    folder = root / "own" / "nerdalert-vllm"
+    folder.mkdir(parents=True)
+    (folder / "run.yaml").write_text((REPO_ROOT / "examples" / "public" / PUBLIC / "run.yaml").read_text())
+    (folder / "results").symlink_to(RESULTS.parent, target_is_directory=True)
+    (root / "profiles.yaml").write_text(PROFILES)
+    return build_published(root, ("--dumps", str(root / "own"), "--profiles", str(root / "profiles.yaml")))
+
+
+def lines_of_results() -> list[dict]:
+    return [json.loads(line) for line in RESULTS.read_text().splitlines() if line.strip()]
+
+
+def observed_rows(warehouse: Path) -> list[dict]:
+    with duckdb.connect(str(warehouse / "serving.duckdb"), read_only=True) as conn:
+        cursor = conn.execute(
+            "SELECT * FROM analytics.shortlist WHERE run_label LIKE 'nerdalert-vllm%' ORDER BY run_label"
+        )
+        names = [d[0] for d in cursor.description]
+        return [dict(zip(names, row)) for row in cursor.fetchall()]
+
+
+def test_a_p95_slo_on_files_that_state_median_and_p99_says_they_do_not_measure_p95(own):
+    stated = {
+        f"{metric}_{'p50' if kind == 'median' else kind}_ms"
+        for line in lines_of_results()
+        for key in line
+        if (found := re.fullmatch(r"(median|p\d+)_(ttft|tpot)_ms", key))
+        for kind, metric in [found.groups()]
+    }
+    assert stated == {"ttft_p50_ms", "ttft_p99_ms", "tpot_p50_ms", "tpot_p99_ms"}  # the files' own keys
+    rows = observed_rows(own)
+    assert {r["run_label"] for r in rows} == {"nerdalert-vllm [framework=sgl]", "nerdalert-vllm [framework=vllm]"}
+    for row in rows:
+        assert "no load point meets the SLO" not in row["caveats"]
+        assert (
+            "the dumps do not measure what the SLO bounds: tpot_p95_ms (they have tpot_p50_ms, tpot_p99_ms: set the "
+            "SLO on tpot_p99_ms, or measure p95) and ttft_p95_ms (they have ttft_p50_ms, ttft_p99_ms: set the SLO on "
+            "ttft_p99_ms, or measure p95)" in row["caveats"]
+        )
+        assert "no price for this accelerator" not in row["caveats"]  # H100 is priced: the SLO is the cause
+
+
+def test_the_token_mix_comes_from_the_load_points_never_a_question_mark(own):
+    per_framework: dict[str, list[tuple[float, float]]] = {}
+    for line in lines_of_results():
+        completed = line["completed"]
+        per_framework.setdefault(line["framework"], []).append(
+            (line["total_input_tokens"] / completed, line["total_output_tokens"] / completed)
+        )
+    for row in observed_rows(own):
+        means = per_framework[row["run_label"].split("framework=")[1].rstrip("]")]
+        mean_in = round(sum(m[0] for m in means) / len(means))
+        mean_out = round(sum(m[1] for m in means) / len(means))
+        assert "?" not in row["caveats"]
+        assert f"ours about {mean_in} input / {mean_out} output tokens per request" in row["caveats"]
+        assert f"measured about {mean_in} / {mean_out}" in row["caveats"]  # against the trace's mix
+
+
+def test_a_traffic_log_with_requests_per_day_is_a_stated_volume(own):
+    _rows, _slo, notes, _quarantine = read_shortlist(own / "serving.duckdb")
+    text = " ".join(notes["chat-8b-p95"])
+    assert "no volume stated" not in text
+    assert text.startswith("at our volume: ") or text.startswith("volume stated (traffic log ")
+    html = (own / "report.html").read_text()
+    assert "no volume stated" not in html.lower()
+
+
+def test_a_baseline_naming_a_run_yaml_label_split_in_two_matches_both_parts_and_says_them(own):
+    _rows, _slo, notes, _quarantine = read_shortlist(own / "serving.duckdb")
+    saving = " ".join(" ".join(notes["chat-8b-p95"]).split())
+    parts = "its 2 parts nerdalert-vllm [framework=sgl], nerdalert-vllm [framework=vllm]"
+    assert f"baseline nerdalert-vllm ({parts}) has no priced, SLO-feasible run of this profile" in saving
