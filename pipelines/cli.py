@@ -13,9 +13,19 @@ from typing import NamedTuple
 import dagster as dg
 import duckdb
 
+from assets.config.profiles import check_profiles
+from assets.core.errors import IngestError
 from assets.core.inert import inert
 from assets.core.paths import DEFAULT_PRICES, DEFAULT_PROFILES, DEFAULT_SOURCES
-from assets.report.decision import ELSEWHERE_TITLE, bill_text, decide, measure_text, no_bill_text, saving_text
+from assets.report.decision import (
+    ELSEWHERE_TITLE,
+    bill_text,
+    decide,
+    measure_text,
+    model_hint,
+    no_bill_text,
+    saving_text,
+)
 from assets.report.textformat import format_shortlist, wrapped
 from assets.resources import Inputs, Warehouse
 from assets.runs.collect import IDLE_SIDECAR_NOTE
@@ -51,12 +61,23 @@ def read_shortlist(serving_path: Path) -> tuple[list[dict], dict[str, str], dict
         slo_text = {p["profile"]: p["slo_text"] for p in profiles}
         capacity = _dicts(conn, "SELECT * FROM analytics.capacity_plan")
         measure_next = _dicts(conn, "SELECT * FROM analytics.measure_next")
+        served = dict(
+            conn.execute(
+                "SELECT DISTINCT model_raw, model_id FROM observed.runs WHERE model_id IS NOT NULL UNION "
+                "SELECT DISTINCT mlperf_model, model_id FROM benchmark.mlperf_results WHERE model_id IS NOT NULL"
+            ).fetchall()
+        )
         quarantine = conn.execute(
             "SELECT table_name, count(*) FROM audit.quarantine GROUP BY ALL ORDER BY 1"
         ).fetchall()
     finally:
         conn.close()
-    return rows, slo_text, decision_notes(profiles, capacity, measure_next), quarantine
+    notes = decision_notes(profiles, capacity, measure_next)
+    for profile in profiles:  # a model nothing serves: said first, above the profile's table
+        hint = model_hint(profile, served)
+        if hint is not None:
+            notes[profile["profile"]].insert(0, hint)
+    return rows, slo_text, notes, quarantine
 
 
 def _dicts(conn: duckdb.DuckDBPyConnection, sql: str) -> list[dict]:
@@ -264,10 +285,16 @@ def run(args: argparse.Namespace) -> int:
         run_store=settings.run_store(),
         run_store_options=settings.run_store_options(),
     )
+    try:  # the profiles first, before any step: a mistake in them is the run's one message
+        noticed = check_profiles(inputs.profiles)  # said first, and again with the run's warnings at its end
+        for warning in noticed:
+            print(f"benchbill: warning: {warning}", file=sys.stderr)
+    except IngestError as problem:
+        return _report_failure([failure_of(problem)])
     previous = signal.signal(signal.SIGTERM, _interrupt)  # SIGTERM ends the run as Ctrl-C does: with a message
     try:
         with warehouse.hold():  # one writer from the fingerprint check through the publish
-            return _run(inputs, warehouse, force=args.force, show_all=args.all, executor=args.executor)
+            return _run(inputs, warehouse, force=args.force, show_all=args.all, executor=args.executor, noticed=noticed)
     except WarehouseProblem as problem:  # busy, read-only, full, a link for a lock file: one message, no traceback
         return _report_failure([failure_of(problem)])
     except RunStoreUnreachable as problem:  # the run store's endpoint does not answer: one message, no traceback
@@ -284,10 +311,15 @@ def _interrupt(_signum: int, _frame: object) -> None:
 
 
 def _run(
-    inputs: Inputs, warehouse: Warehouse, force: bool = False, show_all: bool = False, executor: str = "in_process"
+    inputs: Inputs,
+    warehouse: Warehouse,
+    force: bool = False,
+    show_all: bool = False,
+    executor: str = "in_process",
+    noticed: list[str] | None = None,
 ) -> int:
     """The run under the whole-run lock: the no-change fast path (the published fingerprint is read
-    while no other run can publish), else every job."""
+    while no other run can publish), else every job; `noticed`: warnings found before it (the profiles')."""
     from assets.mlperf_rounds.ingest import reading_once
     from assets.warehouse.fingerprint import inputs_json, published_fingerprint
     from assets.warehouse.published_set import damaged_serving, remove_leftovers
@@ -314,7 +346,7 @@ def _run(
                 f"inputs by checksum, same code, same settings): showing it; --force builds anyway",
                 file=sys.stderr,
             )
-            return _print_published(warehouse, [], show_all)
+            return _print_published(warehouse, list(noticed or []), show_all)
         if found is not None:
             inputs = Inputs(
                 **{
@@ -327,7 +359,7 @@ def _run(
         print(f"benchbill: building {warehouse.path.resolve()}", file=sys.stderr)
         definitions = build_definitions(inputs, warehouse)
         # MLPerf rounds are partitions: find the rounds the inputs hold, ingest each, then build the rest.
-        return _run_jobs(definitions, inputs, warehouse, show_all, executor)
+        return _run_jobs(definitions, inputs, warehouse, show_all, executor, noticed or [])
 
 
 def _fingerprint(inputs: Inputs, warehouse: Warehouse) -> tuple[str, str, list] | None:
@@ -358,6 +390,7 @@ def _run_jobs(
     warehouse: Warehouse,
     show_all: bool = False,
     executor: str = "in_process",
+    noticed: list[str] | None = None,
 ) -> int:
     from assets.config.sources import load_sources
     from assets.core.errors import IngestError
@@ -376,7 +409,7 @@ def _run_jobs(
     except IngestError as exc:
         return _report_failure([Failed(f"finding the MLPerf rounds failed: {exc}", failure_of(exc).kind)], warehouse)
     instance = dg.DagsterInstance.ephemeral()
-    warnings: list[str] = []
+    warnings: list[str] = list(noticed or [])
     instance.add_dynamic_partitions(MLPERF_ROUND_PARTITIONS, list(plan))
     ingest = definitions.resolve_job_def("ingest_mlperf_round")
     for round_name, locations in plan.items():

@@ -86,8 +86,13 @@ def _profile(entry: Any, where: str, source: str, names: set[str]) -> tuple[dict
     measures, error_rate_max = _slo(entry.get("slo"), where)
     lo, hi = _prior(entry.get("delivered_fraction_prior"), where)
     workload = entry.get("workload") or {}
-    if not isinstance(workload, dict) or set(workload) - WORKLOAD_KEYS:
-        raise IngestError(f"{where}: workload may only hold {sorted(WORKLOAD_KEYS)}")
+    if not isinstance(workload, dict):
+        raise IngestError(f"{where}: workload must be a mapping of {sorted(WORKLOAD_KEYS)}")
+    if set(workload) - WORKLOAD_KEYS:
+        raise IngestError(
+            f"{where}: unknown workload keys {sorted(map(str, set(workload) - WORKLOAD_KEYS))}; "
+            f"allowed {sorted(WORKLOAD_KEYS)}"
+        )
     model = canonical.model_id(model_raw)
     volume = _volume(workload, entry.get("baseline"), where)
     row = {
@@ -196,6 +201,36 @@ def _prior(prior: Any, where: str) -> tuple[float, float]:
     if lo > hi:
         raise IngestError(f"{where}: delivered_fraction_prior [{lo}, {hi}] must have lo <= hi")
     return lo, hi
+
+
+# Plausible SLO bounds, in ms: a bound outside them is most likely stated in another unit (a warning, not an error).
+TTFT_MS_PLAUSIBLE = (10.0, 600_000.0)  # 10 ms to 10 minutes
+TPOT_MS_AT_LEAST = 1.0
+
+
+def slo_warnings(bounds: list[dict[str, Any]], source: str) -> list[str]:
+    """A warning per SLO bound (requirement.slo_bounds rows) outside its plausible range, saying which unit was
+    probably meant: a TTFT bound under 10 ms (seconds?) or over 10 minutes (microseconds?), a TPOT or ITL bound under
+    1 ms (seconds?)."""
+    found = []
+    for row in bounds:
+        measure, bound = row["measure"], row["bound"]
+        where = f"{source}: profile {row['profile']!r}: slo.{measure} = {bound:g} ms"
+        if measure.startswith("ttft_") and bound < TTFT_MS_PLAUSIBLE[0]:
+            found.append(f"{where} is under 10 ms: seconds meant? ({bound:g} s is {bound * 1000:g} ms)")
+        elif measure.startswith("ttft_") and bound > TTFT_MS_PLAUSIBLE[1]:
+            found.append(f"{where} is over 10 minutes: microseconds meant? ({bound:g} us is {bound / 1000:g} ms)")
+        elif measure.startswith(("tpot_", "itl_")) and bound < TPOT_MS_AT_LEAST:
+            found.append(f"{where} is under 1 ms: seconds meant? ({bound:g} s is {bound * 1000:g} ms)")
+    return found
+
+
+def check_profiles(path: str | Path) -> list[str]:
+    """The profiles file checked whole before any step runs (IngestError on the first mistake, naming it), and
+    its plausibility warnings."""
+    _rows, bounds, file = read_profiles(path)
+    read_quality_bounds(path)
+    return slo_warnings(bounds, file.source)
 
 
 def read_profiles(path: str | Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]], SourceFile]:

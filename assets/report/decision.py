@@ -4,6 +4,7 @@ against the config we run today, the top configs; in sentences the terminal and 
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -166,6 +167,18 @@ def no_bill_text(profile: dict[str, Any]) -> str:
         f"volume stated ({volume}), but no config has a monthly bill at it: no run of ours meets the SLO at a "
         "price and no projection is priced (the caveats below say why for each config)"
     )
+
+
+def model_hint(profile: dict[str, Any], served: dict[str, str]) -> str | None:
+    """When a profile's model (an analytics.profiles row) matches no run of ours and no MLPerf result, a warning
+    naming the closest names that do (`served`: each run's or result's model as written -> its canonical id)."""
+    if profile.get("model_id") is not None and profile["model_id"] in served.values():
+        return None
+    raw = str(profile.get("model_raw") or "")
+    by_lower = {name.lower(): name for name in served}
+    close = [by_lower[n] for n in difflib.get_close_matches(raw.lower(), list(by_lower), n=3, cutoff=0.6)]
+    guess = f": did you mean {', '.join(close)}?" if close else ": check its spelling"
+    return f"warning: model {raw} matches no run of ours and no MLPerf result{guess}"
 
 
 ELSEWHERE_TITLE = (

@@ -284,8 +284,16 @@ def format_shortlist(
     """The shortlist as plain text, per profile: its `notes` (the decision at our volume), then the top `top`
     configs (every config and price class with `show_all`), one row each, in rank_in_profile order; each
     profile's caveats numbered once and referenced by number."""
+    empty = [
+        line
+        for profile, lines in (notes or {}).items()
+        if not any(r["profile"] == profile for r in rows)
+        for line in ["", *wrapped(f"{profile}: no config", width), *(w for n in lines for w in wrapped(n, width, "  "))]
+    ]
     if not rows:
-        return "(the shortlist is empty: no run of ours and no priced MLPerf reference matches a profile)"
+        return "\n".join(
+            ["(the shortlist is empty: no run of ours and no priced MLPerf reference matches a profile)", *empty]
+        )
     by_profile: dict[str, list[dict]] = {}
     for row in config_rows(rows, every_price_class=show_all):
         by_profile.setdefault(row["profile"], []).append(row)
@@ -323,7 +331,7 @@ def format_shortlist(
         out += align_rows([t for t, _s, _k in columns], body, [kind != TEXT for _t, _s, kind in columns])
         for text, number in caveats.items():
             out += wrapped(text, width, indent=f"{number:>4}. ", hanging="")
-    return "\n".join(out)
+    return "\n".join(out + empty)
 
 
 def escape(text: str, quote: bool = True) -> str:

@@ -1,7 +1,8 @@
 """Messages on a team's own data name the real cause, on a real public dump and the real Azure trace: vLLM
 benchmark_serving lines that state only median and p99 latencies under a p95 SLO (the files do not measure p95,
 and which percentiles they have), a profile with a traffic log and requests_per_day (never "no volume stated"), and
-the run's token mix from its load points (never "?")."""
+the run's token mix from its load points (never "?"), a baseline naming a run.yaml label split in two, a misspelt
+model ("did you mean"), and a profile mistake said alone before any step runs."""
 
 import json
 import re
@@ -10,7 +11,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from pipelines.cli import read_shortlist
+from pipelines.cli import main, read_shortlist
 from tests.support.data import DATA, REPO_ROOT, build_published
 
 PUBLIC = "vllm-nerdalert-vllm-benchmark-graphs"
@@ -24,6 +25,10 @@ profiles:
     delivered_fraction_prior: [0.5, 0.8]
     workload: {{traffic_log: {TRACE}, requests_per_day: 1000000}}
     baseline: nerdalert-vllm
+  - name: chat-typo
+    model: meta-llama/Llama-3.1-8B-Instrct
+    slo: {{ttft_p99_ms: 1000, tpot_p99_ms: 50}}
+    delivered_fraction_prior: [0.5, 0.8]
 """
 
 
@@ -97,7 +102,8 @@ def test_a_traffic_log_with_requests_per_day_is_a_stated_volume(own):
     assert "no volume stated" not in text
     assert text.startswith("at our volume: ") or text.startswith("volume stated (traffic log ")
     html = (own / "report.html").read_text()
-    assert "no volume stated" not in html.lower()
+    block = html.split('<div class="decision" data-profile="chat-8b-p95">')[1].split('<div class="decision"')[0]
+    assert "no volume stated" not in block.lower() and "no volume stated" in html  # the typo's profile states none
 
 
 def test_a_baseline_naming_a_run_yaml_label_split_in_two_matches_both_parts_and_says_them(own):
@@ -105,3 +111,28 @@ def test_a_baseline_naming_a_run_yaml_label_split_in_two_matches_both_parts_and_
     saving = " ".join(" ".join(notes["chat-8b-p95"]).split())
     parts = "its 2 parts nerdalert-vllm [framework=sgl], nerdalert-vllm [framework=vllm]"
     assert f"baseline nerdalert-vllm ({parts}) has no priced, SLO-feasible run of this profile" in saving
+
+
+def test_a_misspelt_model_says_did_you_mean_above_its_profile(own):
+    _rows, _slo, notes, _quarantine = read_shortlist(own / "serving.duckdb")
+    assert notes["chat-typo"][0] == (
+        "warning: model meta-llama/Llama-3.1-8B-Instrct matches no run of ours and no MLPerf result: did you mean "
+        "meta-llama/Llama-3.1-8B-Instruct?"
+    )
+    assert not any(line.startswith("warning: model") for line in notes["chat-8b-p95"])
+
+
+def test_a_profile_mistake_is_the_runs_one_message_before_any_step(tmp_path, capsys):
+    profiles = tmp_path / "profiles.yaml"
+    profiles.write_text(PROFILES.replace("requests_per_day: 1000000", "requests_per_dya: 1000000"))
+    warehouse = tmp_path / "warehouse"
+    assert (
+        main(["run", "--dumps", str(RESULTS.parent), "--profiles", str(profiles), "--warehouse", str(warehouse)]) == 1
+    )
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == "benchbill: run failed; the published serving file (if any) is unchanged."
+    assert err[1].startswith(
+        f"  {profiles}: profile 'chat-8b-p95': unknown workload keys ['requests_per_dya']; allowed"
+    )
+    assert err[2].startswith("What to do: correct the file") and len(err) == 3  # no step ran, nothing else said
+    assert not warehouse.exists()

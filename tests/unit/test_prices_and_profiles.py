@@ -205,7 +205,7 @@ def test_a_stated_volume_without_a_log():
             {"workload": {"traffic_log": "chat.csv", "peak_to_mean": 2.5}},
             "workload.peak_to_mean states the traffic without a log",
         ),
-        ({"workload": {"peak_hour": 3}}, "workload may only hold"),
+        ({"workload": {"peak_hour": 3}}, "unknown workload keys ['peak_hour']; allowed"),
         ({"baseline": ""}, "baseline must be the run label"),
         ({"baseline": ["a", "b"]}, "baseline must be the run label"),
     ],
