@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -19,7 +20,7 @@ import duckdb
 from assets.core.errors import IngestError
 from assets.core.inert import inert
 from assets.core.sqltext import quote_ident, sql_string_literal
-from assets.report.textformat import align_rows, to_json, value_text
+from assets.report.textformat import TERMINAL_WIDTH, align_rows, cut_to_width, to_json, value_text
 from assets.warehouse import sqldoc
 from assets.warehouse.objectstore import register_for_views
 from pipelines import settings
@@ -233,13 +234,42 @@ def render(columns: list[str], rows: list[tuple], fmt: str) -> str:
         return to_csv(columns, rows)
     if not columns:
         return "(no result)"
-    lines = align_rows(columns, [[value_text(v) for v in row] for row in rows])
-    lines.append(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
+    body = [[inert(value_text(v)) for v in row] for row in rows]
+    # on a terminal, long values are cut to its width (--format csv or json gives them whole)
+    cut = sys.stdout.isatty() and cut_to_width(columns, body, shutil.get_terminal_size((TERMINAL_WIDTH, 24)).columns)
+    lines = align_rows(columns, body)
+    note = "; long values cut to the terminal's width: --format csv or json for them whole" if cut else ""
+    lines.append(f"({len(rows)} row{'s' if len(rows) != 1 else ''}{note})")
     return "\n".join(lines)
 
 
 SHELL_HELP = """benchbill shell: SQL on the published serving file, read-only. End a statement with ;
-.tables   the tables and views        .help   this text        .quit (or Ctrl-D)   leave"""
+.tables   the tables and views        .help   this text        .quit (or Ctrl-D)   leave
+Line editing and history (up arrow) on a terminal; Ctrl-C drops the statement being typed."""
+HISTORY_FILE = Path.home() / ".benchbill_history"  # the shell's history, kept between sessions
+HISTORY_LINES = 1000
+
+
+def line_editing() -> Callable[[], None]:
+    """GNU readline for `input()` (editing, the up arrow, history kept in HISTORY_FILE); returns what saves the
+    history on leaving. Without readline (or a history file that cannot be read or written) the shell still works."""
+    try:
+        import readline
+    except ImportError:  # pragma: no cover - CPython on Linux and macOS has it
+        return lambda: None
+    try:
+        readline.read_history_file(HISTORY_FILE)
+    except OSError:
+        pass
+    readline.set_history_length(HISTORY_LINES)
+
+    def save() -> None:
+        try:
+            readline.write_history_file(HISTORY_FILE)
+        except OSError:
+            pass
+
+    return save
 
 
 def shell(serving_path: Path, read_line: Callable[[str], str] = input) -> int:
@@ -252,6 +282,7 @@ def shell(serving_path: Path, read_line: Callable[[str], str] = input) -> int:
     to_terminal = sys.stdout.isatty()
     if interactive:
         print(SHELL_HELP, file=sys.stdout if to_terminal else sys.stderr)
+    save_history = line_editing() if interactive and read_line is input else (lambda: None)
     pending: list[str] = []
     try:
         while True:
@@ -263,6 +294,10 @@ def shell(serving_path: Path, read_line: Callable[[str], str] = input) -> int:
                 line = read_line(prompt)
             except EOFError:
                 break
+            except KeyboardInterrupt:  # Ctrl-C: the half-typed statement is dropped, the shell goes on
+                print("^C (statement dropped; Ctrl-D or .quit leaves)", file=sys.stderr, flush=True)
+                pending = []
+                continue
             if not pending and line.strip().startswith("."):
                 command = line.strip().split()[0]
                 if command in (".quit", ".exit"):
@@ -283,6 +318,7 @@ def shell(serving_path: Path, read_line: Callable[[str], str] = input) -> int:
         if "".join(pending).strip():
             _show(conn, "\n".join(pending))
     finally:
+        save_history()
         conn.close()
     return 0
 

@@ -167,6 +167,29 @@ def align_rows(header: Sequence[str], body: Sequence[Sequence[str]], right: Sequ
     return lines
 
 
+CUT_MIN = 12  # a cut column keeps at least this many characters
+
+
+def cut_to_width(header: Sequence[str], body: list[list[str]], width: int) -> bool:
+    """Cells of `body` cut (ending in `~`) so that the table's lines fit `width` columns: the widest columns are
+    narrowed first, none below CUT_MIN characters (so numbers stay whole). Returns whether anything was cut."""
+    widths = [max(len(str(c)) for c in column) for column in zip(header, *body)]
+    limit = list(widths)
+    while sum(limit) + 2 * (len(limit) - 1) > width:
+        widest = max(range(len(limit)), key=lambda i: limit[i])
+        if limit[widest] <= CUT_MIN:
+            break
+        excess = sum(limit) + 2 * (len(limit) - 1) - width
+        limit[widest] = max(CUT_MIN, limit[widest] - excess)
+    cut = False
+    for row in body:
+        for i, cell in enumerate(row):
+            if len(cell) > limit[i]:
+                row[i] = cell[: limit[i] - 1] + "~"
+                cut = True
+    return cut
+
+
 def wrapped(text: str, width: int = TERMINAL_WIDTH, indent: str = "", hanging: str = "  ") -> list[str]:
     """A line of text folded to `width` columns, the first line starting with `indent`; continuation lines
     indented as far, plus `hanging`. The text is made inert first (it may hold input text)."""
@@ -329,6 +352,9 @@ def format_shortlist(
             out += wrapped(note, width, indent="  ", hanging="  ")
         body = [[terminal_cell(row, source, kind) for _t, source, kind in columns] for row in shown]
         out += align_rows([t for t, _s, _k in columns], body, [kind != TEXT for _t, _s, kind in columns])
+        if not show_all and total > len(shown):
+            rest = total - len(shown)
+            out.append(f"    ... and {rest} more config{'s' if rest > 1 else ''}: benchbill run --all")
         for text, number in caveats.items():
             out += wrapped(text, width, indent=f"{number:>4}. ", hanging="")
     return "\n".join(out + empty)

@@ -159,3 +159,21 @@ def test_the_shell_writes_only_results_to_a_pipe_even_from_a_terminal(tmp_path, 
     out, err = capsys.readouterr()
     assert out == "answer\n------\n42\n(1 row)\n" and "\x1b" not in out
     assert err.startswith(query.SHELL_HELP) and "benchbill> " in err
+
+
+def test_ctrl_c_in_the_shell_drops_the_half_typed_statement_and_ctrl_d_leaves(tmp_path, monkeypatch, capsys):
+    serving = tmp_path / "serving.duckdb"
+    duckdb.connect(str(serving)).close()
+    monkeypatch.setattr(sys, "stdin", _Stream(True))
+    typed = iter(["SELECT 1", KeyboardInterrupt(), "SELECT 42 AS answer;", EOFError()])
+
+    def read_line(_prompt: str) -> str:
+        line = next(typed)
+        if isinstance(line, BaseException):
+            raise line
+        return line
+
+    assert query.shell(serving, read_line) == 0
+    out, err = capsys.readouterr()
+    assert "answer" in out and "42" in out and "(1 row)" in out and out.count("row)") == 1  # SELECT 1 never ran
+    assert "^C (statement dropped; Ctrl-D or .quit leaves)" in err

@@ -208,3 +208,30 @@ def test_the_mlperf_column_shows_the_scenario_the_delivered_fraction_divides_by(
     assert rows["interactive"]["mlperf_reference_tokens_per_s_per_accel"] == 6684.4
     text = format_shortlist(marts_order([server, interactive]))
     assert "6,684" in text and "5,104" in text
+
+
+def test_long_cells_are_cut_to_the_width_and_numbers_stay_whole():
+    from assets.report.textformat import cut_to_width
+
+    body = [["1", "x" * 300, "0.00326"], ["22", "short", "1"]]
+    assert cut_to_width(["rank", "caveats", "usd"], body, 60)
+    assert body[0][1].endswith("~") and len(body[0][1]) == 60 - len("rank") - len("0.00326") - 4
+    assert body[0][2] == "0.00326" and body[1] == ["22", "short", "1"]
+    assert not cut_to_width(["a"], [["fits"]], 60)
+
+
+def test_sql_tables_on_a_terminal_fit_its_width_and_say_where_the_whole_values_are(monkeypatch):
+    import os
+    import shutil
+    import sys
+
+    from pipelines.query import render
+
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    monkeypatch.setattr(shutil, "get_terminal_size", lambda fallback=None: os.terminal_size((100, 40)))
+    text = render(["rank", "caveats"], [(1, "precision differs; " * 40)], "table")
+    assert max(len(line) for line in text.splitlines()[:-1]) <= 100
+    assert (
+        text.splitlines()[-1] == "(1 row; long values cut to the terminal's width: --format csv or json for them whole)"
+    )
+    assert "precision differs; " * 40 in render(["rank", "caveats"], [(1, "precision differs; " * 40)], "csv")
