@@ -15,7 +15,7 @@ from assets.config.sources import load_sources
 from assets.mlperf_rounds.watch import evaluate
 from assets.partitions import MLPERF_ROUND_PARTITIONS, mlperf_rounds
 from assets.publish import freshness_checks
-from assets.resources import Inputs
+from assets.resources import Inputs, Warehouse
 from assets.runs.drop_folder import dumps_fingerprint
 from pipelines.jobs import build_warehouse, ingest_mlperf_round, refresh_observed, round_run_config
 
@@ -30,11 +30,19 @@ ROUND_SENSOR_INTERVAL_S = 5 * 60
     default_status=dg.DefaultSensorStatus.RUNNING,
     description="Requests a refresh of the observed tables when new content appears in the dump folders "
     "(by content checksum, with the run.yaml files governing each file: a re-copied file is not ingested twice; a "
-    "swap of run.yaml files, a file moved into another run, or a revert to earlier content is).",
+    "swap of run.yaml files, a file moved into another run, or a revert to earlier content is); waits for the "
+    "warehouse's first build (which reads the dump folders itself).",
 )
-def dump_folder_sensor(context: dg.SensorEvaluationContext, inputs: Inputs) -> dg.RunRequest | dg.SkipReason:
+def dump_folder_sensor(
+    context: dg.SensorEvaluationContext, inputs: Inputs, warehouse: Warehouse
+) -> dg.RunRequest | dg.SkipReason:
     if not inputs.dumps:
         return dg.SkipReason("no dump folders configured (set BENCHBILL_DUMPS)")
+    if not warehouse.serving_path.exists():  # the cursor stays: the first change is requested after that build
+        return dg.SkipReason(
+            "waiting for the warehouse's first build (build_warehouse, after the MLPerf rounds are ingested): it "
+            "reads the dump folders itself, and a refresh before it has no profiles to join"
+        )
     fingerprint = dumps_fingerprint(list(inputs.dumps), links_into=inputs.allow_links_into)
     last, changes = read_drop_cursor(context.cursor)
     if fingerprint == last:
@@ -97,9 +105,23 @@ def mlperf_round_sensor(context: dg.SensorEvaluationContext, inputs: Inputs) -> 
     request_job=build_warehouse,
     default_status=dg.DefaultSensorStatus.RUNNING,
     description="After a round's ingestion succeeds, rebuild the tables that depend on it and publish (unless a "
-    "rebuild is already queued: it will read the round, so rounds ingested together are built once).",
+    "rebuild is already queued, or another round ingest succeeded after it: that one asks for the rebuild, so "
+    "rounds ingested together are built once).",
 )
 def rebuild_after_round_ingest(context: dg.RunStatusSensorContext) -> dg.RunRequest | dg.SkipReason:
+    record = context.instance.get_run_record_by_id(context.dagster_run.run_id)
+    ended = (record.end_time if record is not None else None) or 0.0
+    later = [
+        r
+        for r in context.instance.get_run_records(
+            filters=dg.RunsFilter(job_name=ingest_mlperf_round.name, statuses=[dg.DagsterRunStatus.SUCCESS]), limit=50
+        )
+        if r.dagster_run.run_id != context.dagster_run.run_id and (r.end_time or 0.0) > ended
+    ]
+    if later:  # rounds ingested together (one tick sees each success): the last one's rebuild reads them all
+        return dg.SkipReason(
+            f"round ingest run {later[0].dagster_run.run_id} succeeded after it: its rebuild builds this round too"
+        )
     waiting = context.instance.get_run_records(
         filters=dg.RunsFilter(
             job_name=build_warehouse.name, statuses=[dg.DagsterRunStatus.QUEUED, dg.DagsterRunStatus.NOT_STARTED]

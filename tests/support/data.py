@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 from assets.core.paths import DEFAULT_PRICES
+from assets.resources import Warehouse
 from pipelines.cli import main
 
 REPO_ROOT = Path(__file__).resolve().parent.parent.parent
@@ -60,6 +61,15 @@ def make_dumps(root: Path, variants=("vllm", "vllm+batch_size"), run_yaml: str =
         (folder / "run.yaml").write_text(run_yaml)
         (folder / "results").symlink_to(INFERENCE_PERF / variant / "results", target_is_directory=True)
     return root
+
+
+def built_warehouse(root: Path) -> Warehouse:
+    """A warehouse folder as its first build leaves it (a serving file published; empty here): what the drop-folder
+    sensor waits for."""
+    warehouse = Warehouse(dir=str(root / "built-warehouse"))
+    warehouse.serving_path.parent.mkdir(parents=True, exist_ok=True)
+    warehouse.serving_path.touch()
+    return warehouse
 
 
 def build_published(root: Path, extra_args: tuple[str, ...] = ()) -> Path:

@@ -6,22 +6,41 @@ import shutil
 import dagster as dg
 import pytest
 
-from assets.resources import Inputs
+from assets.resources import Inputs, Warehouse
 from assets.runs.drop_folder import dumps_fingerprint
 from pipelines.definitions import build_definitions
 from pipelines.sensors import drop_run_key
-from tests.support.data import FIXTURES, WORKED_RUN_YAML
+from tests.support.data import FIXTURES, WORKED_RUN_YAML, built_warehouse
 
 
-def test_drop_folder_ingests_new_content_once(tmp_path):
+def h100_drop(tmp_path):
+    """A drop folder with one run.yaml (the worked case's), its Inputs and the sensor over them."""
     root = tmp_path / "drop"
     (root / "h100").mkdir(parents=True)
     (root / "h100" / "run.yaml").write_text(WORKED_RUN_YAML)
     inputs = Inputs(dumps=[str(root)])
-    sensor = build_definitions(inputs=inputs).resolve_sensor_def("dump_folder_sensor")
+    return root, inputs, build_definitions(inputs=inputs).resolve_sensor_def("dump_folder_sensor")
+
+
+def test_the_drop_folder_waits_for_the_warehouses_first_build(tmp_path):
+    """A fresh instance: the first build reads the dump folders itself; a refresh before it would find no profiles."""
+    _root, inputs, sensor = h100_drop(tmp_path)
+    fresh = Warehouse(dir=str(tmp_path / "fresh"))
+    with dg.build_sensor_context(resources={"inputs": inputs, "warehouse": fresh}) as context:
+        waiting = sensor(context)
+        assert isinstance(waiting, dg.SkipReason) and "waiting for the warehouse's first build" in waiting.skip_message
+        assert context.cursor is None  # the content is requested once the build has published
+    with dg.build_sensor_context(resources={"inputs": inputs, "warehouse": built_warehouse(tmp_path)}) as context:
+        assert isinstance(sensor(context), dg.RunRequest)
+
+
+def test_drop_folder_ingests_new_content_once(tmp_path):
+    root, inputs, sensor = h100_drop(tmp_path)
 
     def tick(cursor):
-        with dg.build_sensor_context(cursor=cursor, resources={"inputs": inputs}) as context:
+        with dg.build_sensor_context(
+            cursor=cursor, resources={"inputs": inputs, "warehouse": built_warehouse(tmp_path)}
+        ) as context:
             return sensor(context), context.cursor
 
     first, cursor = tick(None)
@@ -62,7 +81,9 @@ def ticker(root, instance):
     cursor = [None]
 
     def tick():
-        with dg.build_sensor_context(cursor=cursor[0], instance=instance, resources={"inputs": inputs}) as context:
+        with dg.build_sensor_context(
+            cursor=cursor[0], instance=instance, resources={"inputs": inputs, "warehouse": built_warehouse(root.parent)}
+        ) as context:
             result = sensor(context)
             cursor[0] = context.cursor
         return result

@@ -20,7 +20,7 @@ from assets.runs.drop_folder import dumps_fingerprint
 from assets.warehouse.fingerprint import inputs_fingerprint
 from assets.warehouse.layout import WarehouseLayout
 from pipelines.sensors import drop_run_key, dump_folder_sensor
-from tests.support.data import FIXTURES, WORKED_RUN_YAML
+from tests.support.data import FIXTURES, WORKED_RUN_YAML, built_warehouse
 
 VLLM_RESULT = FIXTURES / "vllm" / "openai-4.0qps-Llama-3.1-8B-Instruct-20260901-120000.json"
 HANG_LIMIT_S = 20  # a walk of these few files takes milliseconds; reaching this means it blocked
@@ -90,8 +90,9 @@ def test_the_drop_folder_sensor_does_not_hang_on_a_fifo(tmp_path):
     root = one_run(tmp_path / "dumps")
     os.mkfifo(root / "run" / "results.json")
     (root / "run" / "zero.json").symlink_to("/dev/zero")
-    context = dg.build_sensor_context(resources={"inputs": Inputs(dumps=[str(root)], allow_links_into=[])})
-    request = dump_folder_sensor(context)
+    resources = {"inputs": Inputs(dumps=[str(root)], allow_links_into=[]), "warehouse": built_warehouse(tmp_path)}
+    with dg.build_sensor_context(resources=resources) as context:  # the warehouse resource holds a context
+        request = dump_folder_sensor(context)
     assert isinstance(request, dg.RunRequest)
     assert request.run_key == drop_run_key(dumps_fingerprint([str(one_run(tmp_path / "clean"))], links_into=[]), 1)
 
