@@ -240,7 +240,16 @@ def render(columns: list[str], rows: list[tuple], fmt: str) -> str:
     lines = align_rows(columns, body)
     note = "; long values cut to the terminal's width: --format csv or json for them whole" if cut else ""
     lines.append(f"({len(rows)} row{'s' if len(rows) != 1 else ''}{note})")
+    per_request = [c for c in columns if PER_REQUEST.search(c)]
+    if per_request:  # the 1000x trap: the terminal and the report show these per 1,000 requests
+        lines.append(
+            f"({', '.join(per_request)}: USD per request; the terminal and the report show them x 1,000, in USD per "
+            "1,000 requests)"
+        )
     return "\n".join(lines)
+
+
+PER_REQUEST = re.compile(r"cost_per_request_usd_(low|high)$")
 
 
 SHELL_HELP = """benchbill shell: SQL on the published serving file, read-only. End a statement with ;

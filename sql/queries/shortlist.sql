@@ -1,5 +1,7 @@
--- The shortlist for one profile, cheapest first: the MLPerf reference (benchmark) and the
--- delivered band (observed or projected) in separate columns, the price, the cost range, caveats.
+-- The shortlist for one profile, in its ranking (rank_in_profile: the recommended config first): the MLPerf
+-- reference (benchmark) and the delivered band (observed or projected) in separate columns, the price, the cost
+-- range, caveats. Costs in the units the terminal and the report show, named in the column: USD per 1,000 requests
+-- (analytics.shortlist.cost_per_request_usd_* x 1,000) and USD per 1M output tokens.
 --
 -- param profile: the profile's name (`benchbill sql "SELECT profile, slo_text FROM analytics.profiles"` lists them)
 -- values profile: one of analytics.profiles.profile
@@ -20,10 +22,10 @@ SELECT
     price_class,
     price_provider,
     usd_per_accelerator_hour,
-    cost_per_request_usd_low,
-    cost_per_request_usd_high,
-    cost_per_million_output_tokens_usd_low,
-    cost_per_million_output_tokens_usd_high,
+    cost_per_request_usd_low * 1000 AS usd_per_1k_requests_low,
+    cost_per_request_usd_high * 1000 AS usd_per_1k_requests_high,
+    cost_per_million_output_tokens_usd_low AS usd_per_1m_output_tokens_low,
+    cost_per_million_output_tokens_usd_high AS usd_per_1m_output_tokens_high,
     caveats
 FROM analytics.shortlist
 WHERE profile = $profile

@@ -45,7 +45,10 @@ def test_the_shortlist_query_returns_the_profile_rows_of_the_shortlist(published
             "WHERE profile = 'chat-8b-interactive' ORDER BY rank_in_profile"
         ).fetchall()
     assert [r["rank"] for r in rows] == list(range(1, len(expected) + 1))
-    assert [r["cost_per_request_usd_high"] for r in rows] == [e[0] for e in expected]
+    # in the terminal's and the report's unit, named in the column: USD per 1,000 requests
+    assert [r["usd_per_1k_requests_high"] for r in rows] == [
+        pytest.approx(e[0] * 1000, rel=1e-12) if e[0] is not None else None for e in expected
+    ]
 
 
 def test_the_reference_gap_divides_by_the_reference_the_shortlist_divides_by(published, capsys):
@@ -150,7 +153,11 @@ def test_the_table_format_writes_costs_plainly_never_in_scientific_notation(publ
     assert sql(published, query) == 0
     lines = capsys.readouterr().out.splitlines()
     assert not re.search(r"\b\d+(\.\d+)?[eE][-+]\d+", "\n".join(lines))
-    shown = [[float(cell.replace(",", "")) for cell in line.split()] for line in lines[2:-1]]
+    assert lines[-1] == (
+        "(cost_per_request_usd_low, cost_per_request_usd_high: USD per request; the terminal and the report show them "
+        "x 1,000, in USD per 1,000 requests)"
+    )
+    shown = [[float(cell.replace(",", "")) for cell in line.split()] for line in lines[2:-2]]
     with duckdb.connect(str(published / "serving.duckdb"), read_only=True) as conn:
         expected = conn.execute(query).fetchall()
     assert len(shown) == len(expected) > 0
