@@ -14,7 +14,17 @@ from typing import Protocol
 
 from assets.core.errors import IngestError
 from assets.formats.base import Reader
-from assets.formats.dumps import aiperf, generic, guidellm, inference_perf, llmperf, loadgen_run, sglang, vllm
+from assets.formats.dumps import (
+    aiperf,
+    generic,
+    guidellm,
+    inference_perf,
+    llmd_report,
+    llmperf,
+    loadgen_run,
+    sglang,
+    vllm,
+)
 from assets.formats.dumps.decode import complete, decode
 from assets.formats.dumps.exchange import Dump, Parsed
 from assets.inputs.files import HEAD_BYTES, Fetched, LargeFile, head_of
@@ -31,7 +41,17 @@ class DumpReader(Reader[Dump, Parsed], Protocol):
     def READ_IN_PLACE(self) -> frozenset[str]: ...  # noqa: N802
 
 
-READERS: list[DumpReader] = [inference_perf, guidellm, aiperf, llmperf, sglang, vllm, loadgen_run, generic]
+READERS: list[DumpReader] = [
+    inference_perf,
+    llmd_report,
+    guidellm,
+    aiperf,
+    llmperf,
+    sglang,
+    vllm,
+    loadgen_run,
+    generic,
+]
 
 SKIPPED: Mapping[str, str] = {kind: why for reader in READERS for kind, why in reader.SKIPPED.items()}
 READ_IN_PLACE: frozenset[str] = frozenset().union(*(reader.READ_IN_PLACE for reader in READERS))
