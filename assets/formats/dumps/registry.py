@@ -1,10 +1,10 @@
 """The one registry of dump formats: the readers in the order they are tried, and reading one file.
 
 The first reader whose `recognise` answers names the file. Specific shapes first; vLLM after SGLang (SGLang
-lines carry vLLM-like keys), the generic tabular format last. A format a reader lists in `SKIPPED` is
-recognised and listed with its reason, never parsed; a format in `READ_IN_PLACE` is never decoded whole (DuckDB
-reads its records where the file lies). A file too large to hold is recognised from its head: one that is no dump,
-or a skipped format, is never decoded further.
+lines carry vLLM-like keys), the generic tabular formats last (the per-level summary before the per-request one).
+A format a reader lists in `SKIPPED` is recognised and listed with its reason, never parsed; a format in
+`READ_IN_PLACE` is never decoded whole (DuckDB reads its records where the file lies). A file too large to hold
+is recognised from its head: one that is no dump, or a skipped format, is never decoded further.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from assets.formats.base import Reader
 from assets.formats.dumps import (
     aiperf,
     generic,
+    generic_levels,
     guidellm,
     inference_perf,
     llmd_report,
@@ -50,6 +51,7 @@ READERS: list[DumpReader] = [
     sglang,
     vllm,
     loadgen_run,
+    generic_levels,
     generic,
 ]
 
