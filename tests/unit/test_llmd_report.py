@@ -100,3 +100,19 @@ def test_output_lengths_far_past_the_target_are_said():
 @pytest.mark.parametrize("text", [b"version: '0.1'\nother: 1\n", b"metrics: 3\n", b"name,rate\n1,2\n"])
 def test_yaml_that_is_no_report_is_not_recognised(text):
     assert read(text, "x.yaml") is None
+
+
+def test_a_report_converted_from_vllm_takes_its_level_by_vllms_rule_and_derives_no_sent_rate():
+    """convert.py's vLLM import: `total` = completed (no failures key), ms, the args vLLM was run with."""
+    doc = report()
+    doc["scenario"]["load"] = {
+        "name": "vllm-benchmark",
+        "args": {"num_prompts": 200, "request_rate": 4.0, "burstiness": 1.0, "max_concurrency": 32},
+    }
+    del doc["metrics"]["requests"]["failures"]
+    (m,) = read(as_yaml(doc)).measurements
+    assert (m.load_kind, m.offered_rate_per_s, m.workload["max_concurrency"]) == ("rate", 4.0, 32.0)
+    assert m.values["sent_rate_per_s"] is None and m.values["requests_failed"] is None
+    doc["scenario"]["load"]["args"]["request_rate"] = "inf"
+    (m,) = read(as_yaml(doc)).measurements
+    assert (m.load_kind, m.concurrency) == ("concurrency", 32.0)

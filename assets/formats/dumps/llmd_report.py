@@ -27,6 +27,7 @@ from pathlib import PurePath
 from typing import Any
 
 from assets.core.errors import IngestError
+from assets.formats.dumps.bench_serving import load_level
 from assets.formats.dumps.exchange import Dump, FormatProblem, Measurement, Parsed
 from assets.formats.dumps.values import count, empty_point, number, section, stats_metrics
 from assets.inputs.textinput import parse_yaml
@@ -251,15 +252,13 @@ def _v01_load(
         if concurrency is not None:
             return "concurrency", None, concurrency, workload, params.get("output_len")
         return "rate", number(spec.get("rate"), f"{where}.rate"), None, workload, params.get("output_len")
-    if generator == "vllm-benchmark":
-        rate = args.get("request_rate")
-        finite = None if rate in (None, "inf", float("inf")) else number(rate, "scenario.load.args.request_rate")
-        cap = number(args.get("max_concurrency"), "scenario.load.args.max_concurrency")
+    if generator == "vllm-benchmark":  # vLLM's own level rule: rate "inf" is every prompt at once, or the cap
+        kind, rate, concurrency = load_level(args, "scenario.load.args")
         workload.update(num_prompts=args.get("num_prompts"), burstiness=args.get("burstiness"))
-        if finite is not None:
-            workload["max_concurrency"] = cap
-            return "rate", finite, None, workload, None
-        return "concurrency", None, cap, workload, None
+        if kind == "rate":
+            workload["max_concurrency"] = concurrency
+            return kind, rate, None, workload, None
+        return kind, None, concurrency, workload, None
     return None, None, None, workload, None
 
 
