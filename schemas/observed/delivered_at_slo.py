@@ -54,6 +54,13 @@ class DeliveredAtSlo(pa.DataFrameModel):
         isin=["per_request", "tool_aggregate"],
         description=("Where the low point's percentiles come from: per_request records or the tool's aggregates."),
     )
+    unmeasured_bounds: str = pa.Field(
+        nullable=True,
+        description=(
+            "The profile's bounded measures (e.g. ttft_p95_ms) that the run's files state at none of its load points "
+            "(a per-level summary without that percentile): each fails at every point. NULL when all are measured."
+        ),
+    )
     method: str = pa.Field(description="How the band was computed, in words.")
     evidence: str = pa.Field(isin=["observed"], description="Evidence class of the row: observed.")
 

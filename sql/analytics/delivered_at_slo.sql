@@ -14,7 +14,7 @@ SELECT
     delivered_output_tokens_per_s_low, delivered_output_tokens_per_s_high,
     delivered_output_tokens_per_s_low / accelerator_count AS delivered_output_tokens_per_s_per_accel_low,
     delivered_output_tokens_per_s_high / accelerator_count AS delivered_output_tokens_per_s_per_accel_high,
-    method
+    unmeasured_bounds, method
 FROM observed.delivered_at_slo
 UNION ALL
 SELECT
@@ -24,6 +24,6 @@ SELECT
     delivered_output_tokens_per_s_low, delivered_output_tokens_per_s_high,
     delivered_output_tokens_per_s_low / accelerator_count,
     delivered_output_tokens_per_s_high / accelerator_count,
-    method
+    NULL, method
 FROM projected.delivered_at_slo
 ORDER BY profile, evidence, accelerator_id, run_label

@@ -26,7 +26,8 @@ observed_rows AS (
            d.delivered_requests_per_s_low, d.delivered_requests_per_s_high,
            d.delivered_output_tokens_per_s_low, d.delivered_output_tokens_per_s_high,
            d.feasible, d.slo_crossed, d.arrival, d.mean_input_tokens, d.mean_output_tokens, d.method,
-           NULL::DOUBLE AS prior_lo, NULL::DOUBLE AS prior_hi, NULL::VARCHAR AS output_tokens_basis
+           NULL::DOUBLE AS prior_lo, NULL::DOUBLE AS prior_hi, NULL::VARCHAR AS output_tokens_basis,
+           d.unmeasured_bounds
     FROM observed.delivered_at_slo AS d
 ),
 projected_rows AS (
@@ -35,7 +36,7 @@ projected_rows AS (
            p.delivered_requests_per_s_low, p.delivered_requests_per_s_high,
            p.delivered_output_tokens_per_s_low, p.delivered_output_tokens_per_s_high,
            true, NULL, NULL, NULL, NULL, p.method,
-           p.delivered_fraction_prior_lo, p.delivered_fraction_prior_hi, p.output_tokens_basis
+           p.delivered_fraction_prior_lo, p.delivered_fraction_prior_hi, p.output_tokens_basis, NULL
     FROM projected.delivered_at_slo AS p
 ),
 configs AS (
@@ -160,7 +161,8 @@ SELECT
     concat_ws('; ',
         CASE WHEN evidence = 'projected' THEN 'projected: no run of ours on this accelerator, MLPerf ' || coalesce(mlperf_reference_scenario, 'Server') || ' x prior ['
             || prior_lo || ', ' || prior_hi || ']' END,
-        CASE WHEN evidence = 'observed' AND NOT feasible THEN 'no load point meets the SLO: nothing delivered at this SLO' END,
+        CASE WHEN evidence = 'observed' AND NOT feasible THEN 'no load point meets the SLO: nothing delivered at this SLO'
+            || coalesce(' (the run''s files state no ' || unmeasured_bounds || ', which the profile bounds)', '') END,
         CASE WHEN cap_kept_apart IS NOT NULL
             THEN 'measured at max_concurrency ' || cap_kept_apart || ', one of several caps at the same offered rate: '
                 || 'kept apart, not one sweep (a cap is not a repeat, and one rate does not order them)' END,

@@ -14,7 +14,9 @@
 --          crossing, interpolated linearly between the last plausible point and it, on ci_low values and the
 --          highest achieved rate of their repeats; never above the failing point, never below low. No such
 --          point: high = the highest achieved rate of the last plausible point (a lower bound).
--- With one run and tool aggregates this is exactly the single-sweep rule. A measure a point lacks fails.
+-- With one run and tool aggregates this is exactly the single-sweep rule. A measure a point lacks fails; a bounded
+-- measure the run's files state at none of its points (a per-level summary without that percentile) is named in
+-- unmeasured_bounds, so that a band lost to it says why.
 WITH pairs AS (
     SELECT p.profile, r.*
     FROM observed.runs AS r
@@ -36,6 +38,11 @@ checks AS (
     JOIN sweep AS s ON s.run_id = pr.run_id
     LEFT JOIN observed.load_point_measures AS m
         ON m.run_id = s.run_id AND m.load_index = s.load_index AND m.measure = b.measure
+),
+unmeasured AS (
+    SELECT profile, run_id, string_agg(measure, ', ' ORDER BY measure) AS unmeasured_bounds
+    FROM (SELECT profile, run_id, measure FROM checks GROUP BY ALL HAVING bool_and(value IS NULL))
+    GROUP BY profile, run_id
 ),
 points AS (
     SELECT c.profile, c.run_id, c.load_index, bool_and(c.surely) AS surely, bool_and(c.plausibly) AS plausibly,
@@ -161,12 +168,15 @@ SELECT
     i.mean_output_tokens,
     pr.repeats_max,
     i.percentile_source,
+    u.unmeasured_bounds,
     'low: highest load point whose interval upper ends meet every bound (' || pr.load_kind
         || CASE pr.load_kind WHEN 'rate' THEN ' sweep, open loop' ELSE ' sweep, closed loop' END
         || ', percentiles: ' || coalesce(i.percentile_source, 'none') || '); '
         || 'high: bound crossing interpolated on interval lower ends towards the first point failing even '
-        || 'optimistically; intervals: ' || coalesce(i.interval_methods, 'none') AS method,
+        || 'optimistically; intervals: ' || coalesce(i.interval_methods, 'none')
+        || coalesce('; not in the run''s files, so failing at every point: ' || u.unmeasured_bounds, '') AS method,
     'observed' AS evidence
 FROM pairs AS pr
 LEFT JOIN interpolated AS i ON i.profile = pr.profile AND i.run_id = pr.run_id
+LEFT JOIN unmeasured AS u ON u.profile = pr.profile AND u.run_id = pr.run_id
 ORDER BY pr.profile, pr.run_label

@@ -24,6 +24,12 @@ EXPECTED_LEVELS = {
     # one GuideLLM benchmark (constant 10 rps); two models with one synchronous benchmark each
     "guidellm-rsevilla87-guidellm-results-parser": [1],
     "guidellm-thesteve0-local-llm-benchmark": [1, 1],
+    # llm-d reports (v0.1 and v0.2 of each stage merged): 8 stages on the H100s, 15 req/s twice (stage 0, a warm-up
+    # only a comment of the config names, and stage 3: repeats of one level); 9 stages of 1 ... 150 req/s on the MI325Xs
+    "llm-d-benchmark-praveingk-llmd-benchmarking-nxtgen/granite-k8s-round-robin": [7],
+    "llm-d-benchmark-praveingk-llmd-benchmarking-nxtgen/granite-llmd-precise-prefix": [7],
+    "llm-d-benchmark-praveingk-llmd-benchmarking-nxtgen/sarvam-baseline": [9],
+    "llm-d-benchmark-praveingk-llmd-benchmarking-nxtgen/sarvam-llmd-pd-4p4d": [9],
     # LLMPerf concurrency folders 1, 10, 20, 30, 40, 50 of one workload
     "llmperf-johnsonafool-llmperf-test": [6],
     # LoadGen: a Server run (two logs of one level: repeats) and an Offline run (another scenario)

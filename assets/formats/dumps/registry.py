@@ -1,10 +1,10 @@
 """The one registry of dump formats: the readers in the order they are tried, and reading one file.
 
 The first reader whose `recognise` answers names the file. Specific shapes first; vLLM after SGLang (SGLang
-lines carry vLLM-like keys), the generic tabular format last. A format a reader lists in `SKIPPED` is
-recognised and listed with its reason, never parsed; a format in `READ_IN_PLACE` is never decoded whole (DuckDB
-reads its records where the file lies). A file too large to hold is recognised from its head: one that is no dump,
-or a skipped format, is never decoded further.
+lines carry vLLM-like keys), the generic tabular formats last (the per-level summary before the per-request one).
+A format a reader lists in `SKIPPED` is recognised and listed with its reason, never parsed; a format in
+`READ_IN_PLACE` is never decoded whole (DuckDB reads its records where the file lies). A file too large to hold
+is recognised from its head: one that is no dump, or a skipped format, is never decoded further.
 """
 
 from __future__ import annotations
@@ -14,7 +14,18 @@ from typing import Protocol
 
 from assets.core.errors import IngestError
 from assets.formats.base import Reader
-from assets.formats.dumps import aiperf, generic, guidellm, inference_perf, llmperf, loadgen_run, sglang, vllm
+from assets.formats.dumps import (
+    aiperf,
+    generic,
+    generic_levels,
+    guidellm,
+    inference_perf,
+    llmd_report,
+    llmperf,
+    loadgen_run,
+    sglang,
+    vllm,
+)
 from assets.formats.dumps.decode import complete, decode
 from assets.formats.dumps.exchange import Dump, Parsed
 from assets.inputs.files import HEAD_BYTES, Fetched, LargeFile, head_of
@@ -31,7 +42,18 @@ class DumpReader(Reader[Dump, Parsed], Protocol):
     def READ_IN_PLACE(self) -> frozenset[str]: ...  # noqa: N802
 
 
-READERS: list[DumpReader] = [inference_perf, guidellm, aiperf, llmperf, sglang, vllm, loadgen_run, generic]
+READERS: list[DumpReader] = [
+    inference_perf,
+    llmd_report,
+    guidellm,
+    aiperf,
+    llmperf,
+    sglang,
+    vllm,
+    loadgen_run,
+    generic_levels,
+    generic,
+]
 
 SKIPPED: Mapping[str, str] = {kind: why for reader in READERS for kind, why in reader.SKIPPED.items()}
 READ_IN_PLACE: frozenset[str] = frozenset().union(*(reader.READ_IN_PLACE for reader in READERS))
