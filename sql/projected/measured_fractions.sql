@@ -10,7 +10,12 @@
 -- says why not in not_learnt_reason, never dropped.
 --
 -- The bands come from one union arm per source (`delivered` below); a source with the same columns (the
--- calibrated delivered-at-SLO on our traffic) is one more arm, with its own `source`.
+-- calibrated delivered-at-SLO on our traffic) is one more arm, with its own `source` (a word of
+-- schemas/vocab.py DELIVERED_SOURCES), e.g.
+--     UNION ALL
+--     SELECT profile, 'calibrated', config_key, run_labels, model_id, accelerator_id, accelerator_count,
+--            <its band exists>, <output tokens/s low>, <output tokens/s high>
+--     FROM calibrated.delivered_at_slo
 WITH delivered AS (
     SELECT profile, 'observed' AS source, run_id AS config_key, run_label AS run_labels, model_id,
            accelerator_id, accelerator_count, feasible,
