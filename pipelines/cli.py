@@ -15,7 +15,7 @@ import duckdb
 
 from assets.core.inert import inert
 from assets.core.paths import DEFAULT_PRICES, DEFAULT_PROFILES, DEFAULT_SOURCES
-from assets.report.decision import bill_text, decide, measure_text, saving_text
+from assets.report.decision import bill_text, decide, measure_text, projected_text, saving_text
 from assets.report.textformat import format_shortlist, wrapped
 from assets.resources import Inputs, Warehouse
 from assets.runs.collect import IDLE_SIDECAR_NOTE
@@ -84,6 +84,9 @@ def decision_notes(profiles: list[str], capacity: list[dict], measure_next: list
             notes[profile] = [NO_VOLUME_NOTE]
             continue
         lines = [f"at our volume: {bill_text(decision.recommended)}", saving_text(decision.recommended)]
+        projected = projected_text(decision.top)
+        if projected is not None:
+            lines.append(projected)
         if decision.measure_next:
             more = len(decision.measure_next) - 1
             lines.append(

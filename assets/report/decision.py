@@ -103,6 +103,20 @@ def saving_text(row: dict[str, Any]) -> str:
     )
 
 
+def projected_text(top: list[dict[str, Any]]) -> str | None:
+    """Where the band of a top config is projected, what fraction of the MLPerf reference it applies: measured on
+    our runs (which) or the profile's prior (delivered_fraction_basis); None when every top config is measured."""
+    projected = [r for r in top if r["evidence"] == "projected"]
+    if not projected:
+        return None
+    names = ", ".join(f"{r['accelerator_count']}x {r['accelerator']}" for r in projected)
+    bases = "; ".join(dict.fromkeys(str(r.get("delivered_fraction_basis") or "not stated") for r in projected))
+    return (
+        f"top configs projected from MLPerf ({names}): their delivered band is the MLPerf reference x a delivered "
+        f"fraction, {bases}"
+    )
+
+
 def measure_text(row: dict[str, Any]) -> str:
     """One thing to measure next, with the saving it may bring and what it rests on."""
     text = str(row["what_to_measure"])

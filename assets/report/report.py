@@ -20,7 +20,15 @@ import duckdb
 
 from assets.core.inert import inert
 from assets.report.charts import Band, Point, RangeRow, RefLine, Series, line_chart, range_chart
-from assets.report.decision import Decision, bill_text, config_name, decide, measure_text, saving_text
+from assets.report.decision import (
+    Decision,
+    bill_text,
+    config_name,
+    decide,
+    measure_text,
+    projected_text,
+    saving_text,
+)
 from assets.report.textformat import (
     SHORTLIST_COLUMNS,
     TEXT,
@@ -36,7 +44,11 @@ from assets.report.textformat import (
 EVIDENCE = {
     "benchmark": ("#1d4ed8", "published, auditable reference numbers (MLPerf results, list prices)"),
     "observed": ("#047857", "measured on our own stack (our benchmark dumps)"),
-    "projected": ("#b45309", "derived from a pattern, not measured for this config (MLPerf reference x prior)"),
+    "projected": (
+        "#b45309",
+        "derived from a pattern, not measured for this config (MLPerf reference x the fraction our runs measured, "
+        "else the profile's prior)",
+    ),
     "requirement": ("#6d28d9", "what we demand (SLO bounds, priors)"),
     "cost": ("#be123c", "computed from the above: price / delivered throughput"),
 }
@@ -355,7 +367,8 @@ def _profile_section(data: ReportData, profile: dict[str, Any]) -> str:
         f'<section class="profile" id="profile-{escape(name)}" data-profile="{escape(name)}">',
         f"<h2>Profile {escape(name)}</h2>",
         f"<p>Model <b>{escape(profile['model_id'] or profile['model_raw'])}</b>; SLO {tag('requirement')} "
-        f"{escape(profile['slo_text'])}; delivered-fraction prior for projections "
+        f"{escape(profile['slo_text'])}; delivered-fraction prior for projections where no run of ours measures the "
+        "gap "
         f"[{plain_number(profile['delivered_fraction_prior_lo'])}, "
         f"{plain_number(profile['delivered_fraction_prior_hi'])}]"
         + (
@@ -397,7 +410,7 @@ def _profile_section(data: ReportData, profile: dict[str, Any]) -> str:
     else:
         parts.append(
             '<p class="muted">No run of ours serves this model: every config here is projected '
-            "(the MLPerf reference x the prior), so there are no load points to plot.</p>"
+            "(the MLPerf reference x a delivered fraction), so there are no load points to plot.</p>"
         )
     parts.append("<h3>Cost bands per config and price class</h3>")
     parts.append(_cost_chart(name, rows))
@@ -440,6 +453,12 @@ def _decision_block(decision: Decision) -> str:
         f'<p class="decision-line" data-line="saving"><b>Against what we run today:</b> '
         f"{escape(saving_text(row))}.</p>"
     )
+    projected = projected_text(decision.top)
+    if projected is not None:
+        parts.append(
+            f'<p class="decision-line" data-line="projected">{tag("projected")} <b>Projected bands:</b> '
+            f"{escape(projected)}.</p>"
+        )
     if decision.measure_next:
         items = "".join(f"<li>{escape(measure_text(m))}</li>" for m in decision.measure_next)
         parts.append(
@@ -615,7 +634,8 @@ end); dashed: projected from MLPerf. A line under the black curve's peaks means 
 <div class="capacity-charts">{capacity_charts or '<p class="muted">No profile states a volume.</p>'}</div>
 <h2>The detail</h2>
 <p class="muted">MLPerf numbers are the reference under MLPerf's conditions; delivered numbers are what a config
-sustains within the profile's SLO, on our runs (observed) or the MLPerf reference x a prior (projected).
+sustains within the profile's SLO, on our runs (observed) or the MLPerf reference x a delivered fraction (projected:
+the fraction our runs measured against MLPerf on their accelerators, else the profile's prior).
 The two stay in separate columns so the gap is visible.</p>
 <p class="legend">{legend}</p>
 <p>Profiles: {contents}</p>

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
+from pathlib import PurePosixPath
 from typing import Any
 
 from assets.core import canonical
@@ -30,6 +31,12 @@ def read_sidecar(fetched: Fetched | LargeFile) -> dict[str, Any]:
     if not isinstance(content, dict):
         raise IngestError(f"{fetched.name}: expected a mapping of run settings, got {type(content).__name__}")
     return content
+
+
+def unreadable_above(folder: PurePosixPath, unreadable: Mapping[PurePosixPath, str]) -> PurePosixPath | None:
+    """The deepest folder at or above `folder` whose run.yaml cannot be read (`unreadable`: folder -> problem):
+    the files below it have no config to read them with (a shallower run.yaml would describe them wrongly)."""
+    return next((p for p in (folder, *folder.parents) if p in unreadable), None)
 
 
 def merge_sidecars(chain: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
@@ -143,6 +150,12 @@ def _run_config(merged: dict[str, Any], where: str) -> dict[str, Any]:
     unknown = sorted(set(merged) - set(REQUIRED_KEYS) - set(OPTIONAL_KEYS))
     if unknown:
         raise SidecarProblem(f"{where}: unknown keys {unknown}; allowed {list(REQUIRED_KEYS + OPTIONAL_KEYS)}")
+    nested = sorted(k for k, v in merged.items() if k != "settings" and isinstance(v, (dict, list)))
+    if nested:
+        raise SidecarProblem(f"{where}: {nested} must each be one value (text or a number), not a list or a mapping")
+    if merged.get("settings") is not None and not isinstance(merged["settings"], dict):
+        kind = type(merged["settings"]).__name__
+        raise SidecarProblem(f"{where}: settings must be a mapping of engine settings (name: value), got {kind}")
     model_raw = str(merged["model"]).strip() if merged.get("model") not in (None, "") else ""
     checkpoint = canonical.model_and_precision(model_raw)
     stated = canonical.read_precision(merged.get("precision"))

@@ -45,6 +45,11 @@ class CapacityPlan(pa.DataFrameModel):
     delivered_requests_per_s_high: float = pa.Field(
         nullable=True, ge=0, description="delivered_high: requests/s one replica delivers within the SLO, high end."
     )
+    delivered_fraction_basis: str = pa.Field(
+        nullable=True,
+        description="Projected rows: which fraction of the MLPerf reference the band applies, measured on our runs "
+        "(which) or the profile's prior (projected.delivered_at_slo); empty on observed rows.",
+    )
     traffic_basis: str = pa.Field(
         description="Where mean and peak come from: the traffic log (scaled or not) or stated."
     )

@@ -91,6 +91,11 @@ class ConfigShortlist(pa.DataFrameModel):
         ge=0,
         description="Delivered output tokens/s per accelerator (high) / MLPerf tokens/s per accelerator (reference).",
     )
+    delivered_fraction_basis: str = pa.Field(
+        nullable=True,
+        description="Projected rows: which fraction the band applies, the one our runs measured (on which runs) "
+        "or the profile's prior (projected.delivered_at_slo); empty on observed rows (their band is measured).",
+    )
     price_class: str = pa.Field(nullable=True, description="Price class of the price applied (benchmark).")
     price_provider: str = pa.Field(nullable=True, description="Provider of the price applied.")
     usd_per_accelerator_hour: float = pa.Field(nullable=True, gt=0, description="US dollars per accelerator-hour.")

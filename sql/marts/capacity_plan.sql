@@ -2,8 +2,9 @@
 -- cost.cost_per_request), for each profile with a volume: a traffic log (requirement.traffic_shape and its
 -- windows, requirement.traffic_rate, scaled to workload.requests_per_day) or a stated mean rate and
 -- peak-to-mean ratio (requirement.profiles). A replica is one config (accelerator_count accelerators);
--- delivered_low/high are the config's delivered requests/s (observed or projected); mean and peak the
--- (scaled) window rates; a month is 730 hours.
+-- delivered_low/high are the config's delivered requests/s (observed or projected; for projected ones,
+-- delivered_fraction_basis says which fraction of the MLPerf reference: projected.delivered_at_slo); mean and
+-- peak the (scaled) window rates; a month is 730 hours.
 --
 --   replicas_low/high          = ceil(peak / delivered_high) / ceil(peak / delivered_low)
 --   monthly_usd_low/high       = replicas_low/high x accelerator_count x usd_per_accelerator_hour x 730
@@ -47,9 +48,11 @@ configs AS (
            k.price_as_of, k.delivered_requests_per_s_low AS delivered_low,
            k.delivered_requests_per_s_high AS delivered_high,
            v.mean_rps, v.peak_rps, v.peak_window_s, v.min_replicas, v.baseline_run_label, v.traffic_basis,
-           v.has_windows
+           v.has_windows, pj.delivered_fraction_basis
     FROM cost.cost_per_request AS k
     JOIN volume AS v ON v.profile = k.profile
+    LEFT JOIN projected.delivered_at_slo AS pj
+        ON k.evidence = 'projected' AND pj.profile = k.profile AND k.config_key = 'mlperf:' || pj.mlperf_result_key
 ),
 static AS (
     SELECT *,
@@ -131,6 +134,7 @@ SELECT
     p.price_as_of,
     p.delivered_low AS delivered_requests_per_s_low,
     p.delivered_high AS delivered_requests_per_s_high,
+    p.delivered_fraction_basis,
     p.traffic_basis,
     p.mean_rps AS mean_requests_per_s,
     p.peak_rps AS peak_requests_per_s,

@@ -26,8 +26,8 @@ observed_rows AS (
            d.delivered_requests_per_s_low, d.delivered_requests_per_s_high,
            d.delivered_output_tokens_per_s_low, d.delivered_output_tokens_per_s_high,
            d.feasible, d.slo_crossed, d.arrival, d.mean_input_tokens, d.mean_output_tokens, d.method,
-           NULL::DOUBLE AS prior_lo, NULL::DOUBLE AS prior_hi, NULL::VARCHAR AS output_tokens_basis,
-           d.unmeasured_bounds
+           NULL::DOUBLE AS fraction_lo, NULL::DOUBLE AS fraction_hi, NULL::VARCHAR AS output_tokens_basis,
+           NULL::VARCHAR AS delivered_fraction_basis, NULL::BIGINT AS fraction_runs, d.unmeasured_bounds
     FROM observed.delivered_at_slo AS d
 ),
 projected_rows AS (
@@ -36,7 +36,8 @@ projected_rows AS (
            p.delivered_requests_per_s_low, p.delivered_requests_per_s_high,
            p.delivered_output_tokens_per_s_low, p.delivered_output_tokens_per_s_high,
            true, NULL, NULL, NULL, NULL, p.method,
-           p.delivered_fraction_prior_lo, p.delivered_fraction_prior_hi, p.output_tokens_basis, NULL
+           p.delivered_fraction_low, p.delivered_fraction_high, p.output_tokens_basis,
+           p.delivered_fraction_basis, p.delivered_fraction_runs, NULL
     FROM projected.delivered_at_slo AS p
 ),
 configs AS (
@@ -142,6 +143,7 @@ SELECT
     delivered_output_tokens_per_s_high,
     delivered_fraction_low,
     delivered_fraction_high,
+    delivered_fraction_basis,
     price_class,
     price_provider,
     usd_per_accelerator_hour,
@@ -159,8 +161,16 @@ SELECT
     quality_evidence,
     mlperf_accuracy,
     concat_ws('; ',
-        CASE WHEN evidence = 'projected' THEN 'projected: no run of ours on this accelerator, MLPerf ' || coalesce(mlperf_reference_scenario, 'Server') || ' x prior ['
-            || prior_lo || ', ' || prior_hi || ']' END,
+        CASE WHEN evidence = 'projected' THEN 'projected: no run of ours on this accelerator, MLPerf '
+            || coalesce(mlperf_reference_scenario, 'Server') || ' x '
+            || CASE WHEN fraction_runs > 0
+                    THEN 'the fraction our runs measured [' || round(fraction_lo, 3) || ', ' || round(fraction_hi, 3)
+                        || '] (' || fraction_runs || CASE WHEN fraction_runs = 1 THEN ' run' ELSE ' runs' END
+                        || ': delivered_fraction_basis)'
+                    ELSE 'prior [' || fraction_lo || ', ' || fraction_hi || ']' END END,
+        CASE WHEN evidence = 'projected' AND fraction_runs > 0 AND fraction_hi > 1
+            THEN 'the fraction learnt is above 1: our runs delivered more than MLPerf on their accelerator (our '
+                || 'workload is lighter than MLPerf''s), so this band is for our workload, not MLPerf''s' END,
         CASE WHEN evidence = 'observed' AND NOT feasible THEN 'no load point meets the SLO: nothing delivered at this SLO'
             || coalesce(' (the run''s files state no ' || unmeasured_bounds || ', which the profile bounds)', '') END,
         CASE WHEN cap_kept_apart IS NOT NULL

@@ -135,6 +135,7 @@ def test_every_column_of_a_capacity_row_equals_a_hand_computation_from_the_trace
         "price_as_of": as_of,
         "delivered_requests_per_s_low": low,
         "delivered_requests_per_s_high": high,
+        "delivered_fraction_basis": None,  # measured, not projected
         "traffic_basis": f"traffic log {TRACE} scaled to {REQUESTS_PER_DAY} requests a day (58 windows of 60.0 s)",
         "peak_window_s": WINDOW_S,
         "min_replicas": 1,

@@ -16,6 +16,7 @@ from schemas.marts.capacity_plan import CapacityPlan
 from schemas.marts.quality_gate import QualityGate
 from schemas.marts.quality_to_measure import QualityToMeasure
 from schemas.observed.delivered_at_slo import DeliveredAtSlo
+from schemas.projected.delivered_at_slo import ProjectedDeliveredAtSlo
 from schemas.requirement.profiles import Profiles
 from schemas.requirement.slo_bounds import SloBounds
 from schemas.requirement.traffic_rate import TrafficRate
@@ -107,8 +108,18 @@ def traffic(conn, rates=RATES, window=60.0, per_day=5 * 86400.0, min_replicas=1,
     write_table(conn, "requirement.traffic_rate", pl.DataFrame(windows), TrafficRate)
 
 
-def plan(conn, costs):
+def plan(conn, costs, projected=()):
+    """marts.capacity_plan over `costs`; `projected`: (config_key, delivered_fraction_basis) of projected rows."""
     write_table(conn, "cost.cost_per_request", pl.DataFrame(costs), CostPerRequest)
+    rows = []
+    for key, basis in projected:
+        row = blank(ProjectedDeliveredAtSlo)
+        row.update(profile="p", mlperf_result_key=key.removeprefix("mlperf:"), delivered_fraction_basis=basis)
+        rows.append(row)
+    frame = pl.DataFrame(rows, schema=_schema(ProjectedDeliveredAtSlo))
+    conn.execute("CREATE SCHEMA IF NOT EXISTS projected")
+    conn.register("projected_rows", frame)
+    conn.execute("CREATE OR REPLACE TABLE projected.delivered_at_slo AS SELECT * FROM projected_rows")
     empty(conn, "marts.quality_gate", QualityGate)  # no quality requirement: every row untested
     frame = run_sql_file(conn, "marts/capacity_plan.sql")
     write_table(conn, "marts.capacity_plan", frame, CapacityPlan)
@@ -247,7 +258,15 @@ def test_a_projected_config_that_may_beat_the_best_observed_one_is_named_with_it
             cost_row("mlperf:k-b200", 6.0, 10.0, evidence="projected", accelerator=B200),  # 1460 - 2920
             cost_row("mlperf:k-dear", 0.5, 1.0, evidence="projected", accelerator=B200),  # 11680 - 23360
         ],
+        projected=[("mlperf:k-b200", "measured on 1 run of ours (a ...)"), ("mlperf:k-dear", "prior [0.5, 0.8] ...")],
     )
+    basis = dict(conn.execute("SELECT config_key, delivered_fraction_basis FROM marts.capacity_plan").fetchall())
+    assert basis == {
+        "a": None,
+        "slow": None,
+        "mlperf:k-b200": "measured on 1 run of ours (a ...)",
+        "mlperf:k-dear": "prior [0.5, 0.8] ...",
+    }
     results = pl.DataFrame([mlperf_result("k-b200"), mlperf_result("k-dear")])  # the columns the view reads
     conn.register("results", results)
     conn.execute(

@@ -37,6 +37,8 @@ ASSETS = {
     # the engine model of each config, fitted on its own load levels, and its held-out error
     "calibrated/engine_models",
     "calibrated/validation",
+    # the batching gap our runs measured, which configs we never ran learn from
+    "projected/measured_fractions",
     "projected/delivered_at_slo",
     "cost/cost_per_request",
     "marts/config_shortlist",

@@ -2,7 +2,7 @@
 the sentences the report and the terminal print about its bill, the saving against the baseline and what to
 measure next."""
 
-from assets.report.decision import bill_text, decide, measure_text, saving_text
+from assets.report.decision import bill_text, decide, measure_text, projected_text, saving_text
 from assets.report.textformat import format_shortlist
 
 
@@ -86,6 +86,16 @@ def test_the_saving_against_what_we_run_today_in_the_issues_words():
     assert "changes the bill by -500 to 1,500 USD a month (negative: costs more)" in saving_text(mixed)
     assert saving_text(TODAY) == "we already run the recommended config (today): no move, no saving"
     assert saving_text({**BATCHED, "baseline_run_label": None}).startswith("no baseline stated")
+
+
+def test_where_a_top_config_is_projected_the_decision_says_which_fraction_its_band_applies():
+    basis = "measured on 2 runs of ours (today on nvidia-h100-sxm-80gb 1.116-1.152, ...)"
+    projected = {**PROJECTED, "accelerator_count": 8, "delivered_fraction_basis": basis}
+    assert projected_text(decide("chat", [BATCHED, TODAY], []).top) is None
+    assert projected_text(decide("chat", [BATCHED, projected, TODAY], []).top) == (
+        "top configs projected from MLPerf (8x nvidia-h100-sxm-80gb): their delivered band is the MLPerf reference x "
+        f"a delivered fraction, {basis}"
+    )
 
 
 def test_what_to_measure_next_names_the_saving_and_the_mlperf_result():

@@ -21,6 +21,7 @@ from schemas.observed.request_percentiles import RequestPercentiles
 from schemas.observed.request_stats import RequestStats
 from schemas.observed.runs import Runs
 from schemas.projected.delivered_at_slo import ProjectedDeliveredAtSlo
+from schemas.projected.measured_fractions import MeasuredFractions
 from schemas.requirement.profiles import Profiles
 from schemas.requirement.slo_bounds import SloBounds
 
@@ -276,6 +277,16 @@ def write_references(conn, rows):
     write_table(conn, "benchmark.mlperf_profile_reference", frame, MlperfProfileReference)
 
 
+def project(conn):
+    """projected.measured_fractions, then projected.delivered_at_slo, as the assets build them; the projected rows."""
+    write_table(
+        conn, "projected.measured_fractions", run_sql_file(conn, "projected/measured_fractions.sql"), MeasuredFractions
+    )
+    projected = run_sql_file(conn, "projected/delivered_at_slo.sql")
+    write_table(conn, "projected.delivered_at_slo", projected, ProjectedDeliveredAtSlo)
+    return projected
+
+
 def prices(*rows):
     return pl.DataFrame(
         [
@@ -301,13 +312,18 @@ def test_projection_and_cost_formulas(conn):
     load(conn, [run_row("a")], [point("a", 0, 10, 100), point("a", 1, 20, 2100)])
     delivered(conn)
     write_references(conn, [reference_row(H100), reference_row("nvidia-b200-sxm-180gb", 4000.0)])
-    projected = run_sql_file(conn, "projected/delivered_at_slo.sql")
-    write_table(conn, "projected.delivered_at_slo", projected, ProjectedDeliveredAtSlo)
-    # H100 has a run of ours, so only B200 is projected: 4000 tok/s x 8 accelerators x [0.5, 0.8]
+    projected = project(conn)
+    # H100 has a run of ours, so only B200 is projected, at the fraction our H100 run measured against H100's
+    # MLPerf 1000 tok/s per accelerator: 10 and 14.5 req/s x 50 tokens / 1000 = [0.5, 0.725]; 4000 x 8 x that
+    high_rate = 10 + (1000 - 100) / (2100 - 100) * 10
     (row,) = projected.iter_rows(named=True)
     assert row["accelerator_id"] == "nvidia-b200-sxm-180gb"
-    assert (row["delivered_output_tokens_per_s_low"], row["delivered_output_tokens_per_s_high"]) == (16000, 25600)
-    assert row["delivered_requests_per_s_low"] == 16000 / 50
+    assert (row["delivered_fraction_low"], row["delivered_fraction_high"]) == pytest.approx(
+        (0.5, high_rate * 50 / 1000)
+    )
+    assert row["delivered_output_tokens_per_s_low"] == pytest.approx(16000)
+    assert row["delivered_output_tokens_per_s_high"] == pytest.approx(32000 * high_rate * 50 / 1000)
+    assert row["delivered_requests_per_s_low"] == pytest.approx(16000 / 50)
 
     # an older price of the same class and provider is superseded by the newest
     write_table(
@@ -323,11 +339,10 @@ def test_projection_and_cost_formulas(conn):
     rows = {r["accelerator_id"]: r for r in cost.iter_rows(named=True)}
     assert len(rows) == 2
     h100 = rows[H100]
-    high_rate = 10 + (1000 - 100) / (2100 - 100) * 10
     assert h100["usd_per_accelerator_hour"] == 3.6
     assert h100["cost_per_request_usd_high"] == pytest.approx(3.6 / (10 * 3600))
     assert h100["cost_per_request_usd_low"] == pytest.approx(3.6 / (high_rate * 3600))
     assert h100["cost_per_million_output_tokens_usd_high"] == pytest.approx(3.6 / (500 * 3600) * 1e6)
     b200 = rows["nvidia-b200-sxm-180gb"]
-    assert b200["cost_per_request_usd_low"] == pytest.approx(1.8 * 8 / (25600 / 50 * 3600))
+    assert b200["cost_per_request_usd_low"] == pytest.approx(1.8 * 8 / (32000 * high_rate / 1000 * 3600))
     assert b200["cost_per_million_input_tokens_usd_low"] is None

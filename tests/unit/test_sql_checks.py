@@ -139,6 +139,36 @@ CASES = {
         CREATE TABLE calibrated.validation AS SELECT 'validated' AS config_key""",
         ["never held out", "three levels, unsaid"],
     ),
+    "projected/measured_fractions__learnt_within_range": (
+        """
+        CREATE TABLE projected.measured_fractions AS SELECT * FROM (VALUES
+            ('p', 'learnt', 0.5, 0.8, true, NULL), ('p', 'refused, said', 2.0, 2.0, false, 'fraction 2 - 2 outside'),
+            ('p', 'learnt above 1.5', 1.2, 1.6, true, NULL), ('p', 'learnt at zero', 0.0, 0.0, true, NULL),
+            ('p', 'learnt upside down', 0.8, 0.5, true, NULL),
+            ('p', 'learnt without a fraction', NULL, NULL, true, NULL), ('p', 'refused, unsaid', 0.5, 0.5, false, NULL))
+            AS t(profile, run_labels, delivered_fraction_low, delivered_fraction_high, learnt_from,
+                 not_learnt_reason)""",
+        ["learnt above 1.5", "learnt at zero", "learnt upside down", "learnt without a fraction", "refused, unsaid"],
+    ),
+    "projected/delivered_at_slo__fraction_as_learnt": (
+        """
+        CREATE TABLE projected.measured_fractions AS SELECT * FROM (VALUES
+            ('learnt', 0.4, 0.6, true), ('learnt', 0.5, 0.9, true), ('learnt', 3.0, 3.0, false),
+            ('wrong span', 0.4, 0.6, true), ('wrong count', 0.4, 0.6, true), ('wrong band', 0.4, 0.6, true),
+            ('prior kept', 3.0, 3.0, false))
+            AS t(profile, delivered_fraction_low, delivered_fraction_high, learnt_from);
+        CREATE TABLE projected.delivered_at_slo AS SELECT * FROM (VALUES
+            ('learnt', 'b200', 0.4, 0.9, 2, 0.5, 0.8, 1000.0, 8, 3200.0, 7200.0),
+            ('wrong span', 'b200', 0.5, 0.6, 1, 0.5, 0.8, 1000.0, 8, 4000.0, 4800.0),
+            ('wrong count', 'b200', 0.4, 0.6, 2, 0.5, 0.8, 1000.0, 8, 3200.0, 4800.0),
+            ('wrong band', 'b200', 0.4, 0.6, 1, 0.5, 0.8, 1000.0, 8, 3200.0, 4000.0),
+            ('prior kept', 'b200', 0.5, 0.8, 0, 0.5, 0.8, 1000.0, 8, 4000.0, 6400.0),
+            ('prior ignored', 'b200', 0.4, 0.8, 0, 0.5, 0.8, 1000.0, 8, 3200.0, 6400.0))
+            AS t(profile, accelerator_id, delivered_fraction_low, delivered_fraction_high, delivered_fraction_runs,
+                 delivered_fraction_prior_lo, delivered_fraction_prior_hi, reference_tokens_per_s_per_accel,
+                 accelerator_count, delivered_output_tokens_per_s_low, delivered_output_tokens_per_s_high)""",
+        ["wrong span", "wrong count", "wrong band", "prior ignored"],
+    ),
 }
 
 
@@ -152,7 +182,7 @@ def test_a_check_selects_the_offending_rows_and_only_them(check):
     conn = duckdb.connect()
     conn.execute(
         "CREATE SCHEMA benchmark; CREATE SCHEMA observed; CREATE SCHEMA cost; CREATE SCHEMA requirement; "
-        "CREATE SCHEMA marts; CREATE SCHEMA calibrated"
+        "CREATE SCHEMA marts; CREATE SCHEMA calibrated; CREATE SCHEMA projected"
     )
     conn.execute(setup)
     assert sorted(row[0] for row in conn.execute(read_sql(f"checks/{check}.sql")).fetchall()) == sorted(offending)
