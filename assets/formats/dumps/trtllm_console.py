@@ -2,7 +2,7 @@
 that one key table (`trtllm_bench.REPORT_KEYS`) reads both. Not a reader (no registry lists it).
 
 Layouts (from TensorRT-LLM's own source, `tensorrt_llm/bench/dataclasses/reporting.py` and, before it,
-`tensorrt_llm/bench/run/utils.py`):
+`tensorrt_llm/bench/run/utils.py` and `tensorrt_llm/bench/benchmark/utils/reporting.py`):
 - early (0.1x, `report_statistics` before the reporting module took it over): `= ENGINE DETAILS` (`TensorRT-LLM
   Version`), `= WORLD + RUNTIME INFORMATION` (tab-aligned), `= PERFORMANCE OVERVIEW` holding the request count,
   average lengths, `Token Throughput (tokens/sec)` (output tokens / total latency), `Request Throughput` and `Total
