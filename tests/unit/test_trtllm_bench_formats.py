@@ -122,7 +122,7 @@ def test_a_folder_of_every_variant_publishes_each_report_once(tmp_path):
     assert not batch.rejects
     status = {Path(f.source).name: f.status for f in batch.files}
     assert status["trtllm-bench.log"] == "skipped" and status["report.json"] == "read"
-    assert len(batch.measurements) == 5 and len(batch.runs) == 5  # JSON, two sweep reports, eagle, 0.13
+    assert len(batch.measurements) == 6 and len(batch.runs) == 6  # JSON, two sweep reports, eagle, 0.13, overview
 
 
 def test_a_tensorrt_llm_log_without_a_report_and_a_util_csv_stay_named_skips(tmp_path):
@@ -136,3 +136,43 @@ def test_a_tensorrt_llm_log_without_a_report_and_a_util_csv_stay_named_skips(tmp
         "llama_util.csv": ("skipped", "a TensorRT-LLM gptManagerBenchmark utilisation file: not read"),
     }
     assert not batch.rejects and not batch.measurements
+
+
+def test_a_damaged_report_costs_itself_and_names_what_is_wrong(tmp_path):
+    """A report JSON cut short, one with a word where a number is due, and a console log one of whose two reports
+    prints `nan`: each bad report is quarantined with its reason, the good report of the log is read."""
+    (tmp_path / "run.yaml").write_text(RUN_YAML)
+    for name in ("cut", "word", "nan"):
+        (tmp_path / name).mkdir()
+    data = STREAMING.read_bytes()
+    (tmp_path / "cut" / "report.json").write_bytes(data[: len(data) // 2])
+    word = data.replace(b'"request_throughput_req_s": 12.5', b'"request_throughput_req_s": "fast"')
+    (tmp_path / "word" / "report.json").write_bytes(word)
+    log = SWEEP_LOG.read_text().replace("[TTFT] P95    : 4.9000", "[TTFT] P95    : nan", 1)
+    (tmp_path / "nan" / "latency.log").write_text(log)
+    batch = collect(tmp_path)
+    reasons = {(Path(r.source).parent.name, r.location): r.reason for r in batch.rejects}
+    assert "invalid JSON" in reasons[("cut", "file")]
+    assert reasons[("word", "report")] == "performance.request_throughput_req_s is not a number (got 'fast')"
+    assert reasons[("nan", "report 1")] == "streaming_metrics.ttft_percentiles.p95 is not finite (got nan)"
+    assert [m["concurrency"] for m in batch.measurements] == [1.0]  # report 2 of the log
+
+
+def test_an_overview_pasted_alone_is_read_in_the_documentation_spellings_with_no_level():
+    path = TRT / "console-overview-only" / "result.txt"
+    text, parsed = path.read_text(), read(path)
+    (m,) = parsed.measurements
+    assert m.values["output_tokens_per_s"] == printed(text, "Total Output Throughput (tokens/sec)")[0]
+    assert m.values["ttft_p99_ms"] == printed(text, "[TTFT] P99    ")[0]
+    assert m.values["tpot_p50_ms"] == printed(text, "[TPOT] P50    ")[0]
+    metrics = {(name, stat): value for name, stat, value, _unit in m.tool_metrics}
+    assert (
+        metrics[("output_throughput_per_user", "mean")]
+        == printed(text, "Per User Output Throughput (tokens/sec/user)")[0]
+    )
+    assert (
+        metrics[("token_output_speed_per_user", "mean")] == 11.2
+        and metrics[("output_throughput_per_gpu", "value")] == 1280
+    )
+    assert m.values["requests_ok"] is None and (m.load_kind, m.concurrency) == (None, None)
+    assert "no issue_rate: the report does not state the concurrency it ran at" in parsed.note
