@@ -100,6 +100,7 @@ def test_a_0_13_console_report_has_averages_only_and_its_token_throughput_is_out
     assert m.values["achieved_requests_per_s"] == pytest.approx(requests / seconds, rel=1e-6)
     assert m.values["output_tokens_per_s"] == pytest.approx(requests * 128 / seconds, rel=1e-6)
     assert all(m.values[f"ttft_{p}_ms"] is None for p in PERCENTILES) and "no TTFT percentiles" in parsed.note
+    assert "no TTFT percentiles" in parsed.definitions  # on the load point (tool_definitions)
     metrics = {(name, stat): value for name, stat, value, _unit in m.tool_metrics}
     assert metrics[("ttft_ms", "mean")] == printed(text, "Average time-to-first-token (ms)")[0]
     assert metrics[("inter_token_latency_ms", "mean")] == printed(text, "Average inter-token latency (ms)")[0]

@@ -150,6 +150,7 @@ def parse(dump: Dump, kind: str) -> Parsed:
         reports = [(f"report {i + 1}", r) for i, r in enumerate(trtllm_console.console_reports(text))]
     parsed = Parsed(kind=kind, tool=TOOL, definitions=DEFINITIONS)
     notes: list[str] = []
+    nulls: list[str] = []  # why a latency column is NULL, on every load point of the file (tool_definitions)
     for location, report in reports:
         try:
             measurement, said = report_measurement(report, location, dump.path or dump.name)
@@ -158,11 +159,11 @@ def parse(dump: Dump, kind: str) -> Parsed:
             continue
         parsed.measurements.append(measurement)
         notes.extend(f"{location}: {s}" if len(reports) > 1 else s for s in said)
+        nulls.extend(s for s in (NO_STREAMING, AVERAGES_ONLY) if s in said and s not in nulls)
         version = _stated(section(report, "engine").get("version"))
         if version is not None:
             parsed.tool_version = str(version)
-    if any("streaming_metrics" not in r for _location, r in reports):
-        parsed.definitions = f"{DEFINITIONS}; {NO_STREAMING}"
+    parsed.definitions = "; ".join([DEFINITIONS, *nulls])
     parsed.note = "; ".join(notes)
     return parsed
 
@@ -172,7 +173,7 @@ def _stated(value: Any) -> Any:
     return None if isinstance(value, str) and value.strip() in _NOT_STATED or value is None else value
 
 
-def level(report: dict, where: str) -> tuple[str | None, float | None, str]:
+def level(report: dict) -> tuple[str | None, float | None, str]:
     """(load kind, concurrency, what was said about it) of one report (see the module docstring)."""
     world, requests = section(report, "world_info"), section(report, "request_info")
     batch = number(_stated(world.get("max_batch_size")), "world_info.max_batch_size", allow_string=True)
@@ -203,7 +204,7 @@ def report_measurement(report: dict, location: str, path: str) -> tuple[Measurem
     perf, requests = section(report, "performance"), section(report, "request_info")
     if perf.get("request_throughput_req_s") is None:
         raise FormatProblem("the report states no performance.request_throughput_req_s (Request Throughput (req/sec))")
-    kind, concurrency, said_level = level(report, location)
+    kind, concurrency, said_level = level(report)
     said = [said_level]
     n = _count(requests, "num_requests", "request_info")
     latency_ms = number(perf.get("total_latency_ms"), "performance.total_latency_ms")
