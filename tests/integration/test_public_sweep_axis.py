@@ -41,6 +41,12 @@ EXPECTED_LEVELS = {
     "sglang-coco-alen-vlm-quant-eval/one-gpu-bf16": [8] * 6,
     # 15 lines: 5 ISL/OSL workloads; 200/1000 at concurrency 8 ... 185, six times at 185 (repeats)
     "sglang-thmyl-vllm": [1, 1, 1, 1, 6],
+    # trtllm-bench: one throughput report (1000 requests at once); batch-1 latency reports, one per input length, each
+    # its own workload with one level (concurrency 1): 15 lengths per RTX PRO 6000 engine, 5 on the RTX 4070 Ti
+    "trtllm-bench-leiwu0812-gpt-oss-eagle3-bench": [1],
+    "trtllm-bench-masahiro-kubota-trtllm-latency/rtx4070ti-bf16": [1] * 5,
+    "trtllm-bench-masahiro-kubota-trtllm-latency/rtx6000-bf16": [1] * 15,
+    "trtllm-bench-masahiro-kubota-trtllm-latency/rtx6000-fp8": [1] * 15,
     # each config: rate 10 with max_concurrency 1, 16 and 256: one rate, three caps, kept apart by cap
     "vllm-aurotripathy-vllm-bench/fp16-1xh100": [1, 1, 1],
     "vllm-aurotripathy-vllm-bench/fp8-1xh100": [1, 1, 1],

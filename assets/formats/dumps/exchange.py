@@ -197,6 +197,8 @@ LOAD_GENERATOR_SETTINGS: dict[str, dict[str, str]] = {
         "min_query_count": SAMPLE,
         "max_query_count": SAMPLE,
     },
+    # trtllm-bench writes no level setting (trtllm_bench.level); its request count is the sample size
+    "trtllm-bench": {"concurrency": LEVEL, "num_requests": SAMPLE},
     "generic": {},
 }
 # A tool the table does not name (a reader added later): its sample sizes by their common spellings, nothing else.

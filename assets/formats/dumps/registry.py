@@ -24,6 +24,7 @@ from assets.formats.dumps import (
     llmperf,
     loadgen_run,
     sglang,
+    trtllm_bench,
     vllm,
 )
 from assets.formats.dumps.decode import complete, decode
@@ -51,6 +52,7 @@ READERS: list[DumpReader] = [
     sglang,
     vllm,
     loadgen_run,
+    trtllm_bench,
     generic_levels,
     generic,
 ]
@@ -72,7 +74,10 @@ def parse_file(fetched: Fetched | LargeFile, path: str | None = None) -> tuple[P
     """What one dump file holds (None when no reader recognises it), and the file as the readers saw it. A
     skipped format comes back without measurements, its reason as the note. `path`: where the file lies on
     disk (DuckDB reads the formats read in place there)."""
-    dump = decode(fetched, path)
+    try:
+        dump = decode(fetched, path)
+    except IngestError:
+        dump = _bracketed_log(fetched, path)
     found = recognise(dump)
     if found is not None and found[1] not in found[0].SKIPPED and found[1] not in found[0].READ_IN_PLACE:
         head_only = dump.partial and not dump.json_lines  # a large JSON document recognised from its head
@@ -85,6 +90,19 @@ def parse_file(fetched: Fetched | LargeFile, path: str | None = None) -> tuple[P
     if kind in reader.SKIPPED:
         return Parsed(kind=kind, tool=reader.TOOL, definitions="", note=reader.SKIPPED[kind]), dump
     return reader.parse(dump, kind), dump
+
+
+# Readers of text logs whose lines begin with a bracket (`[TRT-LLM] [I] ...`), which look like JSON to the decoder.
+BRACKETED_LOG_READERS: list[DumpReader] = [trtllm_bench]
+
+
+def _bracketed_log(fetched: Fetched | LargeFile, path: str | None) -> Dump:
+    """A file that begins like JSON and is not: the text of a log a reader of `BRACKETED_LOG_READERS` recognises,
+    else the decoder's error (a damaged JSON file stays a damaged JSON file)."""
+    text = Dump(fetched.name, fetched.data, path=path)
+    if any(reader.recognise(text) for reader in BRACKETED_LOG_READERS):
+        return text
+    return decode(fetched, path)  # raises the decoder's IngestError again
 
 
 DAMAGED_JSON = "damaged JSON"  # the format of a file whose JSON begins well and cannot be read whole
