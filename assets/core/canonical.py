@@ -451,8 +451,8 @@ def normalise_precision(raw: str | None) -> str | None:
 
 # Words of a checkpoint's name that say how it is packaged, not which model or precision it is:
 # `-GGUF` (llama.cpp files), `quantized.w8a8`, `-unsloth-bnb-4bit`, unsloth's `UD-` dynamic quants,
-# group sizes (`-W4A16-G128`), `-asym`.
-_CHECKPOINT_WORDS = re.compile(r"gguf|quantized|unsloth|ud|dynamic|asym|sym|g\d+", re.IGNORECASE)
+# group sizes (`-W4A16-G128`), `-asym`, a team's own `-custom` quantisation (`llama-3.2-3b-instruct-awq-custom`).
+_CHECKPOINT_WORDS = re.compile(r"gguf|quantized|unsloth|ud|dynamic|asym|sym|custom|g\d+", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -463,6 +463,20 @@ class ModelMatch:
     model_id: str | None
     implied_precision: Precision | None
     base_name: str
+    tried: tuple[str, ...] = ()
+
+    @property
+    def key(self) -> str:
+        """What the model is matched on: its canonical id, else `unknown_model_key` of its base name."""
+        return self.model_id or unknown_model_key(self.base_name)
+
+
+def unknown_model_key(base_name: str) -> str:
+    """The key of a model no alias table knows: its checkpoint name without organisation or folder, lower case,
+    separator runs as one `-` (`meta-llama/Llama-3.2-3B-Instruct` and `/models/llama-3.2-3b-instruct-awq-custom`
+    without its quantisation words are both `llama-3.2-3b-instruct`)."""
+    last = [p for p in re.split(r"[/\\]", base_name.strip()) if p]
+    return re.sub(r"[\s_\-]+", "-", (last[-1] if last else "").lower()).strip("-")
 
 
 def _checkpoint_parts(name: str) -> tuple[str | None, str]:
@@ -535,15 +549,18 @@ def model_and_precision(name: str | None) -> ModelMatch:
     organisation, checkpoint = _checkpoint_parts(text)
     base, implied = _peel_quantisation(checkpoint)
     found = model_id(text)
+    tried = [text]
     if found is None:
         candidates = [f"{organisation}/{base}" if organisation else base]
         if base != checkpoint or organisation is None:
             candidates += [base]
         for candidate in candidates:
+            if candidate not in tried:
+                tried.append(candidate)
             found = model_id(candidate) or _model_aliases_without_organisation().get(alias_key(candidate))
             if found:
                 break
-    return ModelMatch(found, implied, f"{organisation}/{base}" if organisation else base)
+    return ModelMatch(found, implied, f"{organisation}/{base}" if organisation else base, tuple(tried))
 
 
 # --- runtimes -----------------------------------------------------------------------------

@@ -6,13 +6,14 @@ The precision, strongest first: run.yaml's `precision`; the CSV's `precision` co
 (`quantization=`, `load_in_8bit`, `load_in_4bit`); the checkpoint's name (`-FP8`, `-AWQ`, `-GPTQ-Int4`,
 `-NVFP4`, `w4a16`); an explicit `dtype`; the dtype the harness loaded (`config.model_dtype`); the reference
 checkpoint's own precision (models.csv `checkpoint_precision`: what `dtype=auto`, or no dtype, loads; said
-in precision_note). A figure whose model is not in the alias table, or whose precision nothing states, is
-quarantined with the reason, never kept under a guessed model or precision."""
+in precision_note). A model no alias table knows is kept raw (`model_known` false, `model_note` naming what was
+tried) under the key runs and profiles of that model are matched on (canonical.unknown_model_key); a figure whose
+precision nothing states is quarantined with the reason, never kept under a guessed precision."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -56,6 +57,8 @@ class Identity:
     precision_raw: str
     precision_source: str
     precision_note: str | None
+    model_known: bool = True
+    model_note: str | None = None
 
 
 def _precision_word(where: str, raw: str) -> tuple[str | None, str | None]:
@@ -82,11 +85,34 @@ def identify(read: QualityRead, result: QualityResult, settings: dict[str, Any],
             "run.yaml above it states `model:`"
         )
     match = canonical.model_and_precision(model_raw)
-    if match.model_id is None:
-        return (
-            f"model {model_raw!r} ({model_field}) is not in assets/reference/model_aliases.csv, even without its "
-            "quantisation suffix: add an alias, or state `model:` in a run.yaml above the file"
-        )
+    found = _identity(read, result, settings, sidecar, match, model_raw, model_field, csv_row)
+    if isinstance(found, str) or match.model_id is not None:
+        return found
+    return replace(found, model_known=False, model_note=unknown_model_note(match, model_raw, model_field))
+
+
+def unknown_model_note(match: canonical.ModelMatch, model_raw: str, model_field: str) -> str:
+    """What was tried for a model no alias table knows, and the key it is kept and matched under."""
+    tried = ", ".join(repr(name) for name in match.tried)
+    return (
+        f"model {model_raw!r} ({model_field}) is in no alias table (tried {tried}, each also without its "
+        f"organisation, in assets/reference/model_aliases.csv): kept raw, matched to runs and profiles as "
+        f"{match.key!r}; add an alias there to join it to MLPerf's results"
+    )
+
+
+def _identity(
+    read: QualityRead,
+    result: QualityResult,
+    settings: dict[str, Any],
+    sidecar: str | None,
+    match: canonical.ModelMatch,
+    model_raw: str,
+    model_field: str,
+    csv_row: bool,
+) -> Identity | str:
+    """The base model (its key) and precision of one figure once its model name is known."""
+    parsed = read.parsed
     stated: list[tuple[str, str, str]] = []  # (source, where, word), strongest first
     if csv_row and result.precision_raw:
         stated.append(("quality CSV", "CSV column precision", result.precision_raw))
@@ -101,7 +127,7 @@ def identify(read: QualityRead, result: QualityResult, settings: dict[str, Any],
             return problem
         if precision:
             return Identity(
-                match.model_id,
+                match.key,
                 model_raw,
                 model_field,
                 precision,
@@ -111,7 +137,7 @@ def identify(read: QualityRead, result: QualityResult, settings: dict[str, Any],
             )
     if match.implied_precision is not None and match.implied_precision.precision:
         return Identity(
-            match.model_id, model_raw, model_field, match.implied_precision.precision, model_raw, "model name", None
+            match.key, model_raw, model_field, match.implied_precision.precision, model_raw, "model name", None
         )
     for source, spelled in (
         ("dtype argument", parsed.dtype),
@@ -123,21 +149,24 @@ def identify(read: QualityRead, result: QualityResult, settings: dict[str, Any],
                 return problem
             if precision:
                 return Identity(
-                    match.model_id, model_raw, model_field, precision, f"{spelled[0]}={spelled[1]}", source, None
+                    match.key, model_raw, model_field, precision, f"{spelled[0]}={spelled[1]}", source, None
                 )
     native = canonical.checkpoint_precision(match.model_id)
     if native is None:
+        known = (
+            f"models.csv gives no checkpoint_precision for {match.model_id}"
+            if match.model_id
+            else "no alias table knows the model's own checkpoint precision"
+        )
         return (
-            f"no precision: {model_raw!r} states no quantisation or dtype and models.csv gives no "
-            f"checkpoint_precision for {match.model_id}; state `precision:` in a run.yaml above the file"
+            f"no precision: {model_raw!r} states no quantisation or dtype, the file no loaded dtype, and {known}; "
+            "state `precision:` in a run.yaml above the file"
         )
     note = (
         f"inferred: no quantisation and no explicit dtype (auto or none) loads the checkpoint's own precision, "
         f"{native} for {match.model_id} (assets/reference/models.csv)"
     )
-    return Identity(
-        match.model_id, model_raw, model_field, native, "dtype auto or none", "checkpoint (models.csv)", note
-    )
+    return Identity(match.key, model_raw, model_field, native, "dtype auto or none", "checkpoint (models.csv)", note)
 
 
 def _contradiction(source: str, precision: str, parsed: QualityParsed, result: QualityResult) -> str | None:
@@ -191,8 +220,10 @@ def quality_rows(reads: list[QualityRead], settings_for: Settings) -> tuple[list
                     Quality,
                     {
                         "model": found.model,
+                        "model_known": found.model_known,
                         "model_raw": found.model_raw,
                         "model_field": found.model_field,
+                        "model_note": found.model_note,
                         "precision": found.precision,
                         "weight_bits": canonical.read_precision(found.precision).weight_bits,
                         "precision_raw": found.precision_raw,
@@ -205,6 +236,7 @@ def quality_rows(reads: list[QualityRead], settings_for: Settings) -> tuple[list
                         "value": result.value,
                         "stderr": result.stderr,
                         "stderr_note": result.stderr_note,
+                        "point_value": result.point_value,
                         "samples": result.samples,
                         "higher_is_better": result.higher_is_better,
                         "harness": parsed.harness,

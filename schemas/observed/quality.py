@@ -11,10 +11,19 @@ class Quality(pa.DataFrameModel):
     and standard error, and the file it was read from. One row per base model x precision x task x metric x
     source."""
 
-    model: str = pa.Field(description="Canonical base model id (the same id as observed.runs.model_id).")
+    model: str = pa.Field(
+        description=(
+            "Base model the figure is matched on: its canonical id (observed.runs.model_id), else, for a model no "
+            "alias table knows, its name without organisation and quantisation words (requirement.profiles.model_key)."
+        )
+    )
+    model_known: bool = pa.Field(description="True when the model matched a canonical model id (an alias table's).")
     model_raw: str = pa.Field(description="Model as the file (or run.yaml) names it: a checkpoint, a local path.")
     model_field: str = pa.Field(
         description="Where model_raw was read: run.yaml, config.model_args.pretrained, model_name, a CSV column."
+    )
+    model_note: str = pa.Field(
+        nullable=True, description="For a model no alias table knows: the names tried and the key it is kept under."
     )
     precision: str = pa.Field(description="Canonical precision evaluated (assets/reference/precisions.csv).")
     weight_bits: int = pa.Field(
@@ -41,6 +50,12 @@ class Quality(pa.DataFrameModel):
         nullable=True, ge=0, description="Its standard error; empty when the file gives none (stderr_note)."
     )
     stderr_note: str = pa.Field(nullable=True, description="Why stderr is empty (N/A in the file, absent).")
+    point_value: bool = pa.Field(
+        description=(
+            "True when the figure has no sampling error by construction (a perplexity, bits per byte, or a metric "
+            "without stderr over the whole test set): the gate judges its value, not an interval."
+        )
+    )
     samples: int = pa.Field(
         nullable=True, ge=1, description="Documents the figure rests on (n-samples effective, a group's sample count)."
     )

@@ -3,11 +3,14 @@
 -- the status rests on. MLPerf's accuracy gate is not used here: it tests MLPerf's task, not ours.
 --
 -- The model x precision pairs are those of the profile's configs (observed and projected delivered at SLO)
--- and those its model was evaluated at. Per requirement, the figure is the best-evidenced one at that model
+-- and those its model was evaluated at (matched on requirement.profiles.model_key: a model no alias table
+-- knows by its name without organisation and quantisation words). Per requirement, the figure is the best-evidenced one at that model
 -- and precision (with a stderr first, then the most documents, then the smallest stderr); its 95% interval
 -- is value +/- 1.96 stderr. A min (max) bound is met when the whole interval lies at or above (at or below)
 -- it, failed when the whole interval lies on the wrong side, inconclusive when the interval straddles it or
--- the figure has no stderr. A relative bound is the ratio times the reference: the same model's figure at its
+-- a sampled figure has no stderr. A point value (observed.quality.point_value: a perplexity, bits per byte, a
+-- metric without stderr over the whole test set) has no sampling error: met or failed on its value. A
+-- requirement's tolerance (the metric's unit) moves the bound to its permissive side (max + tolerance). A relative bound is the ratio times the reference: the same model's figure at its
 -- widest precision evaluated (most weight bits, then most documents); the reference's own uncertainty is not
 -- propagated, and the reference itself meets a ratio of 1 or looser. No figure at this model and precision:
 -- untested. A profile without requirements: not_required. Several requirements: the worst status wins
@@ -19,7 +22,7 @@ WITH candidates AS (
     UNION
     SELECT DISTINCT p.profile, q.model, q.precision
     FROM requirement.profiles AS p
-    JOIN observed.quality AS q ON q.model = p.model_id
+    JOIN observed.quality AS q ON q.model = p.model_key
 ),
 evidence AS (
     SELECT *
@@ -41,10 +44,11 @@ known_tasks AS (
     SELECT DISTINCT task, metric FROM observed.quality
 ),
 checks AS (
-    SELECT c.profile, c.model, c.precision, b.task, b.metric, b.bound_kind, b.bound,
-           e.value, e.stderr, e.stderr_note, e.samples, e.source, e.harness, e.harness_version,
+    SELECT c.profile, c.model, c.precision, b.task, b.metric, b.bound_kind, b.bound, b.tolerance,
+           e.value, e.stderr, e.stderr_note, e.point_value, e.samples, e.source, e.harness, e.harness_version,
            r.value AS reference_value, r.precision AS reference_precision,
-           CASE WHEN b.bound_kind IN ('min', 'max') THEN b.bound ELSE b.bound * r.value END AS threshold,
+           CASE WHEN b.bound_kind IN ('min', 'max') THEN b.bound ELSE b.bound * r.value END
+               + CASE WHEN b.bound_kind LIKE 'max%' THEN b.tolerance ELSE -b.tolerance END AS threshold,
            k.task IS NOT NULL AS task_known
     FROM candidates AS c
     JOIN requirement.quality_bounds AS b ON b.profile = c.profile
@@ -62,6 +66,9 @@ judged AS (
                WHEN bound_kind LIKE '%_relative' AND precision = reference_precision
                    THEN CASE WHEN (bound_kind = 'min_relative' AND bound <= 1) OR (bound_kind = 'max_relative' AND bound >= 1)
                              THEN 'meets' ELSE 'fails' END
+               WHEN stderr IS NULL AND point_value
+                   THEN CASE WHEN (bound_kind LIKE 'min%' AND value >= threshold)
+                                  OR (bound_kind LIKE 'max%' AND value <= threshold) THEN 'meets' ELSE 'fails' END
                WHEN stderr IS NULL THEN 'inconclusive'
                WHEN bound_kind LIKE 'min%' AND value - 1.96 * stderr >= threshold THEN 'meets'
                WHEN bound_kind LIKE 'min%' AND value + 1.96 * stderr < threshold THEN 'fails'
@@ -80,12 +87,17 @@ described AS (
                WHEN value IS NULL
                    THEN 'not evaluated at ' || coalesce(precision, 'this precision') || ': untested'
                ELSE printf('%.4f', value)
-                   || CASE WHEN stderr IS NULL THEN ' (no stderr: ' || coalesce(stderr_note, 'none in the file') || ')'
+                   || CASE WHEN stderr IS NULL AND point_value THEN ' (' || stderr_note || ')'
+                           WHEN stderr IS NULL THEN ' (no stderr: ' || coalesce(stderr_note, 'none in the file') || ')'
                            ELSE printf(' [%.4f, %.4f] 95%%', value - 1.96 * stderr, value + 1.96 * stderr) END
                    || coalesce(' n=' || samples, '')
                    || ' vs ' || bound_kind || ' ' || CASE
                        WHEN bound_kind IN ('min', 'max') THEN printf('%g', bound)
-                       ELSE printf('%g x %.4f (%s) = %.4f', bound, reference_value, reference_precision, threshold) END
+                       ELSE printf('%g x %.4f (%s)', bound, reference_value, reference_precision) END
+                   || CASE WHEN tolerance > 0 THEN printf(' %s tolerance %g', CASE WHEN bound_kind LIKE 'max%'
+                                                   THEN '+' ELSE '-' END, tolerance) ELSE '' END
+                   || CASE WHEN tolerance > 0 OR bound_kind LIKE '%_relative' THEN printf(' = %.4f', threshold)
+                           ELSE '' END
                    || ': ' || status
                    || ' (' || harness || coalesce(' ' || harness_version, '') || ', ' || source || ')'
            END AS check_text

@@ -5,6 +5,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+# Metrics with no sampling error by construction: a corpus statistic over the whole test set, not a sample mean
+# (lm-evaluation-harness writes their stderr "N/A"). Judged on their point value.
+POINT_VALUE_METRICS = frozenset({"perplexity", "word_perplexity", "byte_perplexity", "bits_per_byte"})
+POINT_VALUE_NOTE = "point value: the harness reports no sampling error for this metric"
+
+
+def is_point_value(metric: str) -> bool:
+    """Whether a metric (as the harness keys it, with or without its filter) is a corpus statistic."""
+    return metric.partition(",")[0] in POINT_VALUE_METRICS
+
 
 @dataclass(frozen=True)
 class QualityResult:
@@ -20,6 +30,7 @@ class QualityResult:
     task_version: str | None = None
     n_shot: int | None = None
     stderr_note: str | None = None
+    point_value: bool = False  # no sampling error by construction: judged on its value (POINT_VALUE_NOTE)
     # Generic CSV rows name their model and precision themselves (None: the file's, below).
     model_raw: str | None = None
     precision_raw: str | None = None

@@ -8,7 +8,7 @@ metric (comma-separated, one header row, UTF-8):
 | `task` | yes | the task as the harness names it (`gsm8k`, `mmlu_pro`) |
 | `metric` | yes | the metric as the harness names it (`acc`, `exact_match,strict-match`) |
 | `value` | yes | the figure |
-| `stderr` | no | its standard error; empty or `N/A`: none (the gate then cannot bound it) |
+| `stderr` | no | its standard error; empty or `N/A`: none (a perplexity is then a point value; else no interval) |
 | `n` | no | documents evaluated |
 | `source` | no | where the figure comes from (a URL, a report); default the file itself |
 | `higher_is_better` | no | `true`/`false`; empty: not said |
@@ -25,7 +25,7 @@ import math
 from collections.abc import Mapping
 
 from assets.formats.dumps.exchange import Dump
-from assets.formats.quality.exchange import QualityParsed, QualityResult
+from assets.formats.quality.exchange import POINT_VALUE_NOTE, QualityParsed, QualityResult, is_point_value
 
 HARNESS = "generic quality CSV"
 QUALITY_CSV = "generic quality CSV"
@@ -80,6 +80,8 @@ def parse(dump: Dump, kind: str) -> QualityParsed:
             if stderr is None or stderr < 0:
                 parsed.problems.append((where, f"stderr is not a non-negative number (got {cells['stderr']!r})"))
                 continue
+        elif is_point_value(cells["metric"]):
+            note = POINT_VALUE_NOTE
         else:
             note = "stderr N/A in the file: no interval" if cells["stderr"] else "no stderr in the file: no interval"
         samples = None
@@ -102,6 +104,7 @@ def parse(dump: Dump, kind: str) -> QualityParsed:
                 value=value,
                 stderr=stderr,
                 stderr_note=note,
+                point_value=stderr is None and is_point_value(cells["metric"]),
                 samples=samples,
                 higher_is_better=better,
                 model_raw=cells["model"] or None,

@@ -7,11 +7,14 @@
 - 0.3: only `results`, `versions`, `config`; metric keys without a filter (`acc`, `acc_stderr`); no version.
 
 `config.model_args` is a `key=value,...` string or an object; the model is its `pretrained` (or `model`,
-`path`), else the top-level `model_name`. Precision words it may hold: `quantization`, `load_in_8bit`,
-`load_in_4bit` (+ `bnb_4bit_quant_type`), `dtype`/`torch_dtype`; `config.model_dtype` is what the harness
-loaded. A metric the filter `none` qualifies is named without it (`acc,none` -> `acc`), so both shapes name
+`path`), else `config.model` when it is a hub id or a path (it holds `/`: a `simple_evaluate()` dump; otherwise it
+is the model type, `hf`, `vllm`), else the top-level `model_name`. Precision words it may hold: `quantization`,
+`load_in_8bit`, `load_in_4bit` (+ `bnb_4bit_quant_type`), `dtype`/`torch_dtype`; `config.model_dtype` is what the
+harness loaded. A metric the filter `none` qualifies is named without it (`acc,none` -> `acc`), so both shapes name
 it alike. A stderr written `N/A` (lm-eval's word when it could not compute one) is kept as no stderr, said in
-`stderr_note`; a value that is not a number, a stderr without its metric or a task without any metric is
+`stderr_note`; without a stderr, a perplexity or bits per byte (a corpus statistic), or any metric of a task the
+file says ran over its whole test set (`n-samples` effective = original), is a point value (`point_value`: judged on
+its value); a value that is not a number, a stderr without its metric or a task without any metric is
 a problem (a quarantined row), never a figure.
 """
 
@@ -21,7 +24,7 @@ from collections.abc import Mapping
 from typing import Any, TypeGuard
 
 from assets.formats.dumps.exchange import Dump
-from assets.formats.quality.exchange import QualityParsed, QualityResult
+from assets.formats.quality.exchange import POINT_VALUE_NOTE, QualityParsed, QualityResult, is_point_value
 
 HARNESS = "lm-evaluation-harness"
 RESULTS_04 = "lm-evaluation-harness results (0.4+)"
@@ -84,7 +87,10 @@ def _identity(payload: dict[str, Any], parsed: QualityParsed) -> None:
             parsed.model_raw, parsed.model_field = args[key].strip(), f"config.model_args.{key}"
             break
     else:
-        if isinstance(payload.get("model_name"), str) and payload["model_name"].strip():
+        named = config.get("model") if isinstance(config, dict) else None
+        if isinstance(named, str) and "/" in named.strip():  # a hub id or a path, not a model type (`hf`, `vllm`)
+            parsed.model_raw, parsed.model_field = named.strip(), "config.model"
+        elif isinstance(payload.get("model_name"), str) and payload["model_name"].strip():
             parsed.model_raw, parsed.model_field = payload["model_name"].strip(), "model_name"
     if isinstance(args.get("quantization"), str) and args["quantization"].strip():
         parsed.quantization = ("config.model_args.quantization", args["quantization"].strip())
@@ -129,6 +135,15 @@ def _samples(payload: dict[str, Any], task: str, row: dict[str, Any], metric_key
         if _is_number(value) and value >= 1 and value == int(value):
             return int(value)
     return None
+
+
+def _whole_test_set(payload: dict[str, Any], task: str) -> bool:
+    """Whether the file says the task ran over its whole test set (`n-samples.<task>`: effective = original)."""
+    counts = _per_task(payload, "n-samples", task)
+    if not isinstance(counts, dict):
+        return False
+    original, effective = counts.get("original"), counts.get("effective")
+    return _is_number(original) and _is_number(effective) and original == effective and effective >= 1
 
 
 def _task_rows(payload: dict[str, Any]) -> list[tuple[str, str, Any]]:
@@ -176,6 +191,9 @@ def _task_results(payload: dict[str, Any], where: str, task: str, row: Any, pars
                 (f"{where}.{stderr_key}", f"stderr is not a non-negative number (got {raw_stderr!r})")
             )
             continue
+        point = stderr is None and (is_point_value(base) or _whole_test_set(payload, task))
+        if point:
+            note = f"{POINT_VALUE_NOTE} ({stderr_key} {'N/A' if raw_stderr is not None else 'absent'})"
         found += 1
         parsed.results.append(
             QualityResult(
@@ -184,6 +202,7 @@ def _task_results(payload: dict[str, Any], where: str, task: str, row: Any, pars
                 value=float(value),
                 stderr=stderr,
                 stderr_note=note,
+                point_value=point,
                 samples=_samples(payload, task, row, key),
                 higher_is_better=better.get(base)
                 if isinstance(better, dict) and isinstance(better.get(base), bool)
