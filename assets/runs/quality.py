@@ -42,9 +42,19 @@ class QualityRead:
     parsed: QualityParsed
 
 
-def recognise(dump: Dump, name: str, sha256: str, size: int | None, folder: PurePosixPath) -> QualityRead | None:
-    """The quality file `dump` is, parsed; None when no quality reader recognises it."""
+def recognise(
+    dump: Dump,
+    name: str,
+    sha256: str,
+    size: int | None,
+    folder: PurePosixPath,
+    whole: Callable[[], Dump] | None = None,
+) -> QualityRead | None:
+    """The quality file `dump` is, parsed; None when no quality reader recognises it. A file too large to hold
+    whose head begins like a quality file (registry.begins_like) is read whole (`whole()`) and then recognised."""
     parsed = registry.parse(dump)
+    if parsed is None and whole is not None and registry.begins_like(dump):
+        parsed = registry.parse(whole())
     return None if parsed is None else QualityRead(name, sha256, size, folder, parsed)
 
 

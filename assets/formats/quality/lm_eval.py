@@ -24,7 +24,16 @@ from collections.abc import Mapping
 from typing import Any, TypeGuard
 
 from assets.formats.dumps.exchange import Dump
-from assets.formats.quality.exchange import POINT_VALUE_NOTE, QualityParsed, QualityResult, is_point_value
+from assets.formats.quality.exchange import (
+    DOCUMENTS,
+    POINT_VALUE_NOTE,
+    SHOTS,
+    QualityParsed,
+    QualityResult,
+    count_or_problem,
+    is_point_value,
+    stderr_problem,
+)
 
 HARNESS = "lm-evaluation-harness"
 RESULTS_04 = "lm-evaluation-harness results (0.4+)"
@@ -61,6 +70,17 @@ def recognise(dump: Dump) -> str | None:
     if "lm_eval_version" in payload or "n-samples" in payload or any("," in k for k in keys):
         return RESULTS_04
     return RESULTS_03
+
+
+def begins_like(head: Any) -> bool:
+    """Whether the decoded head of a large JSON document begins like a results file: its first key `results`, an
+    object of per-task objects (what lm-eval writes first; `config` and `versions` come later, past the head)."""
+    return (
+        isinstance(head, dict)
+        and next(iter(head), None) == "results"
+        and isinstance(head["results"], dict)
+        and all(isinstance(v, dict) for v in head["results"].values())
+    )
 
 
 def model_args(config: Any) -> dict[str, Any]:
@@ -121,19 +141,20 @@ def _per_task(payload: dict[str, Any], key: str, task: str) -> Any:
     return table.get(task) if isinstance(table, dict) else None
 
 
-def _samples(payload: dict[str, Any], task: str, row: dict[str, Any], metric_key: str) -> int | None:
+def _samples(payload: dict[str, Any], task: str, row: dict[str, Any], metric_key: str) -> int | str | None:
     """How many documents the figure rests on: `n-samples.<task>.effective`, else a group row's
-    `sample_count.<metric>` or `sample_len`; None when the file does not say."""
+    `sample_count.<metric>` or `sample_len`; None when the file does not say; the problem (a text) when the first
+    count it states is no plausible count (exchange.DOCUMENTS: 1e300 is a broken value, never a count)."""
     counts = _per_task(payload, "n-samples", task)
     sample_count = row.get("sample_count")  # per metric (0.4.12 groups), or one number (seen in other writers)
     candidates = [
-        counts.get("effective") if isinstance(counts, dict) else None,
-        sample_count.get(metric_key) if isinstance(sample_count, dict) else sample_count,
-        row.get("sample_len"),
+        ("n-samples.effective", counts.get("effective") if isinstance(counts, dict) else None),
+        ("sample_count", sample_count.get(metric_key) if isinstance(sample_count, dict) else sample_count),
+        ("sample_len", row.get("sample_len")),
     ]
-    for value in candidates:
+    for name, value in candidates:
         if _is_number(value) and value >= 1 and value == int(value):
-            return int(value)
+            return count_or_problem(value, DOCUMENTS, name)
     return None
 
 
@@ -161,7 +182,9 @@ def _task_results(payload: dict[str, Any], where: str, task: str, row: Any, pars
         return
     better = _per_task(payload, "higher_is_better", task)
     version = _per_task(payload, "versions", task)
-    shots = _per_task(payload, "n-shot", task)
+    shots_raw = _per_task(payload, "n-shot", task)
+    if not (isinstance(shots_raw, (int, float)) and not isinstance(shots_raw, bool)):
+        shots_raw = None  # not stated as a number: not said
     found = 0
     for key, value in row.items():
         if key in NOT_METRICS:
@@ -191,6 +214,14 @@ def _task_results(payload: dict[str, Any], where: str, task: str, row: Any, pars
                 (f"{where}.{stderr_key}", f"stderr is not a non-negative number (got {raw_stderr!r})")
             )
             continue
+        where_key = f"{where}.{key}"
+        samples = _samples(payload, task, row, key)
+        shots = count_or_problem(shots_raw, SHOTS, "n-shot") if shots_raw is not None else None
+        implausible = stderr_problem(float(value), stderr) if stderr is not None else None
+        bad = next((b for b in (implausible, samples, shots) if isinstance(b, str)), None)
+        if bad:  # that figure is quarantined by name (file, task, metric), never the file or the step
+            parsed.problems.append((where_key, f"task {task!r} metric {key!r}: {bad}"))
+            continue
         point = stderr is None and (is_point_value(base) or _whole_test_set(payload, task))
         if point:
             note = f"{POINT_VALUE_NOTE} ({stderr_key} {'N/A' if raw_stderr is not None else 'absent'})"
@@ -203,13 +234,13 @@ def _task_results(payload: dict[str, Any], where: str, task: str, row: Any, pars
                 stderr=stderr,
                 stderr_note=note,
                 point_value=point,
-                samples=_samples(payload, task, row, key),
+                samples=samples if isinstance(samples, int) else None,  # a text was quarantined above
                 higher_is_better=better.get(base)
                 if isinstance(better, dict) and isinstance(better.get(base), bool)
                 else (False if base in LOWER_IS_BETTER else None),
                 task_version=None if version is None else str(version),
-                n_shot=int(shots) if _is_number(shots) else None,
-                location=f"{where}.{key}",
+                n_shot=shots if isinstance(shots, int) else None,
+                location=where_key,
             )
         )
     if not found and not any(where_ == where or where_.startswith(f"{where}.") for where_, _ in parsed.problems):
