@@ -335,11 +335,29 @@ def precision_key(spelling: str) -> str:
 
 @dataclass(frozen=True)
 class PrecisionEntry:
-    """One canonical precision from precisions.csv: its name and bits (activation bits when the spelling says)."""
+    """One canonical precision from precisions.csv: its name and bits (activation bits, activation format and
+    quantisation method when the spelling says)."""
 
     precision: str
     weight_bits: int
     activation_bits: int | None
+    activation_format: str | None = None
+    method: str | None = None
+
+    @property
+    def scheme(self) -> str:
+        """The readable quantisation scheme: the precision, then `w<bits>a<bits>` when the activations are stated
+        (`a<format>` for float activations of integer weights: `w4afp8`), then the method: `int4-w4a16-awq`,
+        `int4-w4a8`, `fp8-w8a8-dynamic`, `bf16`; a part not stated is left out (known in part: `int4`)."""
+        parts = [self.precision]
+        if self.activation_bits is not None:
+            integer_weights = self.precision.startswith(("int", "uint"))
+            float_activations = self.activation_format not in (None, "16-bit float", "int8", "int4")
+            act = self.activation_format if integer_weights and float_activations else str(self.activation_bits)
+            parts.append(f"w{self.weight_bits}a{act}")
+        if self.method:
+            parts.append(self.method)
+        return "-".join(parts)
 
 
 @functools.cache
@@ -358,7 +376,9 @@ def _precisions() -> dict[str, PrecisionEntry]:
                 f"{where} line {line}: {row['precision']} has {weight} weight bits here, {bits[row['precision']]} above"
             )
         key = precision_key(row["spelling"])
-        entry = PrecisionEntry(row["precision"], weight, activation)
+        entry = PrecisionEntry(
+            row["precision"], weight, activation, row["activation_format"] or None, row["method"] or None
+        )
         if table.get(key, entry) != entry:
             raise ValueError(f"{where} line {line}: spelling {row['spelling']!r} is already mapped differently")
         table[key] = entry
@@ -389,6 +409,9 @@ class Precision:
     known: bool
     stated: bool
     unknown: tuple[str, ...] = ()
+    scheme: str | None = None  # PrecisionEntry.scheme of one spelling; the precision itself for a list
+    activation_format: str | None = None  # of one spelling, when it says
+    method: str | None = None  # the quantisation method of one spelling (awq, gptq, smoothquant, ...), when it says
 
 
 def _precision_parts(text: str) -> list[str]:
@@ -425,13 +448,31 @@ def read_precision(raw: object) -> Precision:
         return Precision(None, None, None, known=True, stated=False)
     names = sorted({e.precision: e.weight_bits for e in entries}.items(), key=lambda item: (-item[1], item[0]))
     activations = {e.activation_bits for e in entries}
+    precision = ",".join(name for name, _bits in names)
     return Precision(
-        ",".join(name for name, _bits in names),
+        precision,
         min(e.weight_bits for e in entries),
         activations.pop() if len(set(entries)) == 1 else None,
         known=True,
         stated=True,
+        scheme=entries[0].scheme if len(set(entries)) == 1 else precision,
+        activation_format=entries[0].activation_format if len(set(entries)) == 1 else None,
+        method=entries[0].method if len(set(entries)) == 1 else None,
     )
+
+
+def schemes_agree(first: str, second: str) -> bool:
+    """Whether two schemes can be the same quantisation: equal, or one is the other known in part (a prefix at a
+    `-`: `int4` and `int4-w4a16` agree with `int4-w4a16-awq`; `int4-w4a8` never agrees with `int4-w4a16-awq`)."""
+    return first == second or first.startswith(f"{second}-") or second.startswith(f"{first}-")
+
+
+def fuller(stated: Precision, implied: Precision | None) -> Precision:
+    """A stated precision, completed by the one a model name implies when their schemes agree (run.yaml's `int4`
+    with a `-AWQ` checkpoint is `int4-w4a16-awq`); the stated one as it is when they do not."""
+    if implied is None or not stated.scheme or not implied.scheme or not schemes_agree(stated.scheme, implied.scheme):
+        return stated
+    return implied if len(implied.scheme) > len(stated.scheme) else stated
 
 
 class PrecisionError(ValueError):

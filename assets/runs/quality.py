@@ -69,14 +69,27 @@ class Identity:
     precision_note: str | None
     model_known: bool = True
     model_note: str | None = None
+    scheme: canonical.Precision | None = None  # the precision as read, with its scheme (activations, method)
+
+    @property
+    def scheme_columns(self) -> dict[str, Any]:
+        """observed.quality's scheme columns: the scheme (the precision when nothing more is known), the
+        activation bits and format, and the quantisation method, where stated."""
+        read = self.scheme
+        return {
+            "scheme": (read.scheme if read and read.scheme else None) or self.precision,
+            "activation_bits": read.activation_bits if read else None,
+            "activation_format": read.activation_format if read else None,
+            "quant_method": read.method if read else None,
+        }
 
 
-def _precision_word(where: str, raw: str) -> tuple[str | None, str | None]:
-    """(canonical precision, problem) of a stated precision word."""
+def _precision_word(where: str, raw: str) -> tuple[canonical.Precision | None, str | None]:
+    """(the precision read, problem) of a stated precision word; None when it states none."""
     found = canonical.read_precision(raw)
     if not found.known:
         return None, f"precision {raw!r} ({where}) is not in assets/reference/precisions.csv"
-    return found.precision, None
+    return (found if found.precision else None), None
 
 
 def identify(read: QualityRead, result: QualityResult, settings: dict[str, Any], sidecar: str | None) -> Identity | str:
@@ -132,35 +145,30 @@ def _identity(
         stated.append(("quantisation argument", parsed.quantization[0], parsed.quantization[1]))
     note = None
     for source, where, word in stated:
-        precision, problem = _precision_word(where, word)
+        found, problem = _precision_word(where, word)
         if problem:
             return problem
-        if precision:
-            return Identity(
-                match.key,
-                model_raw,
-                model_field,
-                precision,
-                word,
-                source,
-                _contradiction(source, precision, parsed, result),
-            )
-    if match.implied_precision is not None and match.implied_precision.precision:
+        if found and found.precision:
+            precision = found.precision
+            contradiction = _contradiction(source, precision, parsed, result)
+            scheme = found if contradiction else canonical.fuller(found, match.implied_precision)
+            return Identity(match.key, model_raw, model_field, precision, word, source, contradiction, scheme=scheme)
+    implied = match.implied_precision
+    if implied is not None and implied.precision:
         return Identity(
-            match.key, model_raw, model_field, match.implied_precision.precision, model_raw, "model name", None
+            match.key, model_raw, model_field, implied.precision, model_raw, "model name", None, scheme=implied
         )
     for source, spelled in (
         ("dtype argument", parsed.dtype),
         ("loaded dtype", ("config.model_dtype", parsed.loaded_dtype)),
     ):
         if spelled and spelled[1]:
-            precision, problem = _precision_word(spelled[0], spelled[1])
+            found, problem = _precision_word(spelled[0], spelled[1])
             if problem:
                 return problem
-            if precision:
-                return Identity(
-                    match.key, model_raw, model_field, precision, f"{spelled[0]}={spelled[1]}", source, None
-                )
+            if found and found.precision:
+                word = f"{spelled[0]}={spelled[1]}"
+                return Identity(match.key, model_raw, model_field, found.precision, word, source, None, scheme=found)
     native = canonical.checkpoint_precision(match.model_id)
     if native is None:
         known = (
@@ -216,12 +224,11 @@ def quality_rows(reads: list[QualityRead], settings_for: Settings) -> tuple[list
                     Reject(read.name, result.location, found, {"task": result.task, "metric": result.metric})
                 )
                 continue
-            key = (found.model, found.precision, result.task, result.metric, result.source_label)
+            scheme = found.scheme_columns
+            key = (found.model, scheme["scheme"], result.task, result.metric, result.source_label)
             if key in seen:
                 file_rejects.append(
-                    Reject(
-                        read.name, result.location, f"duplicate of {seen[key]}: same model, precision, task and metric"
-                    )
+                    Reject(read.name, result.location, f"duplicate of {seen[key]}: same model, scheme, task and metric")
                 )
                 continue
             seen[key] = result.location
@@ -236,6 +243,7 @@ def quality_rows(reads: list[QualityRead], settings_for: Settings) -> tuple[list
                         "model_note": found.model_note,
                         "precision": found.precision,
                         "weight_bits": canonical.read_precision(found.precision).weight_bits,
+                        **scheme,
                         "precision_raw": found.precision_raw,
                         "precision_source": found.precision_source,
                         "precision_note": found.precision_note,

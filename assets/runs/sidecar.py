@@ -56,6 +56,7 @@ def run_precision(
             "precision_source": "model name",
             "weight_bits": implied.weight_bits,
             "activation_bits": implied.activation_bits,
+            "precision_scheme": implied.scheme,
             "precision_note": None,
         }
     note = None
@@ -68,6 +69,7 @@ def run_precision(
             "precision_source": "run.yaml",
             "weight_bits": None,
             "activation_bits": None,
+            "precision_scheme": None,
             "precision_note": (
                 f"run.yaml states no precision ({raw_text!r}) and the model name {model_raw!r} implies none"
             ),
@@ -90,6 +92,7 @@ def run_precision(
         "precision_source": "run.yaml",
         "weight_bits": stated.weight_bits,
         "activation_bits": activation_bits,
+        "precision_scheme": (stated if note else canonical.fuller(stated, implied)).scheme,
         "precision_note": note,
     }
 

@@ -16,6 +16,9 @@ class DeliveredAtSlo(pa.DataFrameModel):
     accelerator_id: str = pa.Field(nullable=True, description="Canonical accelerator id; empty when unknown.")
     accelerator_count: int = pa.Field(ge=1, description="Accelerators serving the model.")
     precision: str = pa.Field(nullable=True, description="Normalised weight precision of the run.")
+    precision_scheme: str = pa.Field(
+        nullable=True, description="The run's quantisation scheme (observed.runs.precision_scheme)."
+    )
     runtime: str = pa.Field(description="Serving runtime.")
     runtime_version: str = pa.Field(nullable=True, description="Version of the serving runtime.")
     arrival: str = pa.Field(description="Arrival pattern of the run.")

@@ -29,6 +29,22 @@ class Quality(pa.DataFrameModel):
     weight_bits: int = pa.Field(
         ge=1, le=32, description="Weight bits of the precision (precisions.csv): the widest is the relative reference."
     )
+    scheme: str = pa.Field(
+        description=(
+            "The quantisation scheme the figure is for, what it is matched to runs on: the precision, then "
+            "w<bits>a<bits> when the activations are stated (a<format> for float activations of integer weights), "
+            "then the method (int4-w4a16-awq, int4-w4a16-gptq, int4-w4a8, fp8-w8a8-dynamic); a part not stated is "
+            "left out (fp8, bf16)."
+        )
+    )
+    activation_bits: int = pa.Field(nullable=True, ge=1, le=32, description="Activation bits, when stated.")
+    activation_format: str = pa.Field(
+        nullable=True, description="Activation format, when stated: 16-bit float, int8, fp8, nvfp4 (precisions.csv)."
+    )
+    quant_method: str = pa.Field(
+        nullable=True,
+        description="Quantisation method, when stated: awq, gptq, rtn, smoothquant, dynamic or static (fp8), ...",
+    )
     precision_raw: str = pa.Field(description="The word the precision was read from (`load_in_8bit=True`, `-FP8`).")
     precision_source: str = pa.Field(
         isin=QUALITY_PRECISION_SOURCES,
@@ -79,4 +95,4 @@ class Quality(pa.DataFrameModel):
     class Config:
         strict = True
         coerce = True
-        unique = ["model", "precision", "task", "metric", "source", "source_note"]
+        unique = ["model", "scheme", "task", "metric", "source", "source_note"]

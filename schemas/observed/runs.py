@@ -53,6 +53,13 @@ class Runs(pa.DataFrameModel):
         le=64,
         description="Bits per activation, when the precision or the model name says (W8A8: 8, W4A16: 16).",
     )
+    precision_scheme: str = pa.Field(
+        nullable=True,
+        description=(
+            "The quantisation scheme, as observed.quality.scheme writes it (int4-w4a16-awq, int4-w4a8, fp8): what "
+            "quality evidence is matched on; run.yaml's precision completed by the model name's when they agree."
+        ),
+    )
     precision_note: str = pa.Field(
         nullable=True,
         description=(

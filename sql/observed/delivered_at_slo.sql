@@ -137,6 +137,7 @@ SELECT
     pr.accelerator_id,
     pr.accelerator_count,
     pr.precision,
+    pr.precision_scheme,
     pr.runtime,
     pr.runtime_version,
     pr.arrival,

@@ -11,20 +11,13 @@ import json
 import math
 from pathlib import Path
 
-import duckdb
 import polars as pl
 import pytest
 
-from assets.config.profiles import parse_profiles, parse_quality_bounds, write_quality_bounds
 from assets.core import canonical
-from assets.core.records import SourceFile
 from assets.runs.collect import collect
-from assets.runs.quality import write_quality
-from assets.warehouse.sqlfiles import run_sql_file
-from assets.warehouse.write import write_table
-from schemas.marts.quality_gate import QualityGate
-from schemas.requirement.profiles import Profiles
 from tests.support.data import DATA, V51_TABLE
+from tests.support.quality import quality_gate
 
 EVALS = DATA / "evals"
 FILES = sorted(EVALS.rglob("*.json"))
@@ -211,32 +204,18 @@ def expected_status(requirements: list[dict], precision: str) -> str:
 
 @pytest.fixture(scope="module")
 def gate(batch, tmp_path_factory) -> pl.DataFrame:
-    conn = duckdb.connect(str(tmp_path_factory.mktemp("gate") / "w.duckdb"))
-    write_quality(conn, batch.quality, batch.quality_rejects, batch.quality_files)
-    profiles, _bounds = parse_profiles(PROFILES, "profiles.yaml")
-    write_table(conn, "requirement.profiles", pl.DataFrame(profiles, infer_schema_length=None), Profiles)
-    write_quality_bounds(
-        conn, parse_quality_bounds(PROFILES, "profiles.yaml"), SourceFile("profiles.yaml", None, None, "yaml", "read")
-    )
-    offered = ", ".join(
-        f"('{p['name']}', 'qwen3.6-27b', '{precision}')" for p in PROFILES["profiles"] for precision in OFFERED
-    )
-    conn.execute(
-        "CREATE TABLE observed.delivered_at_slo AS SELECT * FROM (VALUES "
-        + offered
-        + ") AS t(profile, model_id, precision)"
-    )
-    conn.execute("CREATE SCHEMA projected")
-    conn.execute("CREATE TABLE projected.delivered_at_slo (profile VARCHAR, model_id VARCHAR, precision VARCHAR)")
-    frame = run_sql_file(conn, "marts/quality_gate.sql")
-    QualityGate.validate(frame)
-    return frame
+    offered = [
+        {"profile": p["name"], "model_id": "qwen3.6-27b", "precision": precision, "precision_scheme": precision}
+        for p in PROFILES["profiles"]
+        for precision in OFFERED
+    ]
+    return quality_gate(tmp_path_factory.mktemp("gate") / "w.duckdb", batch, PROFILES, offered)
 
 
 def test_the_gate_judges_each_config_as_recomputed_from_the_files(gate):
     for profile in PROFILES["profiles"]:
         for precision in OFFERED:
-            [row] = gate.filter((pl.col("profile") == profile["name"]) & (pl.col("precision") == precision)).to_dicts()
+            [row] = gate.filter((pl.col("profile") == profile["name"]) & (pl.col("scheme") == precision)).to_dicts()
             expected = expected_status(profile["quality"], precision) if "quality" in profile else "not_required"
             assert row["quality_status"] == expected, (profile["name"], precision, row["quality_evidence"])
 

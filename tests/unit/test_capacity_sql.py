@@ -16,6 +16,7 @@ from schemas.marts.capacity_plan import CapacityPlan
 from schemas.marts.quality_gate import QualityGate
 from schemas.marts.quality_to_measure import QualityToMeasure
 from schemas.observed.delivered_at_slo import DeliveredAtSlo
+from schemas.observed.runs import Runs
 from schemas.requirement.profiles import Profiles
 from schemas.requirement.slo_bounds import SloBounds
 from schemas.requirement.traffic_rate import TrafficRate
@@ -110,6 +111,7 @@ def traffic(conn, rates=RATES, window=60.0, per_day=5 * 86400.0, min_replicas=1,
 def plan(conn, costs):
     write_table(conn, "cost.cost_per_request", pl.DataFrame(costs), CostPerRequest)
     empty(conn, "marts.quality_gate", QualityGate)  # no quality requirement: every row untested
+    empty(conn, "observed.runs", Runs)  # the runs' schemes: none needed here
     frame = run_sql_file(conn, "marts/capacity_plan.sql")
     write_table(conn, "marts.capacity_plan", frame, CapacityPlan)
     return {(r["config_key"], r["price_provider"]): r for r in frame.iter_rows(named=True)}

@@ -218,9 +218,10 @@ def gate_for(tmp_path: Path, quality: list[dict], offered: tuple[str, ...]) -> d
     rows, _ = parse_profiles(content, "p.yaml")
     write_table(conn, "requirement.profiles", pl.DataFrame(rows, infer_schema_length=None), Profiles)
     write_quality_bounds(conn, parse_quality_bounds(content, "p.yaml"), SourceFile("p.yaml", None, None, "y", "read"))
-    values = ", ".join(f"('p', 'qwen3-0.6b', '{p}')" for p in offered)
+    values = ", ".join(f"('p', 'qwen3-0.6b', '{p}', NULL)" for p in offered)  # the run's scheme: its precision
     conn.execute(
-        f"CREATE TABLE observed.delivered_at_slo AS SELECT * FROM (VALUES {values}) t(profile, model_id, precision)"
+        "CREATE TABLE observed.delivered_at_slo AS SELECT profile, model_id, precision, precision_scheme::VARCHAR "
+        f"AS precision_scheme FROM (VALUES {values}) t(profile, model_id, precision, precision_scheme)"
     )
     conn.execute("CREATE SCHEMA projected")
     conn.execute("CREATE TABLE projected.delivered_at_slo (profile VARCHAR, model_id VARCHAR, precision VARCHAR)")

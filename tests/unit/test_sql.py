@@ -47,6 +47,7 @@ def run_row(run_id, model=LLAMA, accelerator=H100, count=1):
         "precision_source": "run.yaml",
         "weight_bits": 16,
         "activation_bits": None,
+        "precision_scheme": "bf16",
         "precision_note": None,
         "runtime": "vLLM",
         "runtime_version": "0.11.0",
