@@ -41,6 +41,14 @@ class QualityGate(pa.DataFrameModel):
     interval_low: float = pa.Field(nullable=True, description="value - 1.96 stderr.")
     interval_high: float = pa.Field(nullable=True, description="value + 1.96 stderr.")
     samples: int = pa.Field(nullable=True, ge=1, description="Documents the figure rests on.")
+    ratio_low: float = pa.Field(
+        nullable=True,
+        description=(
+            "A relative bound where the reference has a stderr too: the low end of the ratio value / reference's "
+            "95% interval carrying both uncertainties (delta method); empty otherwise."
+        ),
+    )
+    ratio_high: float = pa.Field(nullable=True, description="The high end of that ratio's 95% interval.")
     reference_precision: str = pa.Field(
         nullable=True, description="Scheme of the reference a relative bound is taken against (widest evaluated)."
     )

@@ -15,8 +15,10 @@
 -- a sampled figure has no stderr. A point value (observed.quality.point_value: a perplexity, bits per byte, a
 -- metric without stderr over the whole test set) has no sampling error: met or failed on its value. A
 -- requirement's tolerance (the metric's unit) moves the bound to its permissive side (max + tolerance). A relative bound is the ratio times the reference: the same model's figure at its
--- widest precision evaluated (most weight bits, then most documents); the reference's own uncertainty is not
--- propagated, and the reference itself meets a ratio of 1 or looser. No figure at this model and precision:
+-- widest precision evaluated (most weight bits, then most documents); where both it and the figure have a stderr,
+-- the ratio value / reference is judged by its own 95% interval carrying both (ratios: delta method), else the
+-- figure's interval against ratio x reference, said when the reference has none; the reference itself meets a
+-- ratio of 1 or looser. No figure at this model and precision:
 -- untested. A profile without requirements: not_required. Several requirements: the worst status wins
 -- (fails, then untested, then inconclusive, then meets); quality_evidence lists every one.
 WITH candidates AS (
@@ -72,7 +74,7 @@ checks AS (
                     THEN 'scheme ' || c.scheme || ' known in part agrees with ' || a.schemes || ' evaluated schemes ('
                          || a.scheme_list || '): state the run''s precision with its method (awq, gptq, ...)'
            END AS scheme_note,
-           r.value AS reference_value, r.scheme AS reference_precision,
+           r.value AS reference_value, r.stderr AS reference_stderr, r.scheme AS reference_precision,
            CASE WHEN b.bound_kind IN ('min', 'max') THEN b.bound ELSE b.bound * r.value END
                + CASE WHEN b.bound_kind LIKE 'max%' THEN b.tolerance ELSE -b.tolerance END AS threshold,
            k.task IS NOT NULL AS task_known
@@ -87,6 +89,20 @@ checks AS (
     LEFT JOIN reference AS r ON r.model = c.model AND r.task = b.task AND r.metric = b.metric
     LEFT JOIN known_tasks AS k ON k.task = b.task AND k.metric = b.metric
 ),
+ratios AS (
+    -- a relative bound where the reference has a stderr too: the ratio value / reference with both uncertainties
+    -- (delta method, the two evaluations independent): se = sqrt(se^2 + ratio^2 se_ref^2) / reference
+    SELECT *, value / reference_value - 1.96 * ratio_se AS ratio_low, value / reference_value + 1.96 * ratio_se AS ratio_high
+    FROM (
+        SELECT *,
+               CASE WHEN bound_kind LIKE '%_relative' AND reference_stderr IS NOT NULL AND reference_value > 0
+                         AND (stderr IS NOT NULL OR point_value) AND evidence_scheme <> reference_precision
+                    THEN sqrt(coalesce(stderr, 0) ^ 2 + (value / reference_value) ^ 2 * reference_stderr ^ 2)
+                         / reference_value
+               END AS ratio_se
+        FROM checks
+    )
+),
 judged AS (
     SELECT *,
            value - 1.96 * stderr AS interval_low,
@@ -96,6 +112,12 @@ judged AS (
                WHEN bound_kind LIKE '%_relative' AND evidence_scheme = reference_precision
                    THEN CASE WHEN (bound_kind = 'min_relative' AND bound <= 1) OR (bound_kind = 'max_relative' AND bound >= 1)
                              THEN 'meets' ELSE 'fails' END
+               WHEN ratio_se IS NOT NULL  -- the ratio's interval against the ratio bound (with its tolerance)
+                   THEN CASE WHEN bound_kind = 'min_relative' AND ratio_low >= threshold / reference_value THEN 'meets'
+                             WHEN bound_kind = 'min_relative' AND ratio_high < threshold / reference_value THEN 'fails'
+                             WHEN bound_kind = 'max_relative' AND ratio_high <= threshold / reference_value THEN 'meets'
+                             WHEN bound_kind = 'max_relative' AND ratio_low > threshold / reference_value THEN 'fails'
+                             ELSE 'inconclusive' END
                WHEN stderr IS NULL AND point_value
                    THEN CASE WHEN (bound_kind LIKE 'min%' AND value >= threshold)
                                   OR (bound_kind LIKE 'max%' AND value <= threshold) THEN 'meets' ELSE 'fails' END
@@ -106,7 +128,7 @@ judged AS (
                WHEN bound_kind LIKE 'max%' AND value - 1.96 * stderr > threshold THEN 'fails'
                ELSE 'inconclusive'
            END AS status
-    FROM checks
+    FROM ratios
 ),
 described AS (
     SELECT *,
@@ -129,6 +151,13 @@ described AS (
                                                    THEN '+' ELSE '-' END, tolerance) ELSE '' END
                    || CASE WHEN tolerance > 0 OR bound_kind LIKE '%_relative' THEN printf(' = %.4f', threshold)
                            ELSE '' END
+                   || CASE WHEN ratio_se IS NOT NULL
+                               THEN printf(' (ratio %.4f [%.4f, %.4f] 95%% with the reference''s stderr too)',
+                                           value / reference_value, ratio_low, ratio_high)
+                           WHEN bound_kind LIKE '%_relative' AND evidence_scheme <> reference_precision
+                                AND reference_stderr IS NULL
+                               THEN ' (the reference has no stderr: only this figure''s uncertainty is carried)'
+                           ELSE '' END
                    || ': ' || status
                    || ' (' || harness || coalesce(' ' || harness_version, '') || ', ' || source || ')'
            END AS check_text
@@ -148,6 +177,8 @@ gated AS (
            arg_min_null(interval_low, worst) AS interval_low,
            arg_min_null(interval_high, worst) AS interval_high,
            arg_min_null(samples, worst) AS samples,
+           arg_min_null(ratio_low, worst) AS ratio_low,
+           arg_min_null(ratio_high, worst) AS ratio_high,
            arg_min_null(reference_precision, worst) AS reference_precision,
            arg_min_null(source, worst) AS quality_source,
            arg_min_null(evidence_scheme, worst) AS evidence_scheme,
@@ -156,12 +187,12 @@ gated AS (
     GROUP BY profile, model, precision, scheme
 )
 SELECT profile, model, precision, scheme, quality_status, requirements, requirements_met, task, metric,
-       bound_kind, threshold, value, stderr, interval_low, interval_high, samples, reference_precision,
-       evidence_scheme, quality_source, quality_evidence
+       bound_kind, threshold, value, stderr, interval_low, interval_high, samples, ratio_low, ratio_high,
+       reference_precision, evidence_scheme, quality_source, quality_evidence
 FROM gated
 UNION ALL
 SELECT c.profile, c.model, c.precision, c.scheme, 'not_required', 0, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-       NULL, NULL, NULL, NULL, NULL, 'the profile states no quality requirement'
+       NULL, NULL, NULL, NULL, NULL, NULL, NULL, 'the profile states no quality requirement'
 FROM candidates AS c
 WHERE c.profile NOT IN (SELECT profile FROM requirement.quality_bounds)
 ORDER BY profile, model, scheme

@@ -179,8 +179,9 @@ def qwen_figure(precision: str, task: str, key: str) -> tuple[float, float] | No
 
 
 def expected_status(requirements: list[dict], precision: str) -> str:
-    """The gate's rule, recomputed: per requirement, the 95% interval value +/- 1.96 stderr against the bound
-    (a relative bound times bf16's value, bf16 being the widest precision evaluated); the worst status wins."""
+    """The gate's rule, recomputed: per requirement, the 95% interval value +/- 1.96 stderr against the bound; a
+    relative bound against the ratio to bf16's value (the widest precision evaluated), its interval carrying both
+    stderrs (delta method); the worst status wins."""
     statuses = []
     for req in requirements:
         key = req["metric"]
@@ -193,10 +194,12 @@ def expected_status(requirements: list[dict], precision: str) -> str:
             if precision == "bf16":
                 statuses.append("meets" if req["min_relative"] <= 1 else "fails")
                 continue
-            bound = req["min_relative"] * qwen_figure("bf16", req["task"], key)[0]
+            reference, reference_stderr = qwen_figure("bf16", req["task"], key)
+            ratio = value / reference  # both stderrs carried: the ratio's own interval against the ratio bound
+            half = 1.96 * math.sqrt(stderr**2 + ratio**2 * reference_stderr**2) / reference
+            value, bound, low, high = ratio, req["min_relative"], ratio - half, ratio + half
         else:
-            bound = req["min"]
-        low, high = value - 1.96 * stderr, value + 1.96 * stderr
+            bound, low, high = req["min"], value - 1.96 * stderr, value + 1.96 * stderr
         statuses.append("meets" if low >= bound else "fails" if high < bound else "inconclusive")
     order = ["fails", "untested", "inconclusive", "meets"]
     return min(statuses, key=order.index)

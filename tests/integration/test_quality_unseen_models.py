@@ -8,6 +8,7 @@ and a w4a8 run never borrows w4a16 evidence."""
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import polars as pl
@@ -129,8 +130,9 @@ def figure(scheme: str, task: str, key: str) -> tuple[float, float | None] | Non
 
 
 def expected_status(requirement: dict, scheme: str) -> str:
-    """The gate's rule recomputed: a relative bound times bf16's value; a point value (no stderr) against it as
-    is, else the 95% interval value +/- 1.96 stderr; bf16 itself meets a ratio of 1 or looser."""
+    """The gate's rule recomputed: where both have a stderr, the ratio to bf16's value by its 95% interval carrying
+    both (delta method) against the ratio bound; a point value (no stderr) against ratio x bf16's value as is;
+    bf16 itself meets a ratio of 1 or looser."""
     key = requirement["metric"] + ",none"
     found = figure(scheme, requirement["task"], key)
     if found is None:
@@ -138,9 +140,14 @@ def expected_status(requirement: dict, scheme: str) -> str:
     value, stderr = found
     if scheme == "bf16":
         return "meets"
-    ratio = requirement.get("max_relative") or requirement["min_relative"]
-    bound = ratio * figure("bf16", requirement["task"], key)[0]
-    low, high = (value, value) if stderr is None else (value - 1.96 * stderr, value + 1.96 * stderr)
+    bound = requirement.get("max_relative") or requirement["min_relative"]
+    reference, reference_stderr = figure("bf16", requirement["task"], key)
+    if stderr is not None and reference_stderr is not None:  # the ratio's interval carries both stderrs
+        ratio = value / reference
+        half = 1.96 * math.sqrt(stderr**2 + ratio**2 * reference_stderr**2) / reference
+        low, high = ratio - half, ratio + half
+    else:  # a point value (wikitext's perplexities): the value against ratio x reference
+        bound, low, high = bound * reference, value, value
     if "max_relative" in requirement:
         return "meets" if high <= bound else "fails" if low > bound else "inconclusive"
     return "meets" if low >= bound else "fails" if high < bound else "inconclusive"

@@ -6,6 +6,7 @@ a wrong status."""
 from __future__ import annotations
 
 import json
+import math
 import re
 from pathlib import Path
 
@@ -259,8 +260,29 @@ def test_max_bounds_judge_lower_is_better_metrics(tmp_path):
     gate = gate_for(
         tmp_path, [{"task": "wikitext", "metric": "word_perplexity", "max_relative": 1.05}], ("bf16", "fp8", "int4")
     )
-    # bound 10.5: fp8's interval [10.104, 10.496] lies below it; int4's [11.304, 11.696] above it
-    assert {p: r["quality_status"] for p, r in gate.items()} == {"bf16": "meets", "fp8": "meets", "int4": "fails"}
+    # the ratio to bf16 carries both stderrs: fp8's 1.03 +/- 1.96 sqrt(0.1^2 + 1.03^2 0.1^2) / 10 straddles 1.05
+    # (its own interval alone, [10.104, 10.496], would lie below 10.5); int4's 1.15 interval lies wholly above
+    assert {p: r["quality_status"] for p, r in gate.items()} == {
+        "bf16": "meets",
+        "fp8": "inconclusive",
+        "int4": "fails",
+    }
+    half = 1.96 * math.sqrt(0.1**2 + 1.03**2 * 0.1**2) / 10.0
+    assert (gate["fp8"]["ratio_low"], gate["fp8"]["ratio_high"]) == pytest.approx((1.03 - half, 1.03 + half))
+    assert "with the reference's stderr too" in gate["fp8"]["quality_evidence"]
+
+
+def test_a_relative_bound_says_when_the_reference_has_no_stderr(tmp_path):
+    write(
+        tmp_path,
+        "dumps/q.csv",
+        "model,precision,task,metric,value,stderr,n\n"
+        "Qwen/Qwen3-0.6B,bf16,gsm8k,acc,0.50,,1319\nQwen/Qwen3-0.6B,fp8,gsm8k,acc,0.40,0.01,1319\n",
+    )
+    gate = gate_for(tmp_path, [{"task": "gsm8k", "metric": "acc", "min_relative": 0.9}], ("fp8",))
+    # bound 0.45; fp8's own interval [0.3804, 0.4196] lies below it: fails, on its uncertainty alone
+    assert (gate["fp8"]["quality_status"], gate["fp8"]["ratio_low"]) == ("fails", None)
+    assert "the reference has no stderr: only this figure's uncertainty is carried" in gate["fp8"]["quality_evidence"]
 
 
 def test_a_perplexity_without_stderr_is_judged_on_its_point_value(tmp_path):
