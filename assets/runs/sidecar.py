@@ -172,6 +172,7 @@ def _run_config(merged: dict[str, Any], where: str) -> dict[str, Any]:
         "model_raw": model_raw,
         "model_id": checkpoint.model_id,
         "model_known": checkpoint.model_id is not None,
+        "model_key": checkpoint.key,
         **run_precision(merged.get("precision"), stated, model_raw, checkpoint.implied_precision),
         "runtime": str(merged["runtime"]).strip(),
         "runtime_version": str(merged["runtime_version"]).strip(),

@@ -27,6 +27,12 @@ class Runs(pa.DataFrameModel):
     model_raw: str = pa.Field(description="Model as written in run.yaml.")
     model_id: str = pa.Field(nullable=True, description="Canonical model id; empty when unknown.")
     model_known: bool = pa.Field(description="True when model_raw matched a canonical model id.")
+    model_key: str = pa.Field(
+        description=(
+            "What profiles and quality evidence are matched on: the canonical model id, else the model's name "
+            "without organisation and quantisation words (requirement.profiles.model_key)."
+        )
+    )
     precision_raw: str = pa.Field(
         nullable=True, description="Precision as written in run.yaml; empty when run.yaml states none."
     )
