@@ -24,6 +24,7 @@ from schemas.vocab import QUALITY_BOUND_KINDS
 
 SLO_KEY = re.compile(r"^(ttft|tpot|itl|e2e)_(p50|p90|p95|p99)_ms$")
 DEFAULT_ERROR_RATE_MAX = 0.01
+QUALITY_OPTIONAL_KEYS = ("tolerance",)  # beside task, metric and one bound kind
 PROFILE_KEYS = {"name", "model", "slo", "delivered_fraction_prior", "workload", "baseline", "quality"}
 WORKLOAD_KEYS = {
     "input_tokens_mean",
@@ -95,6 +96,7 @@ def _profile(entry: Any, where: str, source: str, names: set[str]) -> tuple[dict
         "model_raw": model_raw,
         "model_id": model,
         "model_known": model is not None,
+        "model_key": model or canonical.model_and_precision(model_raw).key,
         "delivered_fraction_prior_lo": lo,
         "delivered_fraction_prior_hi": hi,
         "error_rate_max": error_rate_max,
@@ -254,10 +256,11 @@ def _quality_bounds(entries: Any, profile: str, where: str, source: str) -> list
         at = f"{where}: quality[{i}]"
         if not isinstance(item, dict):
             raise IngestError(f"{at} is not a mapping")
-        unknown = set(item) - {"task", "metric", *QUALITY_BOUND_KINDS}
+        unknown = set(item) - {"task", "metric", *QUALITY_OPTIONAL_KEYS, *QUALITY_BOUND_KINDS}
         if unknown:
             raise IngestError(
-                f"{at}: unknown keys {sorted(unknown)}; allowed task, metric, {', '.join(QUALITY_BOUND_KINDS)}"
+                f"{at}: unknown keys {sorted(unknown)}; allowed task, metric, {', '.join(QUALITY_BOUND_KINDS)}, "
+                "tolerance"
             )
         task, metric = (str(item.get(k) or "").strip() for k in ("task", "metric"))
         if not task or not metric:
@@ -274,6 +277,11 @@ def _quality_bounds(entries: Any, profile: str, where: str, source: str) -> list
         except OutOfRange as problem:
             ratio = " (a ratio to the best-evidenced result)" if kind.endswith("_relative") else ""
             raise IngestError(f"{at}: {kind}{str(problem)[len(f'quality[].{kind}') :]}{ratio}") from None
+        tolerance = item.get("tolerance", 0.0)
+        try:
+            check(PROFILES, "quality[].tolerance", tolerance)
+        except OutOfRange as problem:
+            raise IngestError(f"{at}: {problem} (in the metric's own unit)") from None
         metric = metric.removesuffix(",none")  # observed.quality names a `none`-filtered metric without it
         if (task, metric) in seen:
             raise IngestError(f"{at}: {task} {metric} is bounded twice")
@@ -285,6 +293,7 @@ def _quality_bounds(entries: Any, profile: str, where: str, source: str) -> list
                 "metric": metric,
                 "bound_kind": kind,
                 "bound": float(value),
+                "tolerance": float(tolerance),
                 "source": source,
                 "evidence": "requirement",
             }
@@ -315,6 +324,7 @@ QUALITY_BOUNDS_SCHEMA = {
     "metric": pl.String,
     "bound_kind": pl.String,
     "bound": pl.Float64,
+    "tolerance": pl.Float64,
     "source": pl.String,
     "evidence": pl.String,
 }

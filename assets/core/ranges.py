@@ -74,6 +74,7 @@ INPUT_RANGES: dict[str, dict[str, Range]] = {
         "quality[].max": Range(-1e12, 1e12),
         "quality[].min_relative": Range(0, 10, low_open=True),  # a ratio to the best-evidenced result
         "quality[].max_relative": Range(0, 10, low_open=True),
+        "quality[].tolerance": Range(0, 1e12),  # in the metric's unit: run-to-run noise of a point value
     },
     PRICES: {
         # below a cheap spot GPU's cents, above a whole large system's hourly cost per accelerator, a price is a

@@ -4,6 +4,7 @@ formats), grouped by their deepest `run.yaml`, their per-request records read in
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path, PurePosixPath
@@ -14,6 +15,7 @@ import polars as pl
 from assets.core.errors import IngestError
 from assets.core.records import Reject, SourceFile
 from assets.formats.dumps import lookalikes, registry
+from assets.formats.dumps.decode import complete
 from assets.inputs import archives
 from assets.inputs.files import (
     Fetched,
@@ -149,7 +151,12 @@ def _read_files(
             continue
         evaluation = None
         if parsed is None:
-            evaluation = quality.recognise(_dump, fetched.name, fetched.sha256, size_of(fetched), rel.parent)
+            try:  # a large results file begun like lm-eval's is read whole (`whole`), never skipped for its size
+                whole = functools.partial(complete, _dump, fetched)
+                evaluation = quality.recognise(_dump, fetched.name, fetched.sha256, size_of(fetched), rel.parent, whole)
+            except IngestError as problem:
+                _unreadable(batch, fetched, str(problem))
+                continue
         if evaluation is not None:
             quality_reads.append(evaluation)
         elif parsed is None:

@@ -63,6 +63,7 @@ def run_precision(
             "precision_source": "model name",
             "weight_bits": implied.weight_bits,
             "activation_bits": implied.activation_bits,
+            "precision_scheme": implied.scheme,
             "precision_note": None,
         }
     note = None
@@ -75,6 +76,7 @@ def run_precision(
             "precision_source": "run.yaml",
             "weight_bits": None,
             "activation_bits": None,
+            "precision_scheme": None,
             "precision_note": (
                 f"run.yaml states no precision ({raw_text!r}) and the model name {model_raw!r} implies none"
             ),
@@ -97,6 +99,7 @@ def run_precision(
         "precision_source": "run.yaml",
         "weight_bits": stated.weight_bits,
         "activation_bits": activation_bits,
+        "precision_scheme": (stated if note else canonical.fuller(stated, implied)).scheme,
         "precision_note": note,
     }
 
@@ -182,6 +185,7 @@ def _run_config(merged: dict[str, Any], where: str) -> dict[str, Any]:
         "model_raw": model_raw,
         "model_id": checkpoint.model_id,
         "model_known": checkpoint.model_id is not None,
+        "model_key": checkpoint.key,
         **run_precision(merged.get("precision"), stated, model_raw, checkpoint.implied_precision),
         "runtime": str(merged["runtime"]).strip(),
         "runtime_version": str(merged["runtime_version"]).strip(),

@@ -12,10 +12,15 @@ class DeliveredAtSlo(pa.DataFrameModel):
     profile: str = pa.Field(description="Profile whose SLO is applied.")
     run_id: str = pa.Field(description="Run measured (observed.runs.run_id).")
     run_label: str = pa.Field(description="Human name of the run.")
-    model_id: str = pa.Field(description="Canonical model id.")
+    model_id: str = pa.Field(
+        description="Canonical model id; for a model no alias table knows, its key (observed.runs.model_key)."
+    )
     accelerator_id: str = pa.Field(nullable=True, description="Canonical accelerator id; empty when unknown.")
     accelerator_count: int = pa.Field(ge=1, description="Accelerators serving the model.")
     precision: str = pa.Field(nullable=True, description="Normalised weight precision of the run.")
+    precision_scheme: str = pa.Field(
+        nullable=True, description="The run's quantisation scheme (observed.runs.precision_scheme)."
+    )
     runtime: str = pa.Field(description="Serving runtime.")
     runtime_version: str = pa.Field(nullable=True, description="Version of the serving runtime.")
     arrival: str = pa.Field(description="Arrival pattern of the run.")

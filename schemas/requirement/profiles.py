@@ -13,6 +13,12 @@ class Profiles(pa.DataFrameModel):
         nullable=True, description=("Canonical model id; empty when unknown (then nothing joins to the profile).")
     )
     model_known: bool = pa.Field(description="True when model_raw matched a canonical model id.")
+    model_key: str = pa.Field(
+        description=(
+            "What quality evidence is matched on: the canonical model id, else the model's name without "
+            "organisation and quantisation words (observed.quality.model of a model no alias table knows)."
+        )
+    )
     delivered_fraction_prior_lo: float = pa.Field(
         gt=0,
         le=2,

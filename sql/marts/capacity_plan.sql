@@ -174,7 +174,9 @@ SELECT
     coalesce(q.quality_evidence, 'no quality evaluation at this model and precision') AS quality_evidence
 FROM planned AS p
 LEFT JOIN baseline AS b USING (profile, config_key, price_class, price_provider)
+LEFT JOIN observed.runs AS rs ON p.evidence = 'observed' AND rs.run_id = p.config_key
 LEFT JOIN marts.quality_gate AS q
-    ON q.profile = p.profile AND q.model = p.model_id AND q.precision IS NOT DISTINCT FROM p.precision
+    ON q.profile = p.profile AND q.model = p.model_id
+    AND q.scheme IS NOT DISTINCT FROM coalesce(rs.precision_scheme, p.precision)
 ORDER BY p.profile, quality_status = 'fails', effective_cost_per_request_usd_high NULLS LAST, p.evidence, p.accelerator_id, p.run_label,
          p.price_class, p.price_provider

@@ -114,8 +114,10 @@ quality_gated AS (
         FROM benchmark.mlperf_accuracy
         GROUP BY result_key
     ) AS a ON a.result_key = c.mlperf_result_key
+    LEFT JOIN observed.runs AS rs ON c.evidence = 'observed' AND rs.run_id = c.config_key
     LEFT JOIN marts.quality_gate AS q
-        ON q.profile = c.profile AND q.model = c.model_id AND q.precision IS NOT DISTINCT FROM c.precision
+        ON q.profile = c.profile AND q.model = c.model_id
+        AND q.scheme IS NOT DISTINCT FROM coalesce(rs.precision_scheme, c.precision)
 )
 SELECT
     profile,

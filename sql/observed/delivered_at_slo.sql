@@ -1,4 +1,5 @@
--- observed.delivered_at_slo: per run x profile of the same model, the SLO-feasible request-rate band, honest
+-- observed.delivered_at_slo: per run x profile of the same model (matched on model_key: a model no alias table
+-- knows by its name without organisation and quantisation words), the SLO-feasible request-rate band, honest
 -- about what was measured. Only the run's own sweep counts (its load_kind: open-loop rate or closed-loop
 -- concurrency, from run.yaml `arrival`); points are taken in load order; a point without a measured rate
 -- (observed.load_points.achieved_rate_missing_reason) is left out.
@@ -20,7 +21,7 @@
 WITH pairs AS (
     SELECT p.profile, r.*
     FROM observed.runs AS r
-    JOIN requirement.profiles AS p ON p.model_id = r.model_id
+    JOIN requirement.profiles AS p ON p.model_key = r.model_key
 ),
 sweep AS (
     SELECT lp.*
@@ -140,10 +141,11 @@ SELECT
     pr.profile,
     pr.run_id,
     pr.run_label,
-    pr.model_id,
+    coalesce(pr.model_id, pr.model_key) AS model_id,
     pr.accelerator_id,
     pr.accelerator_count,
     pr.precision,
+    pr.precision_scheme,
     pr.runtime,
     pr.runtime_version,
     pr.arrival,

@@ -17,6 +17,7 @@ from schemas.marts.quality_gate import QualityGate
 from schemas.marts.quality_to_measure import QualityToMeasure
 from schemas.observed.delivered_at_slo import DeliveredAtSlo
 from schemas.projected.delivered_at_slo import ProjectedDeliveredAtSlo
+from schemas.observed.runs import Runs
 from schemas.requirement.profiles import Profiles
 from schemas.requirement.slo_bounds import SloBounds
 from schemas.requirement.traffic_rate import TrafficRate
@@ -121,6 +122,7 @@ def plan(conn, costs, projected=()):
     conn.register("projected_rows", frame)
     conn.execute("CREATE OR REPLACE TABLE projected.delivered_at_slo AS SELECT * FROM projected_rows")
     empty(conn, "marts.quality_gate", QualityGate)  # no quality requirement: every row untested
+    empty(conn, "observed.runs", Runs)  # the runs' schemes: none needed here
     frame = run_sql_file(conn, "marts/capacity_plan.sql")
     write_table(conn, "marts.capacity_plan", frame, CapacityPlan)
     return {(r["config_key"], r["price_provider"]): r for r in frame.iter_rows(named=True)}

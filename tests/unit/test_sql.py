@@ -41,13 +41,15 @@ def run_row(run_id, model=LLAMA, accelerator=H100, count=1):
         "accelerator_count": count,
         "model_raw": "m",
         "model_id": model,
-        "model_known": True,
+        "model_known": model is not None,
+        "model_key": model or "m",
         "precision_raw": "bf16",
         "precision": "bf16",
         "precision_known": True,
         "precision_source": "run.yaml",
         "weight_bits": 16,
         "activation_bits": None,
+        "precision_scheme": "bf16",
         "precision_note": None,
         "runtime": "vLLM",
         "runtime_version": "0.11.0",
@@ -103,6 +105,7 @@ def profile_rows(name="p", model=LLAMA, ttft=1000.0, tpot=50.0, error_rate=0.01,
         "model_raw": model,
         "model_id": model,
         "model_known": True,
+        "model_key": model,
         "delivered_fraction_prior_lo": prior[0],
         "delivered_fraction_prior_hi": prior[1],
         "error_rate_max": error_rate,
@@ -237,6 +240,14 @@ def test_errors_above_the_bound_fail_a_point(conn):
 def test_runs_of_another_model_are_not_paired(conn):
     load(conn, [run_row("a", model="deepseek-r1")], [point("a", 0, 10, 100)])
     assert delivered(conn) == {}
+
+
+def test_runs_of_a_model_no_alias_table_knows_are_paired_by_its_key(conn):
+    run = {**run_row("a", model=None), "model_raw": "/models/chat-3b-awq", "model_key": "chat-3b"}
+    (profile,), bounds = profile_rows()
+    profile.update(model_raw="acme/Chat-3B", model_id=None, model_known=False, model_key="chat-3b")
+    load(conn, [run], [point("a", 0, 10, 100)], [profile], bounds)
+    assert delivered(conn)["a"]["model_id"] == "chat-3b"  # the key: what its quality evidence is kept under too
 
 
 def reference_row(accelerator, per_accel=1000.0, total=8):
