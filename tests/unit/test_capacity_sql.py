@@ -16,8 +16,8 @@ from schemas.marts.capacity_plan import CapacityPlan
 from schemas.marts.quality_gate import QualityGate
 from schemas.marts.quality_to_measure import QualityToMeasure
 from schemas.observed.delivered_at_slo import DeliveredAtSlo
-from schemas.projected.delivered_at_slo import ProjectedDeliveredAtSlo
 from schemas.observed.runs import Runs
+from schemas.projected.delivered_at_slo import ProjectedDeliveredAtSlo
 from schemas.requirement.profiles import Profiles
 from schemas.requirement.slo_bounds import SloBounds
 from schemas.requirement.traffic_rate import TrafficRate
