@@ -37,6 +37,9 @@ ASSETS = {
     # the engine model of each config, fitted on its own load levels, and its held-out error
     "calibrated/engine_models",
     "calibrated/validation",
+    # each profile's traffic through each config's engine model
+    "calibrated/latency_curve",
+    "calibrated/delivered_at_slo",
     "projected/delivered_at_slo",
     "cost/cost_per_request",
     "marts/config_shortlist",
