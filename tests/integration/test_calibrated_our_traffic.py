@@ -96,3 +96,19 @@ def test_the_real_code_traces_bursts_cost_most_of_what_its_token_mix_allows(publ
     assert logged["status"] == poisson["status"] == "delivered"
     # the same token mix at Poisson arrivals is delivered at well over twice the rate the log's own bursts allow
     assert poisson["delivered_requests_per_s_low"] > 2 * logged["delivered_requests_per_s_high"]
+
+
+def test_the_shortlist_carries_the_calibrated_band_beside_the_measured_one(published):
+    with duckdb.connect(str(published / "serving.duckdb"), read_only=True) as conn:
+        rows = conn.execute(
+            "SELECT s.run_label, s.delivered_requests_per_s_low, s.calibrated_requests_per_s_low, "
+            "s.calibrated_requests_per_s_high, s.calibrated_heldout_rel_error_median, c.delivered_requests_per_s_low, "
+            "c.delivered_requests_per_s_high, c.heldout_rel_error_median, o.delivered_requests_per_s_low "
+            "FROM analytics.shortlist AS s JOIN calibrated.delivered_at_slo AS c ON c.profile = s.profile "
+            "JOIN observed.delivered_at_slo AS o ON o.profile = s.profile AND o.run_label = s.run_label "
+            "WHERE s.profile = 'chat-8b-interactive' AND s.evidence = 'observed'"
+        ).fetchall()
+    assert {r[0] for r in rows} == {"vllm", "vllm+batch_size"}
+    for _label, measured, low, high, median, calibrated_low, calibrated_high, error, observed_low in rows:
+        assert (low, high, median) == (calibrated_low, calibrated_high, error)
+        assert measured == observed_low  # the costs still rest on the measured band
