@@ -76,6 +76,13 @@ def traffic_of(profile: dict[str, Any]) -> project.Traffic:
     return project.from_means(means[0], means[1], profile["arrival_cv"], per_s)
 
 
+def _traffic_or_why(profile: dict[str, Any]) -> project.Traffic | project.NoTraffic:
+    try:
+        return traffic_of(profile)
+    except project.NoTraffic as problem:
+        return problem
+
+
 def unjudged(bounds: dict[str, float], model: dict[str, Any]) -> list[str]:
     """The profile's latency bounds the config cannot judge: a percentile none of its levels measured at that
     percentile or a higher one of the same measure (the tail the model was held to must reach the bound's)."""
@@ -175,9 +182,14 @@ def _judge(
 
 
 def project_pair(
-    profile: dict[str, Any], bounds: dict[str, float], model: dict[str, Any], slo_errors: list[float]
+    profile: dict[str, Any],
+    bounds: dict[str, float],
+    model: dict[str, Any],
+    slo_errors: list[float],
+    traffic: project.Traffic | project.NoTraffic | None = None,
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """One profile x config: its calibrated.delivered_at_slo row and its calibrated.latency_curve rows."""
+    """One profile x config: its calibrated.delivered_at_slo row and its calibrated.latency_curve rows. `traffic`: the
+    profile's traffic (or why there is none) when already read, else read here (`traffic_of`)."""
     name = profile["profile"]
     held = held_out_error(model, slo_errors)
     row: dict[str, Any] = {
@@ -217,10 +229,10 @@ def project_pair(
         why = model["status_reason"] or "its held-out error was not measured"
         row["status_reason"] = f"no engine model with a measured error ({model['status']}: {why})"
         return row_for(DeliveredAtSlo, row, origin), []
-    try:
-        traffic = traffic_of(profile)
-    except project.NoTraffic as problem:
-        row |= {"status": "no_traffic", "status_reason": str(problem)}
+    if traffic is None:
+        traffic = _traffic_or_why(profile)
+    if isinstance(traffic, project.NoTraffic):
+        row |= {"status": "no_traffic", "status_reason": str(traffic)}
         return row_for(DeliveredAtSlo, row, origin), []
     row |= {
         "traffic_requests_per_s": traffic.requests_per_s,
@@ -282,9 +294,11 @@ def project_all(
         slo_errors.setdefault(v["config_key"], []).append(v["relative_error"])
     delivered, curves = [], []
     for profile in profiles:
-        for model in (m for m in models if m["model_id"] == profile["model_id"]):
+        pairs = [m for m in models if m["model_id"] == profile["model_id"]]
+        traffic = _traffic_or_why(profile) if pairs else None  # a log is read once per profile
+        for model in pairs:
             row, curve = project_pair(
-                profile, bounds.get(profile["profile"], {}), model, slo_errors.get(model["config_key"], [])
+                profile, bounds.get(profile["profile"], {}), model, slo_errors.get(model["config_key"], []), traffic
             )
             delivered.append(row)
             curves += curve
