@@ -102,12 +102,13 @@ def from_log(
     output_mean: float | None = None,
 ) -> Traffic:
     """Traffic from a log's arrivals (s, sorted) and lengths, its time scaled to `requests_per_s` (our volume; None:
-    the log's own). A log without lengths takes them from the workload means (said); with neither, NoTraffic."""
+    the log's own). A log without lengths (None: some are empty) takes them from the workload means (said); with
+    neither, NoTraffic."""
     t = np.asarray(starts_s, dtype=float)
     if len(t) < 2 or not t[-1] > t[0]:
         raise NoTraffic(f"the traffic log {source} has {len(t)} arrival(s) over no time span: no arrival pattern")
     lengths_said = "its lengths"
-    have = [a is not None and len(a) == len(t) and bool(np.all(a > 0)) for a in (input_tokens, output_tokens)]
+    have = [a is not None and len(a) == len(t) for a in (input_tokens, output_tokens)]
     if not all(have):
         if input_mean is None or output_mean is None:
             raise NoTraffic(
@@ -119,7 +120,9 @@ def from_log(
         output_tokens = Lengths.lognormal(output_mean, LENGTH_CV).sample(len(t), rng)
         lengths_said = f"lengths from the workload means {input_mean:g} / {output_mean:g} (the log states none)"
     assert input_tokens is not None and output_tokens is not None
-    trace = Trace(t - t[0], np.asarray(input_tokens, np.int64), np.asarray(output_tokens, np.int64), source)
+    # a request of no prompt or no answer token still takes a step: counted as one token
+    inputs, outputs = (np.maximum(np.asarray(a, np.int64), 1) for a in (input_tokens, output_tokens))
+    trace = Trace(t - t[0], inputs, outputs, source)
     own = trace.rate
     if requests_per_s is not None:
         trace = scale_trace(trace, requests_per_s)

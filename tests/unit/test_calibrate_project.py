@@ -244,3 +244,9 @@ def test_a_held_out_workloads_delivered_at_slo_in_the_new_table_agrees_with_cali
         assert point == pytest.approx(held.measured, rel=0.25), workload
         assert point == pytest.approx(held.predicted, rel=0.15), workload
         assert row["band_rel_error"] == pytest.approx(float(np.median(slo_errors)))
+
+
+def test_a_logged_request_of_no_answer_token_counts_as_one_and_keeps_the_logs_lengths():
+    t = np.arange(50) * 0.5
+    traffic = project.from_log(t, np.full(50, 300), np.r_[0, np.full(49, 40)], "log.csv")
+    assert traffic.trace is not None and traffic.trace.output_tokens[0] == 1 and "its lengths" in traffic.basis
