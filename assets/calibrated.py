@@ -4,6 +4,7 @@ from collections.abc import Iterator
 
 import dagster as dg
 
+from assets.calibrate.our_traffic import write_projections
 from assets.calibrate.tables import write_calibrated
 from assets.resources import Warehouse
 from assets.specs import selected_tables, table_metadata, table_spec
@@ -24,5 +25,30 @@ def engine_models(context: dg.AssetExecutionContext, warehouse: Warehouse) -> It
     tables = selected_tables(context)
     with warehouse.connect() as conn:
         reports = write_calibrated(conn, context.log.info, tables)
+    for table in tables:
+        yield dg.MaterializeResult(asset_key=table.split("."), metadata=table_metadata(reports[table]))
+
+
+_MODELS_AND_PROFILES = [
+    ["calibrated", "engine_models"],
+    ["calibrated", "validation"],
+    ["requirement", "profiles"],
+    ["requirement", "slo_bounds"],
+]
+
+
+@dg.multi_asset(
+    specs=[
+        table_spec("calibrated.latency_curve", {"duckdb", "python"}, deps=_MODELS_AND_PROFILES),
+        table_spec("calibrated.delivered_at_slo", {"duckdb", "python"}, deps=_MODELS_AND_PROFILES),
+    ],
+    can_subset=True,
+)
+def our_traffic(context: dg.AssetExecutionContext, warehouse: Warehouse) -> Iterator[dg.MaterializeResult]:
+    """Each profile's traffic through each config's engine model: the latency curve from light load to saturation
+    (calibrated.latency_curve) and the rate delivered within the SLO, as a band (calibrated.delivered_at_slo)."""
+    tables = selected_tables(context)
+    with warehouse.connect() as conn:
+        reports = write_projections(conn, context.log.info, tables)
     for table in tables:
         yield dg.MaterializeResult(asset_key=table.split("."), metadata=table_metadata(reports[table]))

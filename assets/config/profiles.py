@@ -35,6 +35,7 @@ WORKLOAD_KEYS = {
     "min_replicas",
     "mean_requests_per_s",
     "peak_to_mean",
+    "arrival_cv",
 }
 DEFAULT_PEAK_WINDOW_S = 60.0
 DEFAULT_MIN_REPLICAS = 1
@@ -106,6 +107,7 @@ def _profile(entry: Any, where: str, source: str, names: set[str]) -> tuple[dict
         "output_tokens_mean": _ranged(workload["output_tokens_mean"], "workload.output_tokens_mean", where)
         if "output_tokens_mean" in workload
         else None,
+        "arrival_cv": _arrival_cv(workload, where),
         "traffic_log": None
         if not workload.get("traffic_log")
         else str((Path(source).parent / str(workload["traffic_log"])).resolve()),
@@ -116,6 +118,20 @@ def _profile(entry: Any, where: str, source: str, names: set[str]) -> tuple[dict
     }
     bounds = [{"profile": name, "measure": k, "bound": v} for k, v in measures]
     return row, [*bounds, {"profile": name, "measure": "error_rate", "bound": error_rate_max}]
+
+
+def _arrival_cv(workload: dict[str, Any], where: str) -> float | None:
+    """`workload.arrival_cv` (0 evenly spaced, 1 Poisson, above 1 bursty): the arrivals of a profile without a
+    traffic log; None when not stated (Poisson is then assumed where arrivals are simulated). A log gives the
+    arrivals itself, so the two together are refused."""
+    if "arrival_cv" not in workload:
+        return None
+    if workload.get("traffic_log"):
+        raise IngestError(
+            f"{where}: workload.arrival_cv states the arrivals without a log, but workload.traffic_log is set "
+            "(the log's own timestamps give the arrivals)"
+        )
+    return _ranged(workload["arrival_cv"], "workload.arrival_cv", where)
 
 
 def _volume(workload: dict[str, Any], baseline: Any, where: str) -> dict[str, Any]:

@@ -72,8 +72,26 @@ def bill_text(row: dict[str, Any]) -> str:
         f"(mean {number_text(row['mean_requests_per_s'], 'rate')}), "
         f"{_band(row, 'monthly_usd', 'usd_per_month')} USD a month{autoscaled}, "
         f"utilisation {_band(row, 'utilisation', 'percent')}%, "
-        f"{_band(row, 'effective_cost_per_request_usd', 'usd_per_1k_requests')} USD per 1,000 requests"
+        f"{_band(row, 'effective_cost_per_request_usd', 'usd_per_1k_requests')} USD per 1,000 requests; "
+        f"{basis_text(row)}"
     )
+
+
+def basis_text(row: dict[str, Any]) -> str:
+    """The evidence class of the band the bill rests on, and beside it the config's band calibrated on our traffic
+    with the engine model's held-out error, where one may bill."""
+    band = _band(row, "delivered_requests_per_s", "rate")
+    if row["evidence"] != "observed":
+        return f"billed on the band projected from MLPerf x the delivered-fraction prior ({band} requests/s)"
+    text = f"billed on the band measured as run ({band} requests/s)"
+    if row.get("calibrated_requests_per_s_low") is not None:
+        median = number_text(row.get("calibrated_heldout_rel_error_median"), "percent")
+        worst = number_text(row.get("calibrated_heldout_rel_error_worst"), "percent")
+        text += (
+            f"; calibrated on our traffic: {_band(row, 'calibrated_requests_per_s', 'rate')} requests/s "
+            f"(the engine model's held-out error: median {median}%, worst {worst}%)"
+        )
+    return text
 
 
 def saving_text(row: dict[str, Any]) -> str:

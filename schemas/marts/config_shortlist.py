@@ -4,6 +4,7 @@ import datetime
 
 import pandera.polars as pa
 
+from schemas.columns import calibrated_band_field, calibrated_error_field
 from schemas.vocab import QUALITY_STATUSES
 
 
@@ -72,6 +73,10 @@ class ConfigShortlist(pa.DataFrameModel):
     delivered_requests_per_s_high: float = pa.Field(
         nullable=True, ge=0, description=("Requests/s delivered within the SLO, high end.")
     )
+    calibrated_requests_per_s_low: float = calibrated_band_field("low")
+    calibrated_requests_per_s_high: float = calibrated_band_field("high")
+    calibrated_heldout_rel_error_median: float = calibrated_error_field("median")
+    calibrated_heldout_rel_error_worst: float = calibrated_error_field("worst")
     delivered_output_tokens_per_s_low: float = pa.Field(
         nullable=True, ge=0, description=("Output tokens/s of the whole config delivered within the SLO, low end.")
     )

@@ -32,6 +32,15 @@ class Profiles(pa.DataFrameModel):
         gt=0,
         description=("Our traffic's mean output tokens per request (turns projected tokens/s into requests/s)."),
     )
+    arrival_cv: float = pa.Field(
+        nullable=True,
+        ge=0,
+        description=(
+            "Our arrivals' inter-arrival coefficient of variation without a traffic log (workload.arrival_cv): 0 "
+            "evenly spaced, 1 Poisson, above 1 bursty; empty: not stated (Poisson assumed where arrivals are "
+            "simulated)."
+        ),
+    )
     traffic_log: str = pa.Field(
         nullable=True,
         description=("Production request log describing our traffic (workload.traffic_log), as an absolute path."),

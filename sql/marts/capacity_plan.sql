@@ -2,8 +2,9 @@
 -- cost.cost_per_request), for each profile with a volume: a traffic log (requirement.traffic_shape and its
 -- windows, requirement.traffic_rate, scaled to workload.requests_per_day) or a stated mean rate and
 -- peak-to-mean ratio (requirement.profiles). A replica is one config (accelerator_count accelerators);
--- delivered_low/high are the config's delivered requests/s (observed or projected; for projected ones,
--- delivered_fraction_basis says which fraction of the MLPerf reference: projected.delivered_at_slo); mean and
+-- delivered_low/high are the config's delivered requests/s (observed or projected; the bill rests on them; for
+-- projected ones, delivered_fraction_basis says which fraction of the MLPerf reference: projected.delivered_at_slo),
+-- its config's calibrated band on our traffic beside them (calibrated.delivered_at_slo, where it may bill); mean and
 -- peak the (scaled) window rates; a month is 730 hours.
 --
 --   replicas_low/high          = ceil(peak / delivered_high) / ceil(peak / delivered_low)
@@ -42,17 +43,28 @@ WITH volume AS (
     LEFT JOIN requirement.traffic_shape AS t ON t.profile = p.profile
     WHERE t.profile IS NOT NULL OR p.peak_to_mean IS NOT NULL
 ),
+-- each run's config's calibrated band on our traffic, where it may bill (a run label is in one config)
+calibrated AS (
+    SELECT profile, unnest(from_json(run_labels, '["VARCHAR"]')) AS run_label,
+           delivered_requests_per_s_low, delivered_requests_per_s_high, heldout_rel_error_median,
+           heldout_rel_error_worst
+    FROM calibrated.delivered_at_slo
+    WHERE bills
+),
 configs AS (
     SELECT k.profile, k.evidence, k.config_key, k.run_label, k.model_id, k.accelerator_id, k.accelerator_count,
            k.precision, k.runtime, k.runtime_version, k.price_class, k.price_provider, k.usd_per_accelerator_hour,
            k.price_as_of, k.delivered_requests_per_s_low AS delivered_low,
            k.delivered_requests_per_s_high AS delivered_high,
+           c.delivered_requests_per_s_low AS calibrated_low, c.delivered_requests_per_s_high AS calibrated_high,
+           c.heldout_rel_error_median AS calibrated_error_median, c.heldout_rel_error_worst AS calibrated_error_worst,
            v.mean_rps, v.peak_rps, v.peak_window_s, v.min_replicas, v.baseline_run_label, v.traffic_basis,
            v.has_windows, pj.delivered_fraction_basis
     FROM cost.cost_per_request AS k
     JOIN volume AS v ON v.profile = k.profile
     LEFT JOIN projected.delivered_at_slo AS pj
         ON k.evidence = 'projected' AND pj.profile = k.profile AND k.config_key = 'mlperf:' || pj.mlperf_result_key
+    LEFT JOIN calibrated AS c ON c.profile = k.profile AND c.run_label = k.run_label AND k.evidence = 'observed'
 ),
 static AS (
     SELECT *,
@@ -135,6 +147,10 @@ SELECT
     p.delivered_low AS delivered_requests_per_s_low,
     p.delivered_high AS delivered_requests_per_s_high,
     p.delivered_fraction_basis,
+    p.calibrated_low AS calibrated_requests_per_s_low,
+    p.calibrated_high AS calibrated_requests_per_s_high,
+    p.calibrated_error_median AS calibrated_heldout_rel_error_median,
+    p.calibrated_error_worst AS calibrated_heldout_rel_error_worst,
     p.traffic_basis,
     p.mean_rps AS mean_requests_per_s,
     p.peak_rps AS peak_requests_per_s,

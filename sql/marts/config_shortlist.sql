@@ -7,6 +7,8 @@
 -- mix each measurement was taken under are compared with it: open-loop runs by the inter-arrival CV of their
 -- measured requests (observed.request_stats: the first 5,000 of each repeat; else the nominal CV of run.yaml
 -- `arrival`: constant 0, poisson 1), closed-loop runs as such.
+-- Observed rows carry their config's calibrated band on our traffic (calibrated.delivered_at_slo, where it may bill:
+-- a fitted engine model) beside the measured one, with the model's held-out error; costs rest on the measured band.
 WITH measured_arrivals AS (
     SELECT run_id, avg(interarrival_cv) AS measured_cv
     FROM observed.request_stats
@@ -20,6 +22,16 @@ kept_apart_by_cap AS (
     FROM observed.runs
     WHERE json_extract(workload, '$.max_concurrency') IS NOT NULL
 ),
+-- each run's config's calibrated band on our traffic (calibrated.delivered_at_slo; a run label is in one config)
+calibrated AS (
+    SELECT profile, unnest(from_json(run_labels, '["VARCHAR"]')) AS run_label,
+           delivered_requests_per_s_low AS calibrated_requests_per_s_low,
+           delivered_requests_per_s_high AS calibrated_requests_per_s_high,
+           heldout_rel_error_median AS calibrated_heldout_rel_error_median,
+           heldout_rel_error_worst AS calibrated_heldout_rel_error_worst
+    FROM calibrated.delivered_at_slo
+    WHERE bills
+),
 observed_rows AS (
     SELECT d.profile, d.model_id, d.accelerator_id, d.accelerator_count, d.precision, d.runtime,
            d.runtime_version, d.run_label, 'observed' AS evidence, d.run_id AS config_key,
@@ -27,8 +39,11 @@ observed_rows AS (
            d.delivered_output_tokens_per_s_low, d.delivered_output_tokens_per_s_high,
            d.feasible, d.slo_crossed, d.arrival, d.mean_input_tokens, d.mean_output_tokens, d.method,
            NULL::DOUBLE AS fraction_lo, NULL::DOUBLE AS fraction_hi, NULL::VARCHAR AS output_tokens_basis,
-           NULL::VARCHAR AS delivered_fraction_basis, NULL::BIGINT AS fraction_runs, d.unmeasured_bounds
+           NULL::VARCHAR AS delivered_fraction_basis, NULL::BIGINT AS fraction_runs, d.unmeasured_bounds,
+           c.calibrated_requests_per_s_low, c.calibrated_requests_per_s_high,
+           c.calibrated_heldout_rel_error_median, c.calibrated_heldout_rel_error_worst
     FROM observed.delivered_at_slo AS d
+    LEFT JOIN calibrated AS c ON c.profile = d.profile AND c.run_label = d.run_label
 ),
 projected_rows AS (
     SELECT p.profile, p.model_id, p.accelerator_id, p.accelerator_count, p.precision, p.runtime,
@@ -37,7 +52,7 @@ projected_rows AS (
            p.delivered_output_tokens_per_s_low, p.delivered_output_tokens_per_s_high,
            true, NULL, NULL, NULL, NULL, p.method,
            p.delivered_fraction_low, p.delivered_fraction_high, p.output_tokens_basis,
-           p.delivered_fraction_basis, p.delivered_fraction_runs, NULL
+           p.delivered_fraction_basis, p.delivered_fraction_runs, NULL, NULL, NULL, NULL, NULL
     FROM projected.delivered_at_slo AS p
 ),
 configs AS (
@@ -141,6 +156,10 @@ SELECT
     mlperf_reference_reason,
     delivered_requests_per_s_low,
     delivered_requests_per_s_high,
+    calibrated_requests_per_s_low,
+    calibrated_requests_per_s_high,
+    calibrated_heldout_rel_error_median,
+    calibrated_heldout_rel_error_worst,
     delivered_output_tokens_per_s_low,
     delivered_output_tokens_per_s_high,
     delivered_fraction_low,

@@ -11,6 +11,7 @@ import pytest
 from assets.warehouse.sqlfiles import run_sql_file
 from assets.warehouse.write import write_table
 from schemas.benchmark.mlperf_results import MlperfResults
+from schemas.calibrated.delivered_at_slo import DeliveredAtSlo as CalibratedDelivered
 from schemas.cost.cost_per_request import CostPerRequest
 from schemas.marts.capacity_plan import CapacityPlan
 from schemas.marts.quality_gate import QualityGate
@@ -32,6 +33,7 @@ RATES = [2.0, 6.0, 4.0, 8.0]  # the scaled window rates of our traffic: mean 5, 
 @pytest.fixture
 def conn(tmp_path):
     connection = duckdb.connect(str(tmp_path / "build.duckdb"))
+    empty(connection, "calibrated.delivered_at_slo", CalibratedDelivered)  # no engine model: no calibrated band
     yield connection
     connection.close()
 
@@ -226,6 +228,55 @@ def test_a_stated_volume_plans_static_capacity_only(conn):
     assert (row["mean_requests_per_s"], row["peak_requests_per_s"]) == (25.0, 62.5)
     assert (row["replicas_low"], row["replicas_high"]) == (4, 7)
     assert row["autoscaled_monthly_usd_low"] is None and "no traffic log: no autoscaled cost" in row["traffic_basis"]
+
+
+def calibrated_row(run_label, low, high, bills=True):
+    row = blank(CalibratedDelivered)
+    row.update(
+        profile="p",
+        model_id=LLAMA,
+        config_key=f"cfg-{run_label}",
+        config_label=run_label,
+        accelerator_id=H100,
+        accelerator_count=1,
+        runtime="vLLM",
+        run_labels=f'["{run_label}"]',
+        config_status="fitted" if bills else "unreliable",
+        status="delivered",
+        slo_text="ttft_p95_ms <= 1000",
+        band_rel_error=0.1,
+        evidence="calibrated",
+        bills=bills,
+        delivered_requests_per_s_low=low,
+        delivered_requests_per_s_high=high,
+        heldout_rel_error_median=0.1,
+        heldout_rel_error_worst=0.3,
+    )
+    return row
+
+
+def test_the_calibrated_band_rides_beside_the_measured_one_and_only_where_it_may_bill(conn):
+    """The run's config's band on our traffic (calibrated.delivered_at_slo) is carried with the model's error; an
+    unreliable model's band (bills false) is not; the replicas and the bill still rest on the measured band."""
+    (profile,), bounds = profile_rows()
+    profile.update(mean_requests_per_s=25.0, peak_to_mean=2.5)
+    write_table(conn, "requirement.profiles", pl.DataFrame([profile]), Profiles)
+    write_table(conn, "requirement.slo_bounds", pl.DataFrame(bounds), SloBounds)
+    empty(conn, "requirement.traffic_shape", TrafficShape)
+    empty(conn, "requirement.traffic_rate", TrafficRate)
+    rows = [calibrated_row("a", 8.0, 12.0), calibrated_row("b", 30.0, 40.0, bills=False)]
+    write_table(
+        conn,
+        "calibrated.delivered_at_slo",
+        pl.DataFrame(rows, schema=_schema(CalibratedDelivered)),
+        CalibratedDelivered,
+    )
+    plans = plan(conn, [cost_row("a", 10.0, 20.0), cost_row("b", 10.0, 20.0)])
+    a, b = plans[("a", "P")], plans[("b", "P")]
+    assert (a["calibrated_requests_per_s_low"], a["calibrated_requests_per_s_high"]) == (8.0, 12.0)
+    assert (a["calibrated_heldout_rel_error_median"], a["calibrated_heldout_rel_error_worst"]) == (0.1, 0.3)
+    assert b["calibrated_requests_per_s_low"] is None and b["calibrated_requests_per_s_high"] is None
+    assert (a["replicas_low"], a["replicas_high"]) == (b["replicas_low"], b["replicas_high"]) == (4, 7)
 
 
 def _schema(model):

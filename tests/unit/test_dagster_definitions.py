@@ -39,6 +39,9 @@ ASSETS = {
     "calibrated/validation",
     # the batching gap our runs measured, which configs we never ran learn from
     "projected/measured_fractions",
+    # each profile's traffic through each config's engine model
+    "calibrated/latency_curve",
+    "calibrated/delivered_at_slo",
     "projected/delivered_at_slo",
     "cost/cost_per_request",
     "marts/config_shortlist",

@@ -69,7 +69,23 @@ def test_the_bill_in_words():
     assert bill_text(BATCHED) == (
         "batched on 1x nvidia-h100-sxm-80gb at on_demand Lambda 2.99 USD per accelerator-hour: 1 replica for our "
         "peak of 35.22 requests/s (mean 23.15), 2,183 USD a month, utilisation 55 to 58%, 0.0359 USD per 1,000 "
-        "requests"
+        "requests; billed on the band measured as run (40.00 to 42.00 requests/s)"
+    )
+
+
+def test_the_bill_names_the_evidence_class_of_its_band_and_the_calibrated_band_with_the_models_error():
+    calibrated = {
+        "calibrated_requests_per_s_low": 30.0,
+        "calibrated_requests_per_s_high": 45.0,
+        "calibrated_heldout_rel_error_median": 0.12,
+        "calibrated_heldout_rel_error_worst": 0.41,
+    }
+    assert bill_text({**BATCHED, **calibrated}).endswith(
+        "billed on the band measured as run (40.00 to 42.00 requests/s); calibrated on our traffic: 30.00 to 45.00 "
+        "requests/s (the engine model's held-out error: median 12%, worst 41%)"
+    )
+    assert bill_text(PROJECTED).endswith(
+        "billed on the band projected from MLPerf x the delivered-fraction prior (500.0 to 525.0 requests/s)"
     )
 
 

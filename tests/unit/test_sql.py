@@ -12,6 +12,7 @@ from assets.warehouse.write import write_table
 from schemas.benchmark.accelerator_prices import AcceleratorPrices
 from schemas.benchmark.mlperf_profile_reference import MlperfProfileReference
 from schemas.benchmark.mlperf_reference import MlperfReference
+from schemas.calibrated.delivered_at_slo import DeliveredAtSlo as CalibratedDelivered
 from schemas.cost.cost_per_request import CostPerRequest
 from schemas.observed.delivered_at_slo import DeliveredAtSlo
 from schemas.observed.load_point_measures import LoadPointMeasures
@@ -111,6 +112,7 @@ def profile_rows(name="p", model=LLAMA, ttft=1000.0, tpot=50.0, error_rate=0.01,
         "error_rate_max": error_rate,
         "input_tokens_mean": None,
         "output_tokens_mean": 50.0,
+        "arrival_cv": None,
         "traffic_log": None,
         "requests_per_day": None,
         "mean_requests_per_s": None,
@@ -154,6 +156,7 @@ def load(conn, runs, points, profiles=None, bounds=None):
         Measurements,
     )
     write_table(conn, "observed.request_stats", frame_from_rows([], RequestStats), RequestStats)
+    write_table(conn, "calibrated.delivered_at_slo", frame_from_rows([], CalibratedDelivered), CalibratedDelivered)
     write_table(conn, "observed.request_percentiles", frame_from_rows([], RequestPercentiles), RequestPercentiles)
     write_table(conn, "requirement.profiles", pl.DataFrame(profiles), Profiles)
     write_table(conn, "requirement.slo_bounds", pl.DataFrame(bounds), SloBounds)

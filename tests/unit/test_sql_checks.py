@@ -169,6 +169,31 @@ CASES = {
                  accelerator_count, delivered_output_tokens_per_s_low, delivered_output_tokens_per_s_high)""",
         ["wrong span", "wrong count", "wrong band", "prior ignored"],
     ),
+    "calibrated/delivered_at_slo__band_never_a_point": (
+        """
+        CREATE TABLE calibrated.delivered_at_slo AS SELECT * FROM (VALUES
+            ('band', 'delivered', 'fitted', true, 8.0, 12.0, 0.2, NULL),
+            ('a point', 'delivered', 'fitted', true, 10.0, 10.0, 0.2, NULL),
+            ('lower bound', 'lower_bound', 'fitted', true, 8.0, NULL, 0.2, 'never saturated'),
+            ('no error', 'delivered', 'fitted', true, 8.0, 12.0, NULL, NULL),
+            ('unsaid', 'no_traffic', 'fitted', false, NULL, NULL, NULL, NULL),
+            ('unreliable billing', 'delivered', 'unreliable', true, 8.0, 12.0, 0.2, 'unreliable'))
+            AS t(profile, status, config_status, bills, delivered_requests_per_s_low, delivered_requests_per_s_high,
+                 band_rel_error, status_reason);
+        ALTER TABLE calibrated.delivered_at_slo ADD COLUMN config_key VARCHAR""",
+        ["a point", "no error", "unsaid", "unreliable billing"],
+    ),
+    "calibrated/latency_curve__grid_to_saturation": (
+        """
+        CREATE TABLE calibrated.latency_curve AS
+        SELECT 'twenty' AS profile, 'c' AS config_key, i AS point_index, 1.0 + i AS requests_per_s,
+               CASE WHEN i = 19 THEN 10.0 ELSE 1.0 + i END AS achieved_requests_per_s FROM range(20) AS r(i)
+        UNION ALL
+        SELECT 'ten', 'c', i, 1.0 + i, CASE WHEN i = 9 THEN 1.0 ELSE 1.0 + i END FROM range(10) AS r(i)
+        UNION ALL
+        SELECT 'never saturates', 'c', i, 1.0 + i, 1.0 + i FROM range(20) AS r(i)""",
+        ["ten", "never saturates"],
+    ),
 }
 
 
@@ -191,6 +216,7 @@ def test_a_check_selects_the_offending_rows_and_only_them(check):
 def test_every_check_names_its_table_and_says_what_it_holds():
     python_built = {"benchmark.mlperf_results", "benchmark.accelerator_prices"}
     python_built |= {"calibrated.engine_models", "calibrated.validation"}
+    python_built |= {"calibrated.latency_curve", "calibrated.delivered_at_slo"}
     tables = {spec.table for spec in table_sql_files()} | python_built
     for check in check_sql_files():
         assert check.table in tables, check.path
