@@ -20,7 +20,15 @@ import duckdb
 
 from assets.core.inert import inert
 from assets.report.charts import Band, Point, RangeRow, RefLine, Series, line_chart, range_chart
-from assets.report.decision import Decision, bill_text, config_name, decide, measure_text, saving_text
+from assets.report.decision import (
+    Decision,
+    bill_text,
+    config_name,
+    decide,
+    measure_text,
+    saving_text,
+    sensitivity_text,
+)
 from assets.report.textformat import (
     SHORTLIST_COLUMNS,
     TEXT,
@@ -80,6 +88,7 @@ class ReportData:
     capacity: dict[str, list[dict[str, Any]]]
     measure_next: dict[str, list[dict[str, Any]]]
     traffic: dict[str, list[dict[str, Any]]]
+    sensitivity: dict[str, list[dict[str, Any]]]
 
 
 def _rate(requests_per_s: float | None) -> str:
@@ -135,6 +144,7 @@ def read_report_data(conn: duckdb.DuckDBPyConnection, serving_path: str) -> Repo
         traffic=_grouped(
             _rows(conn, "SELECT * FROM requirement.traffic_rate ORDER BY profile, window_start_s"), "profile"
         ),
+        sensitivity=_grouped(_rows(conn, "SELECT * FROM analytics.cost_sensitivity"), "profile"),
     )
 
 
@@ -421,9 +431,9 @@ def _decisions(data: ReportData) -> dict[str, Decision]:
     }
 
 
-def _decision_block(decision: Decision) -> str:
-    """A profile's decision lines: the recommended config and its bill, the saving against the baseline, what to
-    measure next."""
+def _decision_block(decision: Decision, sensitivity: list[dict[str, Any]]) -> str:
+    """A profile's decision lines: the recommended config and its bill, the saving against the baseline, what the
+    token mix and the bursts cost each top config, what to measure next."""
     name = escape(decision.profile)
     row = decision.recommended
     parts = [f'<div class="decision" data-profile="{name}"><h3><a href="#profile-{name}">{name}</a></h3>']
@@ -440,6 +450,13 @@ def _decision_block(decision: Decision) -> str:
         f'<p class="decision-line" data-line="saving"><b>Against what we run today:</b> '
         f"{escape(saving_text(row))}.</p>"
     )
+    costs = [text for top in decision.top if (text := sensitivity_text(top, sensitivity))]
+    if costs:
+        items = "".join(f"<li>{escape(text)}.</li>" for text in costs)
+        parts.append(
+            f'<div class="decision-line" data-line="cost-sensitivity"><b>What the token mix and the bursts cost:</b>'
+            f"<ul>{items}</ul></div>"
+        )
     if decision.measure_next:
         items = "".join(f"<li>{escape(measure_text(m))}</li>" for m in decision.measure_next)
         parts.append(
@@ -595,7 +612,7 @@ def render(data: ReportData, generated_at: datetime.datetime) -> str:
     )
     sections = "".join(_profile_section(data, p) for p in data.profiles)
     decisions = _decisions(data)
-    decision_blocks = "".join(_decision_block(d) for d in decisions.values())
+    decision_blocks = "".join(_decision_block(d, data.sensitivity.get(p, [])) for p, d in decisions.items())
     capacity_charts = "".join(_capacity_chart(d, data.traffic.get(name, [])) for name, d in decisions.items())
     document = f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>benchbill report</title>
