@@ -11,7 +11,7 @@ import polars as pl
 import pytest
 
 from assets.calibrate import project, sensitivity
-from assets.calibrate.cost_sensitivity import RATES, SQL, rate_rows, sensitivity_rows
+from assets.calibrate.cost_sensitivity import RATES, SQL, rate_rows, sensitivity_rows, write_cost_sensitivity
 from assets.calibrate.engine import EngineParams
 from assets.warehouse.sqlfiles import run_sql_file
 from assets.warehouse.validate import split_valid
@@ -168,3 +168,53 @@ def test_a_bad_row_is_rejected_with_the_failed_check(priced, changes, column):
     frame = pl.DataFrame([priced[0], priced[1] | changes], schema=pl.DataFrame(priced).schema)
     valid, rejects = split_valid(frame, CostSensitivity, "calibrated.cost_sensitivity")
     assert valid.height == 1 and len(rejects) == 1 and column in rejects[0].reason
+
+
+def engine_row() -> dict:
+    """A calibrated.engine_models row of ENGINE (the columns params_of reads)."""
+    return {
+        "config_key": "cfg-test",
+        "step_b0_ms": ENGINE.b0_ms,
+        "step_b1_ms_per_prefill_token": ENGINE.b1_ms,
+        "step_b2_ms_per_decode_token": ENGINE.b2_ms,
+        "step_b3_ms_per_prefill_token_per_1k_context": ENGINE.b3_ms,
+        "request_overhead_ms": ENGINE.ttft_overhead_ms,
+        "max_running_sequences": float(ENGINE.max_num_seqs),
+        "token_budget_per_step": float(ENGINE.max_batched_tokens),
+        "kv_cache_tokens": None,
+        "scheduling": "mixed",
+        "chunked_prefill": True,
+        "replicas": 1,
+    }
+
+
+def test_a_bursty_profile_is_priced_at_our_arrivals_and_at_poisson_through_the_whole_table():
+    """write_cost_sensitivity on a warehouse of hand-built tables: a profile stating arrival CV 4 gets its bursts'
+    monthly cost, our mix at exactly the band of calibrated.delivered_at_slo."""
+    conn = duckdb.connect()
+    profile = {"profile": "chat", "traffic_log": None, "arrival_cv": 4.0, "requests_per_day": None}
+    profile |= {"mean_requests_per_s": 25.0, "input_tokens_mean": 200.0, "output_tokens_mean": 64.0}
+    tables = {
+        "requirement.profiles": [profile],
+        "requirement.slo_bounds": [{"profile": "chat", "measure": m, "bound": b} for m, b in BOUNDS.items()],
+        "calibrated.engine_models": [engine_row()],
+        "calibrated.delivered_at_slo": [delivered_row()],
+        "benchmark.accelerator_prices": [
+            {"accelerator_id": H100, "price_class": "on_demand", "provider": "P", "as_of": datetime.date(2025, 1, 1)}
+            | {"usd_per_accelerator_hour": 2.5, "source_row": 1}
+        ],
+        "marts.capacity_plan": [{"profile": "chat", "mean_requests_per_s": 25.0, "peak_requests_per_s": 250.0}],
+    }
+    for table, rows in tables.items():
+        conn.execute(f"CREATE SCHEMA IF NOT EXISTS {table.split('.')[0]}")
+        conn.register("rows", pl.DataFrame(rows))
+        conn.execute(f"CREATE TABLE {table} AS SELECT * FROM rows")
+        conn.unregister("rows")
+    report = write_cost_sensitivity(conn)
+    rows = {r["variant"]: r for r in conn.sql("SELECT * FROM calibrated.cost_sensitivity").pl().to_dicts()}
+    assert report.rows == 6 and set(rows) == {name for name, _, _ in sensitivity.MIXES} | {sensitivity.POISSON}
+    ours, poisson = rows["our_mix"], rows[sensitivity.POISSON]
+    assert (ours["delivered_requests_per_s_low"], ours["delivered_requests_per_s_high"]) == (80.0, 120.0)
+    assert ours["interarrival_cv"] == 4.0 and poisson["interarrival_cv"] == 1.0
+    assert poisson["rate_ratio"] > 1.0 and poisson["monthly_usd_high"] <= ours["monthly_usd_high"]
+    assert poisson["bursts_monthly_usd_high"] == ours["monthly_usd_high"] - poisson["monthly_usd_high"]
