@@ -16,6 +16,7 @@ from assets.calibrate.engine import EngineParams
 from assets.warehouse.sqlfiles import run_sql_file
 from assets.warehouse.validate import split_valid
 from schemas.calibrated.cost_sensitivity import CostSensitivity
+from tests.support.engine_rows import engine_columns
 
 ENGINE = EngineParams(b0_ms=6.0, b1_ms=0.02, b2_ms=0.1, b3_ms=0.0006, ttft_overhead_ms=20.0, max_num_seqs=128)
 BOUNDS = {"ttft_p95_ms": 1000.0, "tpot_p95_ms": 50.0, "error_rate": 0.01}
@@ -170,24 +171,6 @@ def test_a_bad_row_is_rejected_with_the_failed_check(priced, changes, column):
     assert valid.height == 1 and len(rejects) == 1 and column in rejects[0].reason
 
 
-def engine_row() -> dict:
-    """A calibrated.engine_models row of ENGINE (the columns params_of reads)."""
-    return {
-        "config_key": "cfg-test",
-        "step_b0_ms": ENGINE.b0_ms,
-        "step_b1_ms_per_prefill_token": ENGINE.b1_ms,
-        "step_b2_ms_per_decode_token": ENGINE.b2_ms,
-        "step_b3_ms_per_prefill_token_per_1k_context": ENGINE.b3_ms,
-        "request_overhead_ms": ENGINE.ttft_overhead_ms,
-        "max_running_sequences": float(ENGINE.max_num_seqs),
-        "token_budget_per_step": float(ENGINE.max_batched_tokens),
-        "kv_cache_tokens": None,
-        "scheduling": "mixed",
-        "chunked_prefill": True,
-        "replicas": 1,
-    }
-
-
 def test_a_bursty_profile_is_priced_at_our_arrivals_and_at_poisson_through_the_whole_table():
     """write_cost_sensitivity on a warehouse of hand-built tables: a profile stating arrival CV 4 gets its bursts'
     monthly cost, our mix at exactly the band of calibrated.delivered_at_slo."""
@@ -197,7 +180,7 @@ def test_a_bursty_profile_is_priced_at_our_arrivals_and_at_poisson_through_the_w
     tables = {
         "requirement.profiles": [profile],
         "requirement.slo_bounds": [{"profile": "chat", "measure": m, "bound": b} for m, b in BOUNDS.items()],
-        "calibrated.engine_models": [engine_row()],
+        "calibrated.engine_models": [{"config_key": "cfg-test", **engine_columns(ENGINE)}],
         "calibrated.delivered_at_slo": [delivered_row()],
         "benchmark.accelerator_prices": [
             {"accelerator_id": H100, "price_class": "on_demand", "provider": "P", "as_of": datetime.date(2025, 1, 1)}
