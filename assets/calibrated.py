@@ -4,6 +4,7 @@ from collections.abc import Iterator
 
 import dagster as dg
 
+from assets.calibrate.cost_sensitivity import write_cost_sensitivity
 from assets.calibrate.our_traffic import write_projections
 from assets.calibrate.tables import write_calibrated
 from assets.resources import Warehouse
@@ -52,3 +53,17 @@ def our_traffic(context: dg.AssetExecutionContext, warehouse: Warehouse) -> Iter
         reports = write_projections(conn, context.log.info, tables)
     for table in tables:
         yield dg.MaterializeResult(asset_key=table.split("."), metadata=table_metadata(reports[table]))
+
+
+_PRICED = [["calibrated", "delivered_at_slo"], ["benchmark", "accelerator_prices"], ["marts", "capacity_plan"]]
+
+
+@dg.multi_asset(
+    specs=[table_spec("calibrated.cost_sensitivity", {"duckdb", "python"}, deps=_MODELS_AND_PROFILES + _PRICED)]
+)
+def cost_sensitivity(context: dg.AssetExecutionContext, warehouse: Warehouse) -> Iterator[dg.MaterializeResult]:
+    """What the token mix and the bursts cost: each billing calibrated band's variants (prompts and answers x0.5 and
+    x2, Poisson arrivals) re-derived by the engine model and priced (calibrated.cost_sensitivity)."""
+    with warehouse.connect() as conn:
+        report = write_cost_sensitivity(conn, context.log.info)
+    yield dg.MaterializeResult(asset_key=["calibrated", "cost_sensitivity"], metadata=table_metadata(report))

@@ -4,8 +4,11 @@ In one process, on the observed tables of `make run`'s dumps (examples/dumps: th
 bundled profiles:
 
 - calibration of every config (fits and held-out refits: calibrated.engine_models, calibrated.validation), then our
-  traffic through every config (calibrated.latency_curve, calibrated.delivered_at_slo): what the model adds to
-  `make run`;
+  traffic through every config (calibrated.latency_curve, calibrated.delivered_at_slo), then the variants of
+  calibrated.cost_sensitivity (prompts and answers x0.5 and x2, Poisson arrivals, each one's SLO rate by bisection):
+  what the model adds to `make run`, each step timed side by side;
+- the cost sensitivity of the real Azure code trace (a log: six variants, Poisson arrivals among them) through the
+  first config;
 - one replay of 1,000,000 requests of each real Azure LLM inference trace (../shared/data/traffic: conversation
   and code) through the first config's engine model, the log tiled and compressed in time to 70% of the config's
   saturation on its token mix; and of a 3,000,000-request log (the code trace tiled), which past 1,000,000 is
@@ -25,7 +28,8 @@ from pathlib import Path
 import duckdb
 import numpy as np
 
-from assets.calibrate import project
+from assets.calibrate import project, sensitivity
+from assets.calibrate.cost_sensitivity import all_rate_rows
 from assets.calibrate.our_traffic import params_of, write_projections
 from assets.calibrate.tables import write_calibrated
 from assets.calibrate.traffic import scale_trace
@@ -62,14 +66,18 @@ def time_make_run_calibration(conn: duckdb.DuckDBPyConnection) -> dict[str, floa
     fitted, cpu1 = time.perf_counter(), time.process_time()
     write_projections(conn)
     done, cpu2 = time.perf_counter(), time.process_time()
+    all_rate_rows(conn)
+    varied, cpu3 = time.perf_counter(), time.process_time()
     configs = conn.sql("SELECT count(*) FROM calibrated.engine_models").fetchone()
     curves = conn.sql("SELECT count(*) FROM calibrated.delivered_at_slo").fetchone()
     return {
         "fit": fitted - start,
         "project": done - fitted,
-        "total": done - start,
+        "sensitivity": varied - done,
+        "total": varied - start,
         "cpu_fit": cpu1 - cpu0,
         "cpu_project": cpu2 - cpu1,
+        "cpu_sensitivity": cpu3 - cpu2,
         "configs": float(configs[0] if configs else 0),
         "pairs": float(curves[0] if curves else 0),
     }
@@ -97,6 +105,25 @@ def time_replay(p, traffic: project.Traffic, requests: int) -> dict[str, float |
     }
 
 
+def time_sensitivity(p, traffic: project.Traffic, runs: int, log=print) -> str:
+    """The cost sensitivity's variants of a log (its six SLO rates by bisection) through `p`: one table row."""
+    bounds = {"ttft_p95_ms": 1000.0, "tpot_p95_ms": 50.0, "error_rate": 0.01}
+    seconds, cpu = [], []
+    for run in range(runs):
+        log(f"cost sensitivity of {traffic.trace.source if traffic.trace else 'a log'}, run {run + 1}/{runs} ...")
+        start, cpu0 = time.perf_counter(), time.process_time()
+        found = sensitivity.variants(p, traffic, bounds)
+        seconds.append(time.perf_counter() - start)
+        cpu.append(time.process_time() - cpu0)
+    ratios = ", ".join(f"{v.variant} {v.rate_ratio:.2f}" for v in found)
+    return (
+        f"| cost sensitivity of the Azure code log | {len(found)} variants' SLO rates by bisection "
+        f"({sensitivity.BISECTION_STEPS} steps of {sensitivity.SENSITIVITY_REQUESTS:,} requests) | "
+        f"{statistics.median(seconds):.2f} s | {_runs(seconds)} | {statistics.median(cpu):.2f} s | "
+        f"rate over our mix's: {ratios} |"
+    )
+
+
 def _runs(seconds) -> str:
     return ", ".join(f"{s:.2f}" for s in seconds)
 
@@ -119,11 +146,13 @@ def measure(runs: int, shared: Path, log=print) -> str:
             f"({t['configs']:.0f} configs, {t['pairs']:.0f} profile x config) | "
             f"{statistics.median(x['total'] for x in timings):.2f} s | "
             f"{_runs(x['total'] for x in timings)} | "
-            f"{statistics.median(x['cpu_fit'] + x['cpu_project'] for x in timings):.2f} s | fits "
-            f"{statistics.median(x['fit'] for x in timings):.2f} s, curves and bands "
-            f"{statistics.median(x['project'] for x in timings):.2f} s (CPU "
-            f"{statistics.median(x['cpu_fit'] for x in timings):.2f} s and "
-            f"{statistics.median(x['cpu_project'] for x in timings):.2f} s) |"
+            f"{statistics.median(x['cpu_fit'] + x['cpu_project'] + x['cpu_sensitivity'] for x in timings):.2f} s | "
+            f"fits {statistics.median(x['fit'] for x in timings):.2f} s, curves and bands "
+            f"{statistics.median(x['project'] for x in timings):.2f} s, cost sensitivity "
+            f"{statistics.median(x['sensitivity'] for x in timings):.2f} s (CPU "
+            f"{statistics.median(x['cpu_fit'] for x in timings):.2f}, "
+            f"{statistics.median(x['cpu_project'] for x in timings):.2f} and "
+            f"{statistics.median(x['cpu_sensitivity'] for x in timings):.2f} s) |"
         )
         model = conn.sql("SELECT * FROM calibrated.engine_models ORDER BY config_key").pl().row(0, named=True)
         conn.close()
@@ -137,6 +166,8 @@ def measure(runs: int, shared: Path, log=print) -> str:
             assert big is not None
             long_log = project.from_log(big.t, big.input_tokens, big.output_tokens, f"{path.name} x3M")
             cases.append(("a 3M-request log (the code log tiled)", long_log, 3_000_000))
+        if kind == "code":
+            lines.append(time_sensitivity(p, traffic, runs, log))
         for name, tr, requests in cases:
             results = []
             for run in range(runs):

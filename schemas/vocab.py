@@ -42,3 +42,7 @@ CALIBRATED_DELIVERY_STATUSES = [
     "no_traffic",
     "not_calibrated",
 ]
+
+# calibrated.cost_sensitivity: the variants of our traffic priced, and what each row's status says
+COST_SENSITIVITY_VARIANTS = ["our_mix", "prompts_x0.5", "prompts_x2", "answers_x0.5", "answers_x2", "poisson_arrivals"]
+COST_SENSITIVITY_STATUSES = ["priced", "lower_bound", "misses_slo", "same_arrivals", "no_price", "not_priced"]

@@ -4,6 +4,7 @@ against the config we run today, the top configs; in sentences the terminal and 
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -146,3 +147,59 @@ def measure_text(row: dict[str, Any]) -> str:
     if row.get("mlperf_result"):
         text += f" (rests on MLPerf {row['mlperf_result']})"
     return text
+
+
+_MIX_WORDS = (
+    ("prompts_x2", "if prompts double"),
+    ("prompts_x0.5", "if prompts halve"),
+    ("answers_x2", "if answers double"),
+    ("answers_x0.5", "if answers halve"),
+)
+_PRICED = ("priced", "lower_bound")
+
+
+def _change(low: float | None, high: float | None) -> str:
+    said = [f"{v * 100:+.0f}%" for v in (low, high) if v is not None]
+    return " to ".join(said) if len(said) == 2 and said[0] != said[1] else (said[0] if said else "unknown")
+
+
+def sensitivity_text(row: dict[str, Any], sensitivity: list[dict[str, Any]]) -> str | None:
+    """What the token mix and the bursts cost a top config (a capacity plan row), from the
+    analytics.cost_sensitivity rows of the calibrated config fitted on its run, at the same price; None when no
+    calibrated config of the run is priced."""
+    label = row.get("run_label")
+    rows = [
+        s
+        for s in sensitivity
+        if label
+        and label in json.loads(s["run_labels"] or "[]")
+        and (s["price_class"], s["price_provider"]) == (row["price_class"], row["price_provider"])
+    ]
+    by = {s["variant"]: s for s in rows if s["config_key"] == rows[0]["config_key"]} if rows else {}
+    ours = by.get("our_mix")
+    if ours is None or ours["status"] not in _PRICED:
+        return None
+    parts = []
+    for variant, words in _MIX_WORDS:
+        s = by.get(variant)
+        if s is not None and s["status"] in _PRICED:
+            change = _change(s["cost_per_request_change_low"], s["cost_per_request_change_high"])
+            parts.append(f"{words}: {change} per request")
+        elif s is not None:
+            parts.append(f"{words}: the SLO is missed even at light load")
+    parts.append(f"prefill is {number_text(ours['prefill_share'], 'percent')}% of accelerator time at our mix")
+    poisson = by.get("poisson_arrivals") or next(
+        (s for s in sensitivity if s["variant"] == "poisson_arrivals" and s["config_key"] == ours["config_key"]), None
+    )
+    if poisson is not None and poisson["status"] in _PRICED and poisson["bursts_monthly_usd_high"] is not None:
+        parts.append(
+            f"bursts cost {_band(poisson, 'bursts_monthly_usd', 'usd_per_month')} USD a month over Poisson arrivals"
+        )
+    elif poisson is not None and poisson["status"] == "same_arrivals":
+        parts.append("our arrivals are Poisson already, so bursts cost nothing extra")
+    error = (
+        f" (calibrated on our traffic; the model's held-out error: median "
+        f"{number_text(ours['heldout_rel_error_median'], 'percent')}%, worst "
+        f"{number_text(ours['heldout_rel_error_worst'], 'percent')}%)"
+    )
+    return f"{config_name(row)}: " + "; ".join(parts) + error

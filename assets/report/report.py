@@ -28,6 +28,7 @@ from assets.report.decision import (
     measure_text,
     projected_text,
     saving_text,
+    sensitivity_text,
 )
 from assets.report.textformat import (
     SHORTLIST_COLUMNS,
@@ -92,6 +93,7 @@ class ReportData:
     capacity: dict[str, list[dict[str, Any]]]
     measure_next: dict[str, list[dict[str, Any]]]
     traffic: dict[str, list[dict[str, Any]]]
+    sensitivity: dict[str, list[dict[str, Any]]]
 
 
 def _rate(requests_per_s: float | None) -> str:
@@ -147,6 +149,7 @@ def read_report_data(conn: duckdb.DuckDBPyConnection, serving_path: str) -> Repo
         traffic=_grouped(
             _rows(conn, "SELECT * FROM requirement.traffic_rate ORDER BY profile, window_start_s"), "profile"
         ),
+        sensitivity=_grouped(_rows(conn, "SELECT * FROM analytics.cost_sensitivity"), "profile"),
     )
 
 
@@ -434,9 +437,9 @@ def _decisions(data: ReportData) -> dict[str, Decision]:
     }
 
 
-def _decision_block(decision: Decision) -> str:
-    """A profile's decision lines: the recommended config and its bill, the saving against the baseline, what to
-    measure next."""
+def _decision_block(decision: Decision, sensitivity: list[dict[str, Any]]) -> str:
+    """A profile's decision lines: the recommended config and its bill, the saving against the baseline, what the
+    token mix and the bursts cost each top config, what to measure next."""
     name = escape(decision.profile)
     row = decision.recommended
     parts = [f'<div class="decision" data-profile="{name}"><h3><a href="#profile-{name}">{name}</a></h3>']
@@ -458,6 +461,13 @@ def _decision_block(decision: Decision) -> str:
         parts.append(
             f'<p class="decision-line" data-line="projected">{tag("projected")} <b>Projected bands:</b> '
             f"{escape(projected)}.</p>"
+        )
+    costs = [text for top in decision.top if (text := sensitivity_text(top, sensitivity))]
+    if costs:
+        items = "".join(f"<li>{escape(text)}.</li>" for text in costs)
+        parts.append(
+            f'<div class="decision-line" data-line="cost-sensitivity"><b>What the token mix and the bursts cost:</b>'
+            f"<ul>{items}</ul></div>"
         )
     if decision.measure_next:
         items = "".join(f"<li>{escape(measure_text(m))}</li>" for m in decision.measure_next)
@@ -614,7 +624,7 @@ def render(data: ReportData, generated_at: datetime.datetime) -> str:
     )
     sections = "".join(_profile_section(data, p) for p in data.profiles)
     decisions = _decisions(data)
-    decision_blocks = "".join(_decision_block(d) for d in decisions.values())
+    decision_blocks = "".join(_decision_block(d, data.sensitivity.get(p, [])) for p, d in decisions.items())
     capacity_charts = "".join(_capacity_chart(d, data.traffic.get(name, [])) for name, d in decisions.items())
     document = f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>benchbill report</title>

@@ -22,6 +22,7 @@
 --     monthly_saving_usd_high    = baseline_monthly_usd_high - monthly_usd_low (negative: costs more)
 --     (the baseline's own rows: 0, the same bill)
 --     autoscaled_monthly_saving_usd_low/high: the same on the autoscaled bills (a traffic log only)
+-- (the arithmetic: the macros of sql/macros.sql)
 -- quality_status and quality_evidence: as on marts.config_shortlist (marts.quality_gate); rows that fail rank last.
 WITH volume AS (
     SELECT p.profile, p.peak_window_s, p.min_replicas, p.baseline_run_label,
@@ -68,8 +69,8 @@ configs AS (
 ),
 static AS (
     SELECT *,
-           CAST(ceil(peak_rps / nullif(delivered_high, 0)) AS BIGINT) AS replicas_low,
-           CAST(ceil(peak_rps / nullif(delivered_low, 0)) AS BIGINT) AS replicas_high
+           replicas_for(peak_rps, delivered_high) AS replicas_low,
+           replicas_for(peak_rps, delivered_low) AS replicas_high
     FROM configs
 ),
 autoscaled AS (
@@ -86,10 +87,10 @@ autoscaled AS (
 ),
 planned AS (
     SELECT s.*, a.replicas_mean_low, a.replicas_mean_high,
-           s.replicas_low * s.accelerator_count * s.usd_per_accelerator_hour * 730 AS monthly_low,
-           s.replicas_high * s.accelerator_count * s.usd_per_accelerator_hour * 730 AS monthly_high,
-           a.replicas_mean_low * s.accelerator_count * s.usd_per_accelerator_hour * 730 AS autoscaled_low,
-           a.replicas_mean_high * s.accelerator_count * s.usd_per_accelerator_hour * 730 AS autoscaled_high,
+           monthly_usd(s.replicas_low, s.accelerator_count, s.usd_per_accelerator_hour) AS monthly_low,
+           monthly_usd(s.replicas_high, s.accelerator_count, s.usd_per_accelerator_hour) AS monthly_high,
+           monthly_usd(a.replicas_mean_low, s.accelerator_count, s.usd_per_accelerator_hour) AS autoscaled_low,
+           monthly_usd(a.replicas_mean_high, s.accelerator_count, s.usd_per_accelerator_hour) AS autoscaled_high,
            s.mean_rps / (s.replicas_high * s.delivered_low) AS utilisation_a,
            s.mean_rps / (s.replicas_low * s.delivered_high) AS utilisation_b
     FROM static AS s

@@ -183,6 +183,10 @@ def test_a_profile_without_a_token_mix_is_said_on_its_calibrated_row_and_the_res
         delivered = conn.execute("SELECT status, bills, status_reason FROM analytics.calibrated_delivered").fetchall()
         curves = conn.execute("SELECT count(*) FROM analytics.calibrated_curve").fetchone()
         shortlisted = conn.execute("SELECT count(*) FROM analytics.shortlist").fetchone()
+        priced = conn.execute("SELECT variant, status, status_reason FROM analytics.cost_sensitivity").fetchall()
     assert delivered and all(status == "no_traffic" and not bills for status, bills, _ in delivered)
+    # nothing to price either: one row per profile x config saying why
+    assert len(priced) == len(delivered) and all(v == "our_mix" and s == "not_priced" for v, s, _ in priced)
+    assert all("no token mix" in reason for *_, reason in priced)
     assert all("no token mix" in reason for *_, reason in delivered)
     assert curves == (0,) and shortlisted is not None and shortlisted[0] > 0

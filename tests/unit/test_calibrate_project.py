@@ -18,6 +18,7 @@ from assets.calibrate.tables import model_row as model_row_of
 from assets.calibrate.traffic import Lengths, Trace, sample_windows, scale_trace
 from assets.calibrate.validate import validate_config
 from tests.support.data import FIXTURES
+from tests.support.engine_rows import engine_columns
 
 ENGINE = EngineParams(b0_ms=6.0, b1_ms=0.02, b2_ms=0.1, b3_ms=0.0006, ttft_overhead_ms=20.0, max_num_seqs=128)
 BOUNDS = {"ttft_p95_ms": 1000.0, "tpot_p95_ms": 50.0, "error_rate": 0.01}
@@ -37,17 +38,7 @@ def model_row(status: str = "fitted", **changes) -> dict:
         "run_labels": json.dumps(["sweep"]),
         "status": status,
         "status_reason": None if status == "fitted" else "median held-out error on p95 TTFT below the knee 40%",
-        "step_b0_ms": ENGINE.b0_ms,
-        "step_b1_ms_per_prefill_token": ENGINE.b1_ms,
-        "step_b2_ms_per_decode_token": ENGINE.b2_ms,
-        "step_b3_ms_per_prefill_token_per_1k_context": ENGINE.b3_ms,
-        "request_overhead_ms": ENGINE.ttft_overhead_ms,
-        "max_running_sequences": float(ENGINE.max_num_seqs),
-        "token_budget_per_step": float(ENGINE.max_batched_tokens),
-        "kv_cache_tokens": None,
-        "scheduling": "mixed",
-        "chunked_prefill": True,
-        "replicas": 1,
+        **engine_columns(ENGINE),
         "metrics_measured": json.dumps(METRICS),
         "measured_tokens_per_s_max": 1e9,
         "saturated_levels": 2,

@@ -42,6 +42,8 @@ ASSETS = {
     # each profile's traffic through each config's engine model
     "calibrated/latency_curve",
     "calibrated/delivered_at_slo",
+    # what the token mix and the bursts cost
+    "calibrated/cost_sensitivity",
     "projected/delivered_at_slo",
     "cost/cost_per_request",
     "marts/config_shortlist",

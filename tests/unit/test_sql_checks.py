@@ -183,6 +183,25 @@ CASES = {
         ALTER TABLE calibrated.delivered_at_slo ADD COLUMN config_key VARCHAR""",
         ["a point", "no error", "unsaid", "unreliable billing"],
     ),
+    "calibrated/cost_sensitivity__costs_follow_the_band": (
+        """
+        CREATE TABLE calibrated.cost_sensitivity AS SELECT * FROM (VALUES
+            ('priced', 'prompts_x2', 'priced', 1.0, 2.0, 1.0, 3.0, 0.2, 0.8, NULL, NULL, NULL),
+            ('upside down', 'prompts_x2', 'priced', 2.0, 1.0, 1.0, 3.0, 0.2, 0.8, NULL, NULL, NULL),
+            ('no error', 'answers_x2', 'priced', 1.0, 2.0, 1.0, 3.0, NULL, 0.5, NULL, NULL, NULL),
+            ('our mix off one', 'our_mix', 'priced', 1.0, 2.0, 1.0, 3.0, 0.2, 0.9, NULL, NULL, NULL),
+            ('bursts', 'poisson_arrivals', 'priced', 1.0, 2.0, 1.0, 3.0, 0.2, 1.3, 100.0, 300.0, NULL),
+            ('bursts elsewhere', 'answers_x0.5', 'priced', 1.0, 2.0, 1.0, 3.0, 0.2, 1.3, 100.0, 300.0, NULL),
+            ('lower bound', 'our_mix', 'lower_bound', NULL, 2.0, NULL, 3.0, 0.2, 1.0, NULL, NULL, 'at least'),
+            ('unsaid', 'our_mix', 'not_priced', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL))
+            AS t(profile, variant, status, cost_per_request_usd_low, cost_per_request_usd_high,
+                 cost_per_million_output_tokens_usd_low, cost_per_million_output_tokens_usd_high, band_rel_error,
+                 rate_ratio, bursts_monthly_usd_low, bursts_monthly_usd_high, status_reason);
+        ALTER TABLE calibrated.cost_sensitivity ADD COLUMN config_key VARCHAR;
+        ALTER TABLE calibrated.cost_sensitivity ADD COLUMN price_class VARCHAR;
+        ALTER TABLE calibrated.cost_sensitivity ADD COLUMN price_provider VARCHAR""",
+        ["upside down", "no error", "our mix off one", "bursts elsewhere", "unsaid"],
+    ),
     "calibrated/latency_curve__grid_to_saturation": (
         """
         CREATE TABLE calibrated.latency_curve AS
@@ -216,7 +235,7 @@ def test_a_check_selects_the_offending_rows_and_only_them(check):
 def test_every_check_names_its_table_and_says_what_it_holds():
     python_built = {"benchmark.mlperf_results", "benchmark.accelerator_prices"}
     python_built |= {"calibrated.engine_models", "calibrated.validation"}
-    python_built |= {"calibrated.latency_curve", "calibrated.delivered_at_slo"}
+    python_built |= {"calibrated.latency_curve", "calibrated.delivered_at_slo", "calibrated.cost_sensitivity"}
     tables = {spec.table for spec in table_sql_files()} | python_built
     for check in check_sql_files():
         assert check.table in tables, check.path
