@@ -4,6 +4,8 @@ from collections.abc import Iterator
 
 import dagster as dg
 
+from assets.calibrate.cost_sensitivity import write_cost_sensitivity
+from assets.calibrate.our_traffic import write_projections
 from assets.calibrate.tables import write_calibrated
 from assets.resources import Warehouse
 from assets.specs import selected_tables, table_metadata, table_spec
@@ -26,3 +28,42 @@ def engine_models(context: dg.AssetExecutionContext, warehouse: Warehouse) -> It
         reports = write_calibrated(conn, context.log.info, tables)
     for table in tables:
         yield dg.MaterializeResult(asset_key=table.split("."), metadata=table_metadata(reports[table]))
+
+
+_MODELS_AND_PROFILES = [
+    ["calibrated", "engine_models"],
+    ["calibrated", "validation"],
+    ["requirement", "profiles"],
+    ["requirement", "slo_bounds"],
+]
+
+
+@dg.multi_asset(
+    specs=[
+        table_spec("calibrated.latency_curve", {"duckdb", "python"}, deps=_MODELS_AND_PROFILES),
+        table_spec("calibrated.delivered_at_slo", {"duckdb", "python"}, deps=_MODELS_AND_PROFILES),
+    ],
+    can_subset=True,
+)
+def our_traffic(context: dg.AssetExecutionContext, warehouse: Warehouse) -> Iterator[dg.MaterializeResult]:
+    """Each profile's traffic through each config's engine model: the latency curve from light load to saturation
+    (calibrated.latency_curve) and the rate delivered within the SLO, as a band (calibrated.delivered_at_slo)."""
+    tables = selected_tables(context)
+    with warehouse.connect() as conn:
+        reports = write_projections(conn, context.log.info, tables)
+    for table in tables:
+        yield dg.MaterializeResult(asset_key=table.split("."), metadata=table_metadata(reports[table]))
+
+
+_PRICED = [["calibrated", "delivered_at_slo"], ["benchmark", "accelerator_prices"], ["marts", "capacity_plan"]]
+
+
+@dg.multi_asset(
+    specs=[table_spec("calibrated.cost_sensitivity", {"duckdb", "python"}, deps=_MODELS_AND_PROFILES + _PRICED)]
+)
+def cost_sensitivity(context: dg.AssetExecutionContext, warehouse: Warehouse) -> Iterator[dg.MaterializeResult]:
+    """What the token mix and the bursts cost: each billing calibrated band's variants (prompts and answers x0.5 and
+    x2, Poisson arrivals) re-derived by the engine model and priced (calibrated.cost_sensitivity)."""
+    with warehouse.connect() as conn:
+        report = write_cost_sensitivity(conn, context.log.info)
+    yield dg.MaterializeResult(asset_key=["calibrated", "cost_sensitivity"], metadata=table_metadata(report))

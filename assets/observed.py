@@ -129,6 +129,8 @@ def observed_runs(
             context.log.warning(f"run {run['run_label']}: unknown {', '.join(flags)} (kept raw, flagged)")
         if run["precision_note"] and run["precision_known"]:
             context.log.warning(f"run {run['run_label']}: {run['precision_note']}")
+    for note in dict.fromkeys(row["model_note"] for row in batch.quality if not row["model_known"]):
+        context.log.warning(f"quality evidence: {note}")  # once per model no alias table knows
     with warehouse.connect() as conn:
         reports = write_observed(conn, batch)  # each partition's records are owned already
         reports["observed.quality"] = write_quality(conn, batch.quality, batch.quality_rejects, batch.quality_files)

@@ -11,8 +11,10 @@ from typing import Any
 import dagster as dg
 import pandera.polars as pa
 
+from assets.core.paths import SQL_DIR
 from assets.core.sqltext import one_line
 from assets.warehouse.fingerprint import code_fingerprint
+from assets.warehouse.sqlfiles import MACROS
 from assets.warehouse.write import WriteReport
 from schemas import model_for
 
@@ -63,8 +65,9 @@ def files_code_version(paths: list[Path]) -> str:
 
 
 def sql_code_version(table: str, sql_file: Path) -> str:
-    """The code version of a SQL-built table: the content of its SQL file and of its model's file."""
-    return files_code_version([sql_file, Path(inspect.getsourcefile(model_for(table)) or "")])
+    """The code version of a SQL-built table: the content of its SQL file, of the macros every table SELECT may call
+    (sql/macros.sql) and of its model's file."""
+    return files_code_version([sql_file, SQL_DIR / MACROS, Path(inspect.getsourcefile(model_for(table)) or "")])
 
 
 def table_spec(table: str, kinds: set[str], **kwargs: Any) -> dg.AssetSpec:

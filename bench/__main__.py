@@ -125,6 +125,13 @@ def main(argv: list[str] | None = None) -> int:
         help="the run-partition rows (bench/incremental.py): a warehouse of SIZE requests, one sweep of the ADDED "
         "set added; auto: the largest and the smallest of --sizes (one tenth of it if only one); none: skip",
     )
+    parser.add_argument(
+        "--calibrated",
+        default="auto",
+        choices=["auto", "none"],
+        help="the calibrated engine model's rows (bench/calibrated.py): make run's configs calibrated, 1M-request "
+        "replays of the shared Azure traces; auto: when ../shared holds them; none: skip",
+    )
     args = parser.parse_args(argv)
     sizes = [generate.parse_size(s) for s in args.sizes.split(",")]
     names = [n.strip() for n in args.contenders.split(",")]
@@ -194,6 +201,14 @@ def main(argv: list[str] | None = None) -> int:
                 size, added, args.runs, Path(args.data), Path(work), log=lambda m: print(m, file=sys.stderr)
             )
         text += "\n" + incremental.render(partition_rows, size, added) + "\n"
+    if args.calibrated == "auto":
+        from bench import calibrated
+
+        shared = REPO_ROOT.parent / "shared"
+        if (shared / "data" / "traffic").is_dir():
+            text += "\n" + calibrated.measure(args.runs, shared, log=lambda m: print(m, file=sys.stderr)) + "\n"
+        else:
+            text += f"\nThe calibrated engine model's rows need the shared data ({shared}/data): skipped.\n"
     Path(args.output).write_text(text)
     print(text)
     return 0

@@ -24,6 +24,7 @@ from assets.report.decision import (
     measure_text,
     model_hint,
     no_bill_text,
+    projected_text,
     saving_text,
 )
 from assets.report.textformat import format_shortlist, wrapped
@@ -104,6 +105,9 @@ def decision_notes(profiles: list[dict], capacity: list[dict], measure_next: lis
             f"at our volume: {bill_text(decision.recommended)}",
             saving_text(decision.recommended, decision.runner_up),
         ]
+        projected = projected_text(decision.top)
+        if projected is not None:
+            lines.append(projected)
         if decision.measure_next:
             more = len(decision.measure_next) - 1
             lines.append(

@@ -1,4 +1,4 @@
-"""Column definitions several tables share: latency percentiles and throughput bands."""
+"""Column definitions several tables share: latency percentiles, throughput bands and the calibrated band."""
 
 from typing import Any
 
@@ -32,6 +32,28 @@ def max_concurrency_field(more: str = "") -> Any:
             f" max_concurrency), requests; a sweep may scale it with the rate{more}. NULL: uncapped, or a concurrency"
             " level (its load is `concurrency`)."
         ),
+    )
+
+
+def calibrated_band_field(end: str) -> Any:
+    """A run's config's calibrated band on our traffic, carried beside the measured band (marts.config_shortlist,
+    marts.capacity_plan); `end` is low or high."""
+    return pa.Field(
+        nullable=True,
+        ge=0,
+        description=(
+            "The run's config's calibrated band on our traffic (calibrated.delivered_at_slo, where it may bill), "
+            f"{end} end, requests/s; costs and bills rest on the measured band."
+        ),
+    )
+
+
+def calibrated_error_field(which: str) -> Any:
+    """The engine model's held-out error that goes with a calibrated band; `which` is median or worst."""
+    return pa.Field(
+        nullable=True,
+        ge=0,
+        description=f"The engine model's {which} held-out |relative error| (the calibrated band's).",
     )
 
 

@@ -32,3 +32,17 @@ UNITS = ["tokens/s", "samples/s", "queries/s", "tasks/s", "streams", "ms", "s"]
 CALIBRATION_STATUSES = ["fitted", "too_few_levels", "unreliable", "not_calibrated"]  # calibrated.engine_models.status
 SCHEDULING_FAMILIES = ["mixed", "separate"]  # how the engine model puts prefill and decode in its steps
 HELD_OUT_KINDS = ["level", "workload"]  # calibrated.validation.held_out_kind
+DELIVERED_SOURCES = ["observed"]  # projected.measured_fractions.source: whose delivered-at-SLO band measured the gap
+# calibrated.delivered_at_slo.status: what our traffic through a config's engine model gives at a profile's SLO
+CALIBRATED_DELIVERY_STATUSES = [
+    "delivered",
+    "lower_bound",
+    "misses_slo",
+    "not_judged",
+    "no_traffic",
+    "not_calibrated",
+]
+
+# calibrated.cost_sensitivity: the variants of our traffic priced, and what each row's status says
+COST_SENSITIVITY_VARIANTS = ["our_mix", "prompts_x0.5", "prompts_x2", "answers_x0.5", "answers_x2", "poisson_arrivals"]
+COST_SENSITIVITY_STATUSES = ["priced", "lower_bound", "misses_slo", "same_arrivals", "no_price", "not_priced"]

@@ -15,7 +15,7 @@ import duckdb
 import numpy as np
 
 from assets.calibrate.fit import Fit, calibrate
-from assets.calibrate.levels import Config, read_configs
+from assets.calibrate.levels import METRICS, Config, read_configs
 from assets.calibrate.validate import Row, validate_config
 from assets.warehouse.rows import row_for
 from assets.warehouse.validate import frame_from_rows
@@ -134,6 +134,8 @@ def model_row(c: Calibration) -> dict[str, Any]:
         "load_levels": usable_levels(cfg),
         "load_levels_fitted": json.dumps(levels),
         "saturated_levels": fit.saturated_levels if fit else 0,
+        "metrics_measured": json.dumps(metrics_measured(cfg)),
+        "measured_tokens_per_s_max": _most_tokens_per_s(cfg),
         "status": c.status,
         "status_reason": c.reason,
         "scheduling": None if p is None else ("mixed" if p.mixed else "separate"),
@@ -157,6 +159,28 @@ def model_row(c: Calibration) -> dict[str, Any]:
         "evidence": "calibrated",
     }
     return row_for(EngineModels, values, origin=(cfg.key, "engine model"))
+
+
+def metrics_measured(cfg: Config) -> list[str]:
+    """The latency percentiles some usable level of the config measured (after the data rules of levels.py)."""
+    found = set()
+    for lv in cfg.levels:
+        for m in METRICS:
+            v = lv.measured.get(m)
+            if isinstance(v, (int, float)) and math.isfinite(v) and v > 0:
+                found.add(m)
+    return [m for m in METRICS if m in found]
+
+
+def _most_tokens_per_s(cfg: Config) -> float | None:
+    """The most prompt + answer tokens/s any level of the config was measured to complete."""
+    rates = [
+        lv.measured["achieved_requests_per_s"]
+        * ((lv.measured["mean_input_tokens"] or 0) + (lv.measured["mean_output_tokens"] or 0))
+        for lv in cfg.levels
+        if lv.measured.get("achieved_requests_per_s")
+    ]
+    return max(rates) if rates and max(rates) > 0 else None
 
 
 def _load_text(load: tuple[Any, ...]) -> str:

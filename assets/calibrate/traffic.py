@@ -167,3 +167,52 @@ class LoadSpec:
         if not math.isfinite(self.rate):
             return np.zeros(self.n_requests)
         return arrival_times(self.rate, self.cv, self.n_requests, rng)
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# A traffic log replayed at another rate
+
+
+def scale_trace(trace: Trace, requests_per_s: float, n_requests: int | None = None) -> Trace:
+    """The trace's arrival pattern at a new mean rate, tiled to n_requests.
+
+    Time is compressed (or stretched) by one factor, so the burst structure (inter-arrival CV, peak-to-mean
+    within the compressed window) is kept; copies of the log follow each other back to back (the gap after
+    the last request of a copy is the log's mean gap). Lengths are the log's own, in order.
+    """
+    n0 = len(trace.t)
+    if n0 < 2 or not trace.span_s > 0:
+        raise ValueError("a trace needs at least two requests at different times to have a rate")
+    factor = trace.rate / requests_per_s
+    base = (trace.t - trace.t[0]) * factor
+    period = base[-1] + base[-1] / (n0 - 1)
+    n = n0 if n_requests is None else int(n_requests)
+    reps = -(-n // n0)
+    t = (base[None, :] + period * np.arange(reps)[:, None]).ravel()[:n]
+    inp = np.tile(trace.input_tokens, reps)[:n]
+    out = np.tile(trace.output_tokens, reps)[:n]
+    return Trace(t=t, input_tokens=inp, output_tokens=out, source=f"{trace.source} at {requests_per_s:g}/s")
+
+
+def sample_windows(trace: Trace, n_requests: int, windows: int = 8) -> tuple[Trace, str]:
+    """At most n_requests of the trace, and how they were taken, in words: the whole log when it holds no more,
+    else `windows` runs of contiguous requests at evenly spaced places of the log (each keeps its own gaps and
+    lengths; one mean gap between two runs), so a long log's bursts anywhere in it are represented."""
+    n0 = len(trace.t)
+    if n0 <= n_requests:
+        return trace, f"the whole log ({n0:,} requests)"
+    k = max(1, min(windows, n_requests))
+    size = n_requests // k
+    starts = np.linspace(0, n0 - size, k).astype(np.int64)
+    mean_gap = trace.span_s / (n0 - 1)
+    times, inputs, outputs = [], [], []
+    offset = 0.0
+    for s in starts:
+        t = trace.t[s : s + size] - trace.t[s] + offset
+        times.append(t)
+        inputs.append(trace.input_tokens[s : s + size])
+        outputs.append(trace.output_tokens[s : s + size])
+        offset = float(t[-1]) + mean_gap
+    said = f"{k} windows of {size:,} contiguous requests spread over the log's {n0:,}"
+    sampled = Trace(np.concatenate(times), np.concatenate(inputs), np.concatenate(outputs), trace.source)
+    return sampled, said

@@ -24,6 +24,7 @@ from schemas.vocab import QUALITY_BOUND_KINDS
 
 SLO_KEY = re.compile(r"^(ttft|tpot|itl|e2e)_(p50|p90|p95|p99)_ms$")
 DEFAULT_ERROR_RATE_MAX = 0.01
+QUALITY_OPTIONAL_KEYS = ("tolerance",)  # beside task, metric and one bound kind
 PROFILE_KEYS = {"name", "model", "slo", "delivered_fraction_prior", "workload", "baseline", "quality"}
 WORKLOAD_KEYS = {
     "input_tokens_mean",
@@ -34,6 +35,7 @@ WORKLOAD_KEYS = {
     "min_replicas",
     "mean_requests_per_s",
     "peak_to_mean",
+    "arrival_cv",
 }
 DEFAULT_PEAK_WINDOW_S = 60.0
 DEFAULT_MIN_REPLICAS = 1
@@ -100,6 +102,7 @@ def _profile(entry: Any, where: str, source: str, names: set[str]) -> tuple[dict
         "model_raw": model_raw,
         "model_id": model,
         "model_known": model is not None,
+        "model_key": model or canonical.model_and_precision(model_raw).key,
         "delivered_fraction_prior_lo": lo,
         "delivered_fraction_prior_hi": hi,
         "error_rate_max": error_rate_max,
@@ -109,6 +112,7 @@ def _profile(entry: Any, where: str, source: str, names: set[str]) -> tuple[dict
         "output_tokens_mean": _ranged(workload["output_tokens_mean"], "workload.output_tokens_mean", where)
         if "output_tokens_mean" in workload
         else None,
+        "arrival_cv": _arrival_cv(workload, where),
         "traffic_log": None
         if not workload.get("traffic_log")
         else str((Path(source).parent / str(workload["traffic_log"])).resolve()),
@@ -119,6 +123,20 @@ def _profile(entry: Any, where: str, source: str, names: set[str]) -> tuple[dict
     }
     bounds = [{"profile": name, "measure": k, "bound": v} for k, v in measures]
     return row, [*bounds, {"profile": name, "measure": "error_rate", "bound": error_rate_max}]
+
+
+def _arrival_cv(workload: dict[str, Any], where: str) -> float | None:
+    """`workload.arrival_cv` (0 evenly spaced, 1 Poisson, above 1 bursty): the arrivals of a profile without a
+    traffic log; None when not stated (Poisson is then assumed where arrivals are simulated). A log gives the
+    arrivals itself, so the two together are refused."""
+    if "arrival_cv" not in workload:
+        return None
+    if workload.get("traffic_log"):
+        raise IngestError(
+            f"{where}: workload.arrival_cv states the arrivals without a log, but workload.traffic_log is set "
+            "(the log's own timestamps give the arrivals)"
+        )
+    return _ranged(workload["arrival_cv"], "workload.arrival_cv", where)
 
 
 def _volume(workload: dict[str, Any], baseline: Any, where: str) -> dict[str, Any]:
@@ -289,10 +307,11 @@ def _quality_bounds(entries: Any, profile: str, where: str, source: str) -> list
         at = f"{where}: quality[{i}]"
         if not isinstance(item, dict):
             raise IngestError(f"{at} is not a mapping")
-        unknown = set(item) - {"task", "metric", *QUALITY_BOUND_KINDS}
+        unknown = set(item) - {"task", "metric", *QUALITY_OPTIONAL_KEYS, *QUALITY_BOUND_KINDS}
         if unknown:
             raise IngestError(
-                f"{at}: unknown keys {sorted(unknown)}; allowed task, metric, {', '.join(QUALITY_BOUND_KINDS)}"
+                f"{at}: unknown keys {sorted(unknown)}; allowed task, metric, {', '.join(QUALITY_BOUND_KINDS)}, "
+                "tolerance"
             )
         task, metric = (str(item.get(k) or "").strip() for k in ("task", "metric"))
         if not task or not metric:
@@ -309,6 +328,11 @@ def _quality_bounds(entries: Any, profile: str, where: str, source: str) -> list
         except OutOfRange as problem:
             ratio = " (a ratio to the best-evidenced result)" if kind.endswith("_relative") else ""
             raise IngestError(f"{at}: {kind}{str(problem)[len(f'quality[].{kind}') :]}{ratio}") from None
+        tolerance = item.get("tolerance", 0.0)
+        try:
+            check(PROFILES, "quality[].tolerance", tolerance)
+        except OutOfRange as problem:
+            raise IngestError(f"{at}: {problem} (in the metric's own unit)") from None
         metric = metric.removesuffix(",none")  # observed.quality names a `none`-filtered metric without it
         if (task, metric) in seen:
             raise IngestError(f"{at}: {task} {metric} is bounded twice")
@@ -320,6 +344,7 @@ def _quality_bounds(entries: Any, profile: str, where: str, source: str) -> list
                 "metric": metric,
                 "bound_kind": kind,
                 "bound": float(value),
+                "tolerance": float(tolerance),
                 "source": source,
                 "evidence": "requirement",
             }
@@ -350,6 +375,7 @@ QUALITY_BOUNDS_SCHEMA = {
     "metric": pl.String,
     "bound_kind": pl.String,
     "bound": pl.Float64,
+    "tolerance": pl.Float64,
     "source": pl.String,
     "evidence": pl.String,
 }

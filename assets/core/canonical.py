@@ -335,11 +335,29 @@ def precision_key(spelling: str) -> str:
 
 @dataclass(frozen=True)
 class PrecisionEntry:
-    """One canonical precision from precisions.csv: its name and bits (activation bits when the spelling says)."""
+    """One canonical precision from precisions.csv: its name and bits (activation bits, activation format and
+    quantisation method when the spelling says)."""
 
     precision: str
     weight_bits: int
     activation_bits: int | None
+    activation_format: str | None = None
+    method: str | None = None
+
+    @property
+    def scheme(self) -> str:
+        """The readable quantisation scheme: the precision, then `w<bits>a<bits>` when the activations are stated
+        (`a<format>` for float activations of integer weights: `w4afp8`), then the method: `int4-w4a16-awq`,
+        `int4-w4a8`, `fp8-w8a8-dynamic`, `bf16`; a part not stated is left out (known in part: `int4`)."""
+        parts = [self.precision]
+        if self.activation_bits is not None:
+            integer_weights = self.precision.startswith(("int", "uint"))
+            float_activations = self.activation_format not in (None, "16-bit float", "int8", "int4")
+            act = self.activation_format if integer_weights and float_activations else str(self.activation_bits)
+            parts.append(f"w{self.weight_bits}a{act}")
+        if self.method:
+            parts.append(self.method)
+        return "-".join(parts)
 
 
 @functools.cache
@@ -358,7 +376,9 @@ def _precisions() -> dict[str, PrecisionEntry]:
                 f"{where} line {line}: {row['precision']} has {weight} weight bits here, {bits[row['precision']]} above"
             )
         key = precision_key(row["spelling"])
-        entry = PrecisionEntry(row["precision"], weight, activation)
+        entry = PrecisionEntry(
+            row["precision"], weight, activation, row["activation_format"] or None, row["method"] or None
+        )
         if table.get(key, entry) != entry:
             raise ValueError(f"{where} line {line}: spelling {row['spelling']!r} is already mapped differently")
         table[key] = entry
@@ -389,6 +409,9 @@ class Precision:
     known: bool
     stated: bool
     unknown: tuple[str, ...] = ()
+    scheme: str | None = None  # PrecisionEntry.scheme of one spelling; the precision itself for a list
+    activation_format: str | None = None  # of one spelling, when it says
+    method: str | None = None  # the quantisation method of one spelling (awq, gptq, smoothquant, ...), when it says
 
 
 def _precision_parts(text: str) -> list[str]:
@@ -425,13 +448,31 @@ def read_precision(raw: object) -> Precision:
         return Precision(None, None, None, known=True, stated=False)
     names = sorted({e.precision: e.weight_bits for e in entries}.items(), key=lambda item: (-item[1], item[0]))
     activations = {e.activation_bits for e in entries}
+    precision = ",".join(name for name, _bits in names)
     return Precision(
-        ",".join(name for name, _bits in names),
+        precision,
         min(e.weight_bits for e in entries),
         activations.pop() if len(set(entries)) == 1 else None,
         known=True,
         stated=True,
+        scheme=entries[0].scheme if len(set(entries)) == 1 else precision,
+        activation_format=entries[0].activation_format if len(set(entries)) == 1 else None,
+        method=entries[0].method if len(set(entries)) == 1 else None,
     )
+
+
+def schemes_agree(first: str, second: str) -> bool:
+    """Whether two schemes can be the same quantisation: equal, or one is the other known in part (a prefix at a
+    `-`: `int4` and `int4-w4a16` agree with `int4-w4a16-awq`; `int4-w4a8` never agrees with `int4-w4a16-awq`)."""
+    return first == second or first.startswith(f"{second}-") or second.startswith(f"{first}-")
+
+
+def fuller(stated: Precision, implied: Precision | None) -> Precision:
+    """A stated precision, completed by the one a model name implies when their schemes agree (run.yaml's `int4`
+    with a `-AWQ` checkpoint is `int4-w4a16-awq`); the stated one as it is when they do not."""
+    if implied is None or not stated.scheme or not implied.scheme or not schemes_agree(stated.scheme, implied.scheme):
+        return stated
+    return implied if len(implied.scheme) > len(stated.scheme) else stated
 
 
 class PrecisionError(ValueError):
@@ -451,8 +492,8 @@ def normalise_precision(raw: str | None) -> str | None:
 
 # Words of a checkpoint's name that say how it is packaged, not which model or precision it is:
 # `-GGUF` (llama.cpp files), `quantized.w8a8`, `-unsloth-bnb-4bit`, unsloth's `UD-` dynamic quants,
-# group sizes (`-W4A16-G128`), `-asym`.
-_CHECKPOINT_WORDS = re.compile(r"gguf|quantized|unsloth|ud|dynamic|asym|sym|g\d+", re.IGNORECASE)
+# group sizes (`-W4A16-G128`), `-asym`, a team's own `-custom` quantisation (`llama-3.2-3b-instruct-awq-custom`).
+_CHECKPOINT_WORDS = re.compile(r"gguf|quantized|unsloth|ud|dynamic|asym|sym|custom|g\d+", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -463,6 +504,20 @@ class ModelMatch:
     model_id: str | None
     implied_precision: Precision | None
     base_name: str
+    tried: tuple[str, ...] = ()
+
+    @property
+    def key(self) -> str:
+        """What the model is matched on: its canonical id, else `unknown_model_key` of its base name."""
+        return self.model_id or unknown_model_key(self.base_name)
+
+
+def unknown_model_key(base_name: str) -> str:
+    """The key of a model no alias table knows: its checkpoint name without organisation or folder, lower case,
+    separator runs as one `-` (`meta-llama/Llama-3.2-3B-Instruct` and `/models/llama-3.2-3b-instruct-awq-custom`
+    without its quantisation words are both `llama-3.2-3b-instruct`)."""
+    last = [p for p in re.split(r"[/\\]", base_name.strip()) if p]
+    return re.sub(r"[\s_\-]+", "-", (last[-1] if last else "").lower()).strip("-")
 
 
 def _checkpoint_parts(name: str) -> tuple[str | None, str]:
@@ -535,15 +590,18 @@ def model_and_precision(name: str | None) -> ModelMatch:
     organisation, checkpoint = _checkpoint_parts(text)
     base, implied = _peel_quantisation(checkpoint)
     found = model_id(text)
+    tried = [text]
     if found is None:
         candidates = [f"{organisation}/{base}" if organisation else base]
         if base != checkpoint or organisation is None:
             candidates += [base]
         for candidate in candidates:
+            if candidate not in tried:
+                tried.append(candidate)
             found = model_id(candidate) or _model_aliases_without_organisation().get(alias_key(candidate))
             if found:
                 break
-    return ModelMatch(found, implied, f"{organisation}/{base}" if organisation else base)
+    return ModelMatch(found, implied, f"{organisation}/{base}" if organisation else base, tuple(tried))
 
 
 # --- runtimes -----------------------------------------------------------------------------

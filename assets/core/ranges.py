@@ -68,12 +68,15 @@ INPUT_RANGES: dict[str, dict[str, Range]] = {
         "workload.requests_per_day": Range(0, 1e13, low_open=True, high_open=True),
         "workload.mean_requests_per_s": Range(0, 1e8, low_open=True, high_open=True),
         "workload.peak_to_mean": Range(1, 1e6),
+        # the inter-arrival coefficient of variation: 0 evenly spaced, 1 Poisson; the Azure code trace's is 13
+        "workload.arrival_cv": Range(0, 100),
         "workload.peak_window_s": Range(1, 86400, unit="s"),  # a second to a day
         "workload.min_replicas": Range(0, 100000, whole=True),
         "quality[].min": Range(-1e12, 1e12),
         "quality[].max": Range(-1e12, 1e12),
         "quality[].min_relative": Range(0, 10, low_open=True),  # a ratio to the best-evidenced result
         "quality[].max_relative": Range(0, 10, low_open=True),
+        "quality[].tolerance": Range(0, 1e12),  # in the metric's unit: run-to-run noise of a point value
     },
     PRICES: {
         # below a cheap spot GPU's cents, above a whole large system's hourly cost per accelerator, a price is a

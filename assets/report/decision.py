@@ -5,6 +5,7 @@ against the config we run today, the top configs; in sentences the terminal and 
 from __future__ import annotations
 
 import difflib
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -87,7 +88,8 @@ def bill_text(row: dict[str, Any]) -> str:
         f"(mean {number_text(row['mean_requests_per_s'], 'rate')}), "
         f"{_band(row, 'monthly_usd', 'usd_per_month')} USD a month{autoscaled}, "
         f"utilisation {_band(row, 'utilisation', 'percent')}%, "
-        f"{_band(row, 'effective_cost_per_request_usd', 'usd_per_1k_requests')} USD per 1,000 requests"
+        f"{_band(row, 'effective_cost_per_request_usd', 'usd_per_1k_requests')} USD per 1,000 requests; "
+        f"{basis_text(row)}"
     )
 
 
@@ -120,6 +122,23 @@ def keep_text(row: dict[str, Any], runner_up: dict[str, Any] | None) -> str:
     costs = range_text(-high, -low, "usd_per_month", " to ") if high <= 0 else None
     more = f"costs {costs} USD a month more" if costs else _change_text(low, high)
     return f"{keep}; the next best, {config_name(runner_up)}, {more}"
+
+
+def basis_text(row: dict[str, Any]) -> str:
+    """The evidence class of the band the bill rests on, and beside it the config's band calibrated on our traffic
+    with the engine model's held-out error, where one may bill."""
+    band = _band(row, "delivered_requests_per_s", "rate")
+    if row["evidence"] != "observed":
+        return f"billed on the band projected from MLPerf x the delivered-fraction prior ({band} requests/s)"
+    text = f"billed on the band measured as run ({band} requests/s)"
+    if row.get("calibrated_requests_per_s_low") is not None:
+        median = number_text(row.get("calibrated_heldout_rel_error_median"), "percent")
+        worst = number_text(row.get("calibrated_heldout_rel_error_worst"), "percent")
+        text += (
+            f"; calibrated on our traffic: {_band(row, 'calibrated_requests_per_s', 'rate')} requests/s "
+            f"(the engine model's held-out error: median {median}%, worst {worst}%)"
+        )
+    return text
 
 
 def saving_text(row: dict[str, Any], runner_up: dict[str, Any] | None = None) -> str:
@@ -186,6 +205,20 @@ ELSEWHERE_TITLE = (
 )
 
 
+def projected_text(top: list[dict[str, Any]]) -> str | None:
+    """Where the band of a top config is projected, what fraction of the MLPerf reference it applies: measured on
+    our runs (which) or the profile's prior (delivered_fraction_basis); None when every top config is measured."""
+    projected = [r for r in top if r["evidence"] == "projected"]
+    if not projected:
+        return None
+    names = ", ".join(f"{r['accelerator_count']}x {r['accelerator']}" for r in projected)
+    bases = "; ".join(dict.fromkeys(str(r.get("delivered_fraction_basis") or "not stated") for r in projected))
+    return (
+        f"top configs projected from MLPerf ({names}): their delivered band is the MLPerf reference x a delivered "
+        f"fraction, {bases}"
+    )
+
+
 def measure_text(row: dict[str, Any]) -> str:
     """One thing to measure next, with the saving it may bring and what it rests on."""
     text = str(row["what_to_measure"])
@@ -197,3 +230,59 @@ def measure_text(row: dict[str, Any]) -> str:
     if row.get("mlperf_result"):
         text += f" (rests on MLPerf {row['mlperf_result']})"
     return text
+
+
+_MIX_WORDS = (
+    ("prompts_x2", "if prompts double"),
+    ("prompts_x0.5", "if prompts halve"),
+    ("answers_x2", "if answers double"),
+    ("answers_x0.5", "if answers halve"),
+)
+_PRICED = ("priced", "lower_bound")
+
+
+def _change(low: float | None, high: float | None) -> str:
+    said = [f"{v * 100:+.0f}%" for v in (low, high) if v is not None]
+    return " to ".join(said) if len(said) == 2 and said[0] != said[1] else (said[0] if said else "unknown")
+
+
+def sensitivity_text(row: dict[str, Any], sensitivity: list[dict[str, Any]]) -> str | None:
+    """What the token mix and the bursts cost a top config (a capacity plan row), from the
+    analytics.cost_sensitivity rows of the calibrated config fitted on its run, at the same price; None when no
+    calibrated config of the run is priced."""
+    label = row.get("run_label")
+    rows = [
+        s
+        for s in sensitivity
+        if label
+        and label in json.loads(s["run_labels"] or "[]")
+        and (s["price_class"], s["price_provider"]) == (row["price_class"], row["price_provider"])
+    ]
+    by = {s["variant"]: s for s in rows if s["config_key"] == rows[0]["config_key"]} if rows else {}
+    ours = by.get("our_mix")
+    if ours is None or ours["status"] not in _PRICED:
+        return None
+    parts = []
+    for variant, words in _MIX_WORDS:
+        s = by.get(variant)
+        if s is not None and s["status"] in _PRICED:
+            change = _change(s["cost_per_request_change_low"], s["cost_per_request_change_high"])
+            parts.append(f"{words}: {change} per request")
+        elif s is not None:
+            parts.append(f"{words}: the SLO is missed even at light load")
+    parts.append(f"prefill is {number_text(ours['prefill_share'], 'percent')}% of accelerator time at our mix")
+    poisson = by.get("poisson_arrivals") or next(
+        (s for s in sensitivity if s["variant"] == "poisson_arrivals" and s["config_key"] == ours["config_key"]), None
+    )
+    if poisson is not None and poisson["status"] in _PRICED and poisson["bursts_monthly_usd_high"] is not None:
+        parts.append(
+            f"bursts cost {_band(poisson, 'bursts_monthly_usd', 'usd_per_month')} USD a month over Poisson arrivals"
+        )
+    elif poisson is not None and poisson["status"] == "same_arrivals":
+        parts.append("our arrivals are Poisson already, so bursts cost nothing extra")
+    error = (
+        f" (calibrated on our traffic; the model's held-out error: median "
+        f"{number_text(ours['heldout_rel_error_median'], 'percent')}%, worst "
+        f"{number_text(ours['heldout_rel_error_worst'], 'percent')}%)"
+    )
+    return f"{config_name(row)}: " + "; ".join(parts) + error

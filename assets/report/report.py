@@ -28,7 +28,9 @@ from assets.report.decision import (
     decide,
     measure_text,
     no_bill_text,
+    projected_text,
     saving_text,
+    sensitivity_text,
 )
 from assets.report.textformat import (
     SHORTLIST_COLUMNS,
@@ -45,7 +47,11 @@ from assets.report.textformat import (
 EVIDENCE = {
     "benchmark": ("#1d4ed8", "published, auditable reference numbers (MLPerf results, list prices)"),
     "observed": ("#047857", "measured on our own stack (our benchmark dumps)"),
-    "projected": ("#b45309", "derived from a pattern, not measured for this config (MLPerf reference x prior)"),
+    "projected": (
+        "#b45309",
+        "derived from a pattern, not measured for this config (MLPerf reference x the fraction our runs measured, "
+        "else the profile's prior)",
+    ),
     "requirement": ("#6d28d9", "what we demand (SLO bounds, priors)"),
     "cost": ("#be123c", "computed from the above: price / delivered throughput"),
 }
@@ -89,6 +95,7 @@ class ReportData:
     capacity: dict[str, list[dict[str, Any]]]
     measure_next: dict[str, list[dict[str, Any]]]
     traffic: dict[str, list[dict[str, Any]]]
+    sensitivity: dict[str, list[dict[str, Any]]]
 
 
 def _rate(requests_per_s: float | None) -> str:
@@ -144,6 +151,7 @@ def read_report_data(conn: duckdb.DuckDBPyConnection, serving_path: str) -> Repo
         traffic=_grouped(
             _rows(conn, "SELECT * FROM requirement.traffic_rate ORDER BY profile, window_start_s"), "profile"
         ),
+        sensitivity=_grouped(_rows(conn, "SELECT * FROM analytics.cost_sensitivity"), "profile"),
     )
 
 
@@ -364,7 +372,8 @@ def _profile_section(data: ReportData, profile: dict[str, Any]) -> str:
         f'<section class="profile" id="profile-{escape(name)}" data-profile="{escape(name)}">',
         f"<h2>Profile {escape(name)}</h2>",
         f"<p>Model <b>{escape(profile['model_id'] or profile['model_raw'])}</b>; SLO {tag('requirement')} "
-        f"{escape(profile['slo_text'])}; delivered-fraction prior for projections "
+        f"{escape(profile['slo_text'])}; delivered-fraction prior for projections where no run of ours measures the "
+        "gap "
         f"[{plain_number(profile['delivered_fraction_prior_lo'])}, "
         f"{plain_number(profile['delivered_fraction_prior_hi'])}]"
         + (
@@ -406,7 +415,7 @@ def _profile_section(data: ReportData, profile: dict[str, Any]) -> str:
     else:
         parts.append(
             '<p class="muted">No run of ours serves this model: every config here is projected '
-            "(the MLPerf reference x the prior), so there are no load points to plot.</p>"
+            "(the MLPerf reference x a delivered fraction), so there are no load points to plot.</p>"
         )
     parts.append("<h3>Cost bands per config and price class</h3>")
     parts.append(_cost_chart(name, rows))
@@ -426,9 +435,9 @@ def _decisions(data: ReportData) -> dict[str, Decision]:
     }
 
 
-def _decision_block(decision: Decision, profile: dict[str, Any]) -> str:
-    """A profile's decision lines: the recommended config and its bill, the saving against the baseline, what to
-    measure next."""
+def _decision_block(decision: Decision, profile: dict[str, Any], sensitivity: list[dict[str, Any]]) -> str:
+    """A profile's decision lines: the recommended config and its bill, the saving against the baseline, what the
+    token mix and the bursts cost each top config, what to measure next."""
     name = escape(decision.profile)
     row = decision.recommended
     parts = [f'<div class="decision" data-profile="{name}"><h3><a href="#profile-{name}">{name}</a></h3>']
@@ -445,6 +454,19 @@ def _decision_block(decision: Decision, profile: dict[str, Any]) -> str:
         f'<p class="decision-line" data-line="saving"><b>Against what we run today:</b> '
         f"{escape(saving_text(row, decision.runner_up))}.</p>"
     )
+    projected = projected_text(decision.top)
+    if projected is not None:
+        parts.append(
+            f'<p class="decision-line" data-line="projected">{tag("projected")} <b>Projected bands:</b> '
+            f"{escape(projected)}.</p>"
+        )
+    costs = [text for top in decision.top if (text := sensitivity_text(top, sensitivity))]
+    if costs:
+        items = "".join(f"<li>{escape(text)}.</li>" for text in costs)
+        parts.append(
+            f'<div class="decision-line" data-line="cost-sensitivity"><b>What the token mix and the bursts cost:</b>'
+            f"<ul>{items}</ul></div>"
+        )
     if decision.measure_next:
         items = "".join(f"<li>{escape(measure_text(m))}</li>" for m in decision.measure_next)
         parts.append(
@@ -618,7 +640,9 @@ def render(data: ReportData, generated_at: datetime.datetime) -> str:
     )
     sections = "".join(_profile_section(data, p) for p in data.profiles)
     decisions = _decisions(data)
-    decision_blocks = "".join(_decision_block(decisions[p["profile"]], p) for p in data.profiles)
+    decision_blocks = "".join(
+        _decision_block(decisions[p["profile"]], p, data.sensitivity.get(p["profile"], [])) for p in data.profiles
+    )
     capacity_charts = "".join(_capacity_chart(d, data.traffic.get(name, [])) for name, d in decisions.items())
     document = f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>benchbill report</title>
@@ -638,7 +662,8 @@ end); dashed: projected from MLPerf. A line under the black curve's peaks means 
 <div class="capacity-charts">{capacity_charts or '<p class="muted">No profile states a volume.</p>'}</div>
 <h2>The detail</h2>
 <p class="muted">MLPerf numbers are the reference under MLPerf's conditions; delivered numbers are what a config
-sustains within the profile's SLO, on our runs (observed) or the MLPerf reference x a prior (projected).
+sustains within the profile's SLO, on our runs (observed) or the MLPerf reference x a delivered fraction (projected:
+the fraction our runs measured against MLPerf on their accelerators, else the profile's prior).
 The two stay in separate columns so the gap is visible.</p>
 <p class="legend">{legend}</p>
 <p>Profiles: {contents}</p>

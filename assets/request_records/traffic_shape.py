@@ -290,6 +290,33 @@ def read_traffic_requests(dump: Dump, form: str) -> pl.DataFrame:
     return generic.read_requests(dump, scan)
 
 
+def _form_of(dump: Dump, path: str) -> str:
+    """The traffic log form of `dump`; IngestError naming the file and every form read when it is none."""
+    form = traffic_form(dump)
+    if form is None:
+        raise IngestError(
+            f"{path}: not a traffic log in a form benchbill reads; expected one of: "
+            + "; ".join(f"{name}: {what}" for name, what in TRAFFIC_FORMS.items())
+        )
+    return form
+
+
+def read_traffic_arrivals(path: str) -> pl.DataFrame:
+    """A traffic log's requests in arrival order (start_offset_s from the first, input_tokens, output_tokens; token
+    counts may be empty), stray timestamps left out as `shape_of` leaves them out; IngestError naming the file and
+    its form when it cannot be used. What the engine model replays (assets/calibrate/project.py)."""
+    dump = decode(read_dump_file(Path(path)), str(path))
+    form = _form_of(dump, path)
+    try:
+        frame = read_traffic_requests(dump, form).drop_nulls("start_offset_s").sort("start_offset_s")
+    except (FormatProblem, pl.exceptions.PolarsError) as problem:
+        raise IngestError(
+            f"{path}: not a usable traffic log ({problem}); read as the {form}: {TRAFFIC_FORMS[form]}"
+        ) from None
+    first, last = outliers(frame.get_column("start_offset_s")) if frame.height >= 4 else (0, 0)
+    return frame.slice(first, frame.height - first - last)
+
+
 def read_traffic_log(
     path: str, peak_window_s: float = DEFAULT_PEAK_WINDOW_S, requests_per_day: float | None = None
 ) -> tuple[dict[str, Any], pl.DataFrame, SourceFile]:
@@ -298,12 +325,7 @@ def read_traffic_log(
     per-request files are)."""
     fetched = read_dump_file(Path(path))
     dump = decode(fetched, str(path))
-    form = traffic_form(dump)
-    if form is None:
-        raise IngestError(
-            f"{path}: not a traffic log in a form benchbill reads; expected one of: "
-            + "; ".join(f"{name}: {what}" for name, what in TRAFFIC_FORMS.items())
-        )
+    form = _form_of(dump, path)
     try:
         shape, rates = shape_of(read_traffic_requests(dump, form), peak_window_s, requests_per_day)
     except (FormatProblem, pl.exceptions.PolarsError) as problem:

@@ -17,7 +17,8 @@ from assets.formats.dumps.exchange import CAP, Measurement, Parsed, RequestScan,
 from assets.inputs.files import Fetched, LargeFile, sha256_bytes, size_of
 from assets.request_records.request_pass import Source
 from assets.runs.batch import ObservedBatch
-from assets.runs.sidecar import SidecarProblem, run_config, with_overrides
+from assets.runs.quality import QualityRead
+from assets.runs.sidecar import SIDECAR, SidecarProblem, run_config, unreadable_above, with_overrides
 
 
 @dataclass
@@ -31,6 +32,42 @@ def quarantine_file(batch: ObservedBatch, read: Read, reason: str) -> None:
     f = read.fetched
     batch.files.append(SourceFile(f.name, f.sha256, size_of(f), read.parsed.kind, "quarantined"))
     batch.rejects.append(Reject(f.name, "file", reason))
+
+
+UNREADABLE_RUN = "every file it governs (below its folder) is quarantined with it; the other runs read on"
+
+
+def without_unreadable(
+    root: Path,
+    batch: ObservedBatch,
+    reads: list[Read],
+    quality_reads: list[QualityRead],
+    unreadable: dict[PurePosixPath, str],
+) -> tuple[list[Read], list[QualityRead]]:
+    """The files read that a readable run.yaml governs. A run.yaml that cannot be read (not YAML, not a mapping:
+    `unreadable`, folder -> problem) costs only the runs it governs: one quarantine row for it says why, and every
+    file below it is listed as quarantined, naming it (as a run.yaml with a bad key quarantines its run)."""
+    for folder, problem in sorted(unreadable.items()):
+        batch.rejects.append(
+            Reject(str(root / folder / SIDECAR), f"run {root / folder}", f"{problem}; {UNREADABLE_RUN}")
+        )
+    kept: list[Read] = []
+    kept_quality: list[QualityRead] = []
+    for read in reads:
+        above = unreadable_above(read.folder, unreadable)
+        if above is None:
+            kept.append(read)
+        else:
+            f, note = read.fetched, f"governed by {root / above / SIDECAR}, which cannot be read"
+            batch.files.append(SourceFile(f.name, f.sha256, size_of(f), read.parsed.kind, "quarantined", note=note))
+    for q in quality_reads:
+        above = unreadable_above(q.folder, unreadable)
+        if above is None:
+            kept_quality.append(q)
+        else:
+            note = f"governed by {root / above / SIDECAR}, which cannot be read"
+            batch.files.append(SourceFile(q.name, q.sha256, q.size, q.parsed.kind, "quarantined", note=note))
+    return kept, kept_quality
 
 
 @dataclass

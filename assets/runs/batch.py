@@ -61,6 +61,7 @@ def merge_batches(batches: list[ObservedBatch], store_texts: bool = False) -> Ob
     total = ObservedBatch(store_texts=store_texts)
     labels: dict[str, str] = {}
     sidecar_notes: dict[str, list[str]] = defaultdict(list)
+    said: set[tuple[str, str, str]] = set()
     for batch in batches:
         dropped = set()
         for run in batch.runs:
@@ -87,7 +88,9 @@ def merge_batches(batches: list[ObservedBatch], store_texts: bool = False) -> Ob
         dropped_keys = {s["source_key"] for s in batch.request_sources if s["run_id"] in dropped}
         total.scans += [(key, select) for key, select in batch.scans if key not in dropped_keys]
         total.request_texts += [frame.filter(kept) for frame in batch.request_texts]
-        total.rejects += batch.rejects
+        # a run.yaml above several partitions is read by each: what is wrong with it is said once
+        total.rejects += [r for r in batch.rejects if (r.source, r.location, r.reason) not in said]
+        said |= {(r.source, r.location, r.reason) for r in batch.rejects}
         total.quality += batch.quality
         total.quality_rejects += batch.quality_rejects
         total.quality_files += batch.quality_files

@@ -4,6 +4,7 @@ formats), grouped by their deepest `run.yaml`, their per-request records read in
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path, PurePosixPath
@@ -14,6 +15,7 @@ import polars as pl
 from assets.core.errors import IngestError
 from assets.core.records import Reject, SourceFile
 from assets.formats.dumps import lookalikes, registry
+from assets.formats.dumps.decode import complete
 from assets.inputs import archives
 from assets.inputs.files import (
     Fetched,
@@ -29,7 +31,7 @@ from assets.inputs.files import (
 )
 from assets.inputs.textinput import encoding_problem
 from assets.request_records.request_pass import RequestPass
-from assets.runs import quality
+from assets.runs import assemble, quality
 from assets.runs.assemble import Read, Run, drop_unreadable, prepare_run, quarantine_file, split_configs
 from assets.runs.batch import IDLE_SIDECAR_NOTE, REQUEST_SOURCE_SCHEMA, ObservedBatch, merge_batches
 from assets.runs.levels import assemble_run
@@ -69,7 +71,8 @@ def collect(
     if partition is not None:  # its messages name the partition: "<dumps folder>: <run.yaml folder>: ..."
         log = _naming(log, f"{root}:", f"{partition.label}:")
     batch = ObservedBatch(store_texts=store_texts)
-    sidecars, reads, quality_reads, damaged = _read_files(root, batch, log, links_into, partition)
+    sidecars, reads, quality_reads, damaged, unreadable = _read_files(root, batch, log, links_into, partition)
+    reads, quality_reads = assemble.without_unreadable(root, batch, reads, quality_reads, unreadable)
     batch.quality, batch.quality_rejects, batch.quality_files = quality.quality_rows(
         quality_reads, lambda folder: _settings(root, folder, sidecars)
     )
@@ -98,20 +101,34 @@ def _read_files(
     log: Log,
     links_into: Sequence[str] | None = None,
     partition: RunPartition | None = None,
-) -> tuple[dict[PurePosixPath, dict[str, Any]], list[Read], list[quality.QualityRead], list[PurePosixPath]]:
+) -> tuple[
+    dict[PurePosixPath, dict[str, Any]],
+    list[Read],
+    list[quality.QualityRead],
+    list[PurePosixPath],
+    dict[PurePosixPath, str],
+]:
     """The run.yaml sidecars below `root` (by folder), the dump files read (each content once), the quality
-    files (a file no dump reader recognises is offered to the quality readers) and the folder of each damaged dump
-    (quarantined); every file looked at is listed in the batch's inventory (quality files when their figures are
-    placed: assets.runs.quality)."""
+    files (a file no dump reader recognises is offered to the quality readers), the folder of each damaged dump
+    (quarantined) and why each unreadable run.yaml cannot be read (by folder; quarantined); every file looked at
+    is listed in the batch's inventory (quality files when their figures are placed: assets.runs.quality)."""
     sidecars: dict[PurePosixPath, dict[str, Any]] = {}
+    unreadable: dict[PurePosixPath, str] = {}  # folder -> why its run.yaml cannot be read
     reads: list[Read] = []
     quality_reads: list[quality.QualityRead] = []
     damaged: list[PurePosixPath] = []
     seen: dict[str, str] = {}
     for fetched, rel, path in _inputs(root, batch, log, links_into, partition, damaged):
         if rel.name == SIDECAR:
-            sidecars[rel.parent] = read_sidecar(fetched)
-            batch.files.append(SourceFile(fetched.name, fetched.sha256, size_of(fetched), "run.yaml sidecar", "read"))
+            try:
+                sidecars[rel.parent] = read_sidecar(fetched)
+            except IngestError as problem:  # it costs the runs it governs, never the build
+                unreadable[rel.parent] = _without_name(str(problem), fetched.name)  # quarantined by assemble
+            status = "quarantined" if rel.parent in unreadable else "read"
+            note = unreadable.get(rel.parent, "")
+            batch.files.append(
+                SourceFile(fetched.name, fetched.sha256, size_of(fetched), "run.yaml sidecar", status, note=note)
+            )
             continue
         if fetched.sha256 in seen:
             batch.files.append(
@@ -134,7 +151,12 @@ def _read_files(
             continue
         evaluation = None
         if parsed is None:
-            evaluation = quality.recognise(_dump, fetched.name, fetched.sha256, size_of(fetched), rel.parent)
+            try:  # a large results file begun like lm-eval's is read whole (`whole`), never skipped for its size
+                whole = functools.partial(complete, _dump, fetched)
+                evaluation = quality.recognise(_dump, fetched.name, fetched.sha256, size_of(fetched), rel.parent, whole)
+            except IngestError as problem:
+                _unreadable(batch, fetched, str(problem))
+                continue
         if evaluation is not None:
             quality_reads.append(evaluation)
         elif parsed is None:
@@ -148,7 +170,7 @@ def _read_files(
             if parsed.kind in registry.READ_IN_PLACE and not isinstance(fetched, LargeFile):
                 fetched = without_bytes(fetched)  # DuckDB reads it from disk: keep no copy
             reads.append(Read(fetched, rel.parent, parsed))
-    return sidecars, reads, quality_reads, damaged
+    return sidecars, reads, quality_reads, damaged, unreadable
 
 
 def _unrecognised(batch: ObservedBatch, fetched: Fetched | LargeFile, problem: str | None = None) -> None:

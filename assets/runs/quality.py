@@ -6,13 +6,14 @@ The precision, strongest first: run.yaml's `precision`; the CSV's `precision` co
 (`quantization=`, `load_in_8bit`, `load_in_4bit`); the checkpoint's name (`-FP8`, `-AWQ`, `-GPTQ-Int4`,
 `-NVFP4`, `w4a16`); an explicit `dtype`; the dtype the harness loaded (`config.model_dtype`); the reference
 checkpoint's own precision (models.csv `checkpoint_precision`: what `dtype=auto`, or no dtype, loads; said
-in precision_note). A figure whose model is not in the alias table, or whose precision nothing states, is
-quarantined with the reason, never kept under a guessed model or precision."""
+in precision_note). A model no alias table knows is kept raw (`model_known` false, `model_note` naming what was
+tried) under the key runs and profiles of that model are matched on (canonical.unknown_model_key); a figure whose
+precision nothing states is quarantined with the reason, never kept under a guessed precision."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -41,9 +42,19 @@ class QualityRead:
     parsed: QualityParsed
 
 
-def recognise(dump: Dump, name: str, sha256: str, size: int | None, folder: PurePosixPath) -> QualityRead | None:
-    """The quality file `dump` is, parsed; None when no quality reader recognises it."""
+def recognise(
+    dump: Dump,
+    name: str,
+    sha256: str,
+    size: int | None,
+    folder: PurePosixPath,
+    whole: Callable[[], Dump] | None = None,
+) -> QualityRead | None:
+    """The quality file `dump` is, parsed; None when no quality reader recognises it. A file too large to hold
+    whose head begins like a quality file (registry.begins_like) is read whole (`whole()`) and then recognised."""
     parsed = registry.parse(dump)
+    if parsed is None and whole is not None and registry.begins_like(dump):
+        parsed = registry.parse(whole())
     return None if parsed is None else QualityRead(name, sha256, size, folder, parsed)
 
 
@@ -56,14 +67,29 @@ class Identity:
     precision_raw: str
     precision_source: str
     precision_note: str | None
+    model_known: bool = True
+    model_note: str | None = None
+    scheme: canonical.Precision | None = None  # the precision as read, with its scheme (activations, method)
+
+    @property
+    def scheme_columns(self) -> dict[str, Any]:
+        """observed.quality's scheme columns: the scheme (the precision when nothing more is known), the
+        activation bits and format, and the quantisation method, where stated."""
+        read = self.scheme
+        return {
+            "scheme": (read.scheme if read and read.scheme else None) or self.precision,
+            "activation_bits": read.activation_bits if read else None,
+            "activation_format": read.activation_format if read else None,
+            "quant_method": read.method if read else None,
+        }
 
 
-def _precision_word(where: str, raw: str) -> tuple[str | None, str | None]:
-    """(canonical precision, problem) of a stated precision word."""
+def _precision_word(where: str, raw: str) -> tuple[canonical.Precision | None, str | None]:
+    """(the precision read, problem) of a stated precision word; None when it states none."""
     found = canonical.read_precision(raw)
     if not found.known:
         return None, f"precision {raw!r} ({where}) is not in assets/reference/precisions.csv"
-    return found.precision, None
+    return (found if found.precision else None), None
 
 
 def identify(read: QualityRead, result: QualityResult, settings: dict[str, Any], sidecar: str | None) -> Identity | str:
@@ -82,11 +108,34 @@ def identify(read: QualityRead, result: QualityResult, settings: dict[str, Any],
             "run.yaml above it states `model:`"
         )
     match = canonical.model_and_precision(model_raw)
-    if match.model_id is None:
-        return (
-            f"model {model_raw!r} ({model_field}) is not in assets/reference/model_aliases.csv, even without its "
-            "quantisation suffix: add an alias, or state `model:` in a run.yaml above the file"
-        )
+    found = _identity(read, result, settings, sidecar, match, model_raw, model_field, csv_row)
+    if isinstance(found, str) or match.model_id is not None:
+        return found
+    return replace(found, model_known=False, model_note=unknown_model_note(match, model_raw, model_field))
+
+
+def unknown_model_note(match: canonical.ModelMatch, model_raw: str, model_field: str) -> str:
+    """What was tried for a model no alias table knows, and the key it is kept and matched under."""
+    tried = ", ".join(repr(name) for name in match.tried)
+    return (
+        f"model {model_raw!r} ({model_field}) is in no alias table (tried {tried}, each also without its "
+        f"organisation, in assets/reference/model_aliases.csv): kept raw, matched to runs and profiles as "
+        f"{match.key!r}; add an alias there to join it to MLPerf's results"
+    )
+
+
+def _identity(
+    read: QualityRead,
+    result: QualityResult,
+    settings: dict[str, Any],
+    sidecar: str | None,
+    match: canonical.ModelMatch,
+    model_raw: str,
+    model_field: str,
+    csv_row: bool,
+) -> Identity | str:
+    """The base model (its key) and precision of one figure once its model name is known."""
+    parsed = read.parsed
     stated: list[tuple[str, str, str]] = []  # (source, where, word), strongest first
     if csv_row and result.precision_raw:
         stated.append(("quality CSV", "CSV column precision", result.precision_raw))
@@ -96,48 +145,46 @@ def identify(read: QualityRead, result: QualityResult, settings: dict[str, Any],
         stated.append(("quantisation argument", parsed.quantization[0], parsed.quantization[1]))
     note = None
     for source, where, word in stated:
-        precision, problem = _precision_word(where, word)
+        found, problem = _precision_word(where, word)
         if problem:
             return problem
-        if precision:
-            return Identity(
-                match.model_id,
-                model_raw,
-                model_field,
-                precision,
-                word,
-                source,
-                _contradiction(source, precision, parsed, result),
-            )
-    if match.implied_precision is not None and match.implied_precision.precision:
+        if found and found.precision:
+            precision = found.precision
+            contradiction = _contradiction(source, precision, parsed, result)
+            scheme = found if contradiction else canonical.fuller(found, match.implied_precision)
+            return Identity(match.key, model_raw, model_field, precision, word, source, contradiction, scheme=scheme)
+    implied = match.implied_precision
+    if implied is not None and implied.precision:
         return Identity(
-            match.model_id, model_raw, model_field, match.implied_precision.precision, model_raw, "model name", None
+            match.key, model_raw, model_field, implied.precision, model_raw, "model name", None, scheme=implied
         )
     for source, spelled in (
         ("dtype argument", parsed.dtype),
         ("loaded dtype", ("config.model_dtype", parsed.loaded_dtype)),
     ):
         if spelled and spelled[1]:
-            precision, problem = _precision_word(spelled[0], spelled[1])
+            found, problem = _precision_word(spelled[0], spelled[1])
             if problem:
                 return problem
-            if precision:
-                return Identity(
-                    match.model_id, model_raw, model_field, precision, f"{spelled[0]}={spelled[1]}", source, None
-                )
+            if found and found.precision:
+                word = f"{spelled[0]}={spelled[1]}"
+                return Identity(match.key, model_raw, model_field, found.precision, word, source, None, scheme=found)
     native = canonical.checkpoint_precision(match.model_id)
     if native is None:
+        known = (
+            f"models.csv gives no checkpoint_precision for {match.model_id}"
+            if match.model_id
+            else "no alias table knows the model's own checkpoint precision"
+        )
         return (
-            f"no precision: {model_raw!r} states no quantisation or dtype and models.csv gives no "
-            f"checkpoint_precision for {match.model_id}; state `precision:` in a run.yaml above the file"
+            f"no precision: {model_raw!r} states no quantisation or dtype, the file no loaded dtype, and {known}; "
+            "state `precision:` in a run.yaml above the file"
         )
     note = (
         f"inferred: no quantisation and no explicit dtype (auto or none) loads the checkpoint's own precision, "
         f"{native} for {match.model_id} (assets/reference/models.csv)"
     )
-    return Identity(
-        match.model_id, model_raw, model_field, native, "dtype auto or none", "checkpoint (models.csv)", note
-    )
+    return Identity(match.key, model_raw, model_field, native, "dtype auto or none", "checkpoint (models.csv)", note)
 
 
 def _contradiction(source: str, precision: str, parsed: QualityParsed, result: QualityResult) -> str | None:
@@ -177,12 +224,11 @@ def quality_rows(reads: list[QualityRead], settings_for: Settings) -> tuple[list
                     Reject(read.name, result.location, found, {"task": result.task, "metric": result.metric})
                 )
                 continue
-            key = (found.model, found.precision, result.task, result.metric, result.source_label)
+            scheme = found.scheme_columns
+            key = (found.model, scheme["scheme"], result.task, result.metric, result.source_label)
             if key in seen:
                 file_rejects.append(
-                    Reject(
-                        read.name, result.location, f"duplicate of {seen[key]}: same model, precision, task and metric"
-                    )
+                    Reject(read.name, result.location, f"duplicate of {seen[key]}: same model, scheme, task and metric")
                 )
                 continue
             seen[key] = result.location
@@ -191,10 +237,13 @@ def quality_rows(reads: list[QualityRead], settings_for: Settings) -> tuple[list
                     Quality,
                     {
                         "model": found.model,
+                        "model_known": found.model_known,
                         "model_raw": found.model_raw,
                         "model_field": found.model_field,
+                        "model_note": found.model_note,
                         "precision": found.precision,
                         "weight_bits": canonical.read_precision(found.precision).weight_bits,
+                        **scheme,
                         "precision_raw": found.precision_raw,
                         "precision_source": found.precision_source,
                         "precision_note": found.precision_note,
@@ -205,6 +254,7 @@ def quality_rows(reads: list[QualityRead], settings_for: Settings) -> tuple[list
                         "value": result.value,
                         "stderr": result.stderr,
                         "stderr_note": result.stderr_note,
+                        "point_value": result.point_value,
                         "samples": result.samples,
                         "higher_is_better": result.higher_is_better,
                         "harness": parsed.harness,

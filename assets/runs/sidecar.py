@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
+from pathlib import PurePosixPath
 from typing import Any
 
 from assets.core import canonical
@@ -32,6 +33,12 @@ def read_sidecar(fetched: Fetched | LargeFile) -> dict[str, Any]:
     return content
 
 
+def unreadable_above(folder: PurePosixPath, unreadable: Mapping[PurePosixPath, str]) -> PurePosixPath | None:
+    """The deepest folder at or above `folder` whose run.yaml cannot be read (`unreadable`: folder -> problem):
+    the files below it have no config to read them with (a shallower run.yaml would describe them wrongly)."""
+    return next((p for p in (folder, *folder.parents) if p in unreadable), None)
+
+
 def merge_sidecars(chain: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     """The keys of the run.yaml files governing a folder, given shallowest first: a deeper file's key wins."""
     merged: dict[str, Any] = {}
@@ -56,6 +63,7 @@ def run_precision(
             "precision_source": "model name",
             "weight_bits": implied.weight_bits,
             "activation_bits": implied.activation_bits,
+            "precision_scheme": implied.scheme,
             "precision_note": None,
         }
     note = None
@@ -68,6 +76,7 @@ def run_precision(
             "precision_source": "run.yaml",
             "weight_bits": None,
             "activation_bits": None,
+            "precision_scheme": None,
             "precision_note": (
                 f"run.yaml states no precision ({raw_text!r}) and the model name {model_raw!r} implies none"
             ),
@@ -90,6 +99,7 @@ def run_precision(
         "precision_source": "run.yaml",
         "weight_bits": stated.weight_bits,
         "activation_bits": activation_bits,
+        "precision_scheme": (stated if note else canonical.fuller(stated, implied)).scheme,
         "precision_note": note,
     }
 
@@ -143,6 +153,12 @@ def _run_config(merged: dict[str, Any], where: str) -> dict[str, Any]:
     unknown = sorted(set(merged) - set(REQUIRED_KEYS) - set(OPTIONAL_KEYS))
     if unknown:
         raise SidecarProblem(f"{where}: unknown keys {unknown}; allowed {list(REQUIRED_KEYS + OPTIONAL_KEYS)}")
+    nested = sorted(k for k, v in merged.items() if k != "settings" and isinstance(v, (dict, list)))
+    if nested:
+        raise SidecarProblem(f"{where}: {nested} must each be one value (text or a number), not a list or a mapping")
+    if merged.get("settings") is not None and not isinstance(merged["settings"], dict):
+        kind = type(merged["settings"]).__name__
+        raise SidecarProblem(f"{where}: settings must be a mapping of engine settings (name: value), got {kind}")
     model_raw = str(merged["model"]).strip() if merged.get("model") not in (None, "") else ""
     checkpoint = canonical.model_and_precision(model_raw)
     stated = canonical.read_precision(merged.get("precision"))
@@ -169,6 +185,7 @@ def _run_config(merged: dict[str, Any], where: str) -> dict[str, Any]:
         "model_raw": model_raw,
         "model_id": checkpoint.model_id,
         "model_known": checkpoint.model_id is not None,
+        "model_key": checkpoint.key,
         **run_precision(merged.get("precision"), stated, model_raw, checkpoint.implied_precision),
         "runtime": str(merged["runtime"]).strip(),
         "runtime_version": str(merged["runtime_version"]).strip(),

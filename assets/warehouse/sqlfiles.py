@@ -33,6 +33,7 @@ from assets.warehouse.write import WriteReport, write_table
 TABLE_SCHEMAS = ("benchmark", "requirement", "observed", "projected", "cost", "marts", "audit")
 # Tables every write fills (quarantine and file inventory): read by SQL, never an asset of their own.
 AUDIT_RECORDS = frozenset({"audit.quarantine", "audit.source_files"})
+MACROS = "macros.sql"  # the cost arithmetic, once, as macros every table SELECT may call
 _DIRECTIVE = re.compile(r"^(severity|blocking|attach)\s*:\s*(\S+)\s*$", re.IGNORECASE)
 
 
@@ -45,7 +46,9 @@ def read_sql(relative: str) -> str:
 
 
 def run_sql_file(conn: duckdb.DuckDBPyConnection, relative: str, params: list | dict | None = None) -> pl.DataFrame:
-    """Run the SELECT in `sql/<relative>` and return its rows as a polars frame."""
+    """Run the SELECT in `sql/<relative>` and return its rows as a polars frame (the cost macros of
+    `sql/macros.sql` defined on the connection first)."""
+    conn.execute(read_sql(MACROS))
     return query_frame(conn, read_sql(relative), params)
 
 

@@ -40,6 +40,17 @@ class EngineModels(pa.DataFrameModel):
     )
     load_levels_fitted: str = pa.Field(description="The levels fitted on, JSON list of 'workload | load'.")
     saturated_levels: int = pa.Field(ge=0, description="Fitted levels where the server, not the tool, set the rate.")
+    metrics_measured: str = pa.Field(
+        description=(
+            "The latency percentiles (ttft_p50_ms ... e2e_p99_ms) some usable level measured, JSON list: a profile "
+            "bound on another percentile cannot be judged on this config."
+        )
+    )
+    measured_tokens_per_s_max: float = pa.Field(
+        nullable=True,
+        gt=0,
+        description="The most prompt + answer tokens/s any level of the config was measured to complete.",
+    )
     status: str = pa.Field(
         isin=CALIBRATION_STATUSES,
         description=(

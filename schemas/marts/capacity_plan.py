@@ -5,6 +5,7 @@ from typing import Any
 
 import pandera.polars as pa
 
+from schemas.columns import calibrated_band_field, calibrated_error_field
 from schemas.vocab import QUALITY_STATUSES
 
 MONTH = "a month is 730 hours"
@@ -45,6 +46,15 @@ class CapacityPlan(pa.DataFrameModel):
     delivered_requests_per_s_high: float = pa.Field(
         nullable=True, ge=0, description="delivered_high: requests/s one replica delivers within the SLO, high end."
     )
+    delivered_fraction_basis: str = pa.Field(
+        nullable=True,
+        description="Projected rows: which fraction of the MLPerf reference the band applies, measured on our runs "
+        "(which) or the profile's prior (projected.delivered_at_slo); empty on observed rows.",
+    )
+    calibrated_requests_per_s_low: float = calibrated_band_field("low")
+    calibrated_requests_per_s_high: float = calibrated_band_field("high")
+    calibrated_heldout_rel_error_median: float = calibrated_error_field("median")
+    calibrated_heldout_rel_error_worst: float = calibrated_error_field("worst")
     traffic_basis: str = pa.Field(
         description="Where mean and peak come from: the traffic log (scaled or not) or stated."
     )

@@ -4,6 +4,7 @@ import datetime
 
 import pandera.polars as pa
 
+from schemas.columns import calibrated_band_field, calibrated_error_field
 from schemas.vocab import QUALITY_STATUSES
 
 
@@ -82,6 +83,10 @@ class ConfigShortlist(pa.DataFrameModel):
     delivered_requests_per_s_high: float = pa.Field(
         nullable=True, ge=0, description=("Requests/s delivered within the SLO, high end.")
     )
+    calibrated_requests_per_s_low: float = calibrated_band_field("low")
+    calibrated_requests_per_s_high: float = calibrated_band_field("high")
+    calibrated_heldout_rel_error_median: float = calibrated_error_field("median")
+    calibrated_heldout_rel_error_worst: float = calibrated_error_field("worst")
     delivered_output_tokens_per_s_low: float = pa.Field(
         nullable=True, ge=0, description=("Output tokens/s of the whole config delivered within the SLO, low end.")
     )
@@ -100,6 +105,11 @@ class ConfigShortlist(pa.DataFrameModel):
         nullable=True,
         ge=0,
         description="Delivered output tokens/s per accelerator (high) / MLPerf tokens/s per accelerator (reference).",
+    )
+    delivered_fraction_basis: str = pa.Field(
+        nullable=True,
+        description="Projected rows: which fraction the band applies, the one our runs measured (on which runs) "
+        "or the profile's prior (projected.delivered_at_slo); empty on observed rows (their band is measured).",
     )
     price_class: str = pa.Field(nullable=True, description="Price class of the price applied (benchmark).")
     price_provider: str = pa.Field(nullable=True, description="Provider of the price applied.")

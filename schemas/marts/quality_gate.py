@@ -6,13 +6,20 @@ from schemas.vocab import QUALITY_BOUND_KINDS, QUALITY_STATUSES
 
 
 class QualityGate(pa.DataFrameModel):
-    """Per profile x model x precision (those of the profile's configs and those its model was evaluated at):
+    """Per profile x model x scheme (those of the profile's configs and those its model was evaluated at):
     the quality status under the profile's `quality:` requirements, judged on our own task-quality evaluations
     (observed.quality) by their 95% interval, and the figures of the requirement that decided it (the worst)."""
 
     profile: str = pa.Field(description="Profile whose quality requirement is applied.")
     model: str = pa.Field(description="Canonical base model id.")
     precision: str = pa.Field(nullable=True, description="Precision judged; empty when the config's is unknown.")
+    scheme: str = pa.Field(
+        nullable=True,
+        description=(
+            "Scheme judged: the precision with its activations and method as far as known (int4-w4a16-awq, int4; "
+            "observed.quality.scheme); empty when the config's precision is unknown."
+        ),
+    )
     quality_status: str = pa.Field(
         isin=QUALITY_STATUSES,
         description=(
@@ -34,8 +41,21 @@ class QualityGate(pa.DataFrameModel):
     interval_low: float = pa.Field(nullable=True, description="value - 1.96 stderr.")
     interval_high: float = pa.Field(nullable=True, description="value + 1.96 stderr.")
     samples: int = pa.Field(nullable=True, ge=1, description="Documents the figure rests on.")
+    ratio_low: float = pa.Field(
+        nullable=True,
+        description=(
+            "A relative bound where the reference has a stderr too: the low end of the ratio value / reference's "
+            "95% interval carrying both uncertainties (delta method); empty otherwise."
+        ),
+    )
+    ratio_high: float = pa.Field(nullable=True, description="The high end of that ratio's 95% interval.")
     reference_precision: str = pa.Field(
-        nullable=True, description="Precision of the reference a relative bound is taken against (widest evaluated)."
+        nullable=True, description="Scheme of the reference a relative bound is taken against (widest evaluated)."
+    )
+    evidence_scheme: str = pa.Field(
+        nullable=True,
+        description="Scheme of the deciding figure: the scheme judged, or the one evaluated scheme a scheme known "
+        "in part agrees with.",
     )
     quality_source: str = pa.Field(nullable=True, description="File the deciding figure was read from.")
     quality_evidence: str = pa.Field(
@@ -45,4 +65,4 @@ class QualityGate(pa.DataFrameModel):
     class Config:
         strict = True
         coerce = True
-        unique = ["profile", "model", "precision"]
+        unique = ["profile", "model", "scheme"]

@@ -12,10 +12,15 @@ class DeliveredAtSlo(pa.DataFrameModel):
     profile: str = pa.Field(description="Profile whose SLO is applied.")
     run_id: str = pa.Field(description="Run measured (observed.runs.run_id).")
     run_label: str = pa.Field(description="Human name of the run.")
-    model_id: str = pa.Field(description="Canonical model id.")
+    model_id: str = pa.Field(
+        description="Canonical model id; for a model no alias table knows, its key (observed.runs.model_key)."
+    )
     accelerator_id: str = pa.Field(nullable=True, description="Canonical accelerator id; empty when unknown.")
     accelerator_count: int = pa.Field(ge=1, description="Accelerators serving the model.")
     precision: str = pa.Field(nullable=True, description="Normalised weight precision of the run.")
+    precision_scheme: str = pa.Field(
+        nullable=True, description="The run's quantisation scheme (observed.runs.precision_scheme)."
+    )
     runtime: str = pa.Field(description="Serving runtime.")
     runtime_version: str = pa.Field(nullable=True, description="Version of the serving runtime.")
     arrival: str = pa.Field(description="Arrival pattern of the run.")
@@ -53,6 +58,20 @@ class DeliveredAtSlo(pa.DataFrameModel):
         nullable=True,
         isin=["per_request", "tool_aggregate"],
         description=("Where the low point's percentiles come from: per_request records or the tool's aggregates."),
+    )
+    unmeasured_bounds: str = pa.Field(
+        nullable=True,
+        description=(
+            "The profile's bounded measures (e.g. ttft_p95_ms) that the run's files state at none of its load points "
+            "(a per-level summary without that percentile): each fails at every point. NULL when all are measured."
+        ),
+    )
+    unmeasured_bounds_note: str = pa.Field(
+        nullable=True,
+        description=(
+            "unmeasured_bounds in words, each with the percentiles of its metric the files state and the nearest above "
+            "it, e.g. 'tpot_p95_ms (they have tpot_p50_ms, tpot_p99_ms: set the SLO on tpot_p99_ms, or measure p95)'."
+        ),
     )
     method: str = pa.Field(description="How the band was computed, in words.")
     evidence: str = pa.Field(isin=["observed"], description="Evidence class of the row: observed.")

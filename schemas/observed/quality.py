@@ -11,14 +11,39 @@ class Quality(pa.DataFrameModel):
     and standard error, and the file it was read from. One row per base model x precision x task x metric x
     source."""
 
-    model: str = pa.Field(description="Canonical base model id (the same id as observed.runs.model_id).")
+    model: str = pa.Field(
+        description=(
+            "Base model the figure is matched on: its canonical id (observed.runs.model_id), else, for a model no "
+            "alias table knows, its name without organisation and quantisation words (requirement.profiles.model_key)."
+        )
+    )
+    model_known: bool = pa.Field(description="True when the model matched a canonical model id (an alias table's).")
     model_raw: str = pa.Field(description="Model as the file (or run.yaml) names it: a checkpoint, a local path.")
     model_field: str = pa.Field(
         description="Where model_raw was read: run.yaml, config.model_args.pretrained, model_name, a CSV column."
     )
+    model_note: str = pa.Field(
+        nullable=True, description="For a model no alias table knows: the names tried and the key it is kept under."
+    )
     precision: str = pa.Field(description="Canonical precision evaluated (assets/reference/precisions.csv).")
     weight_bits: int = pa.Field(
         ge=1, le=32, description="Weight bits of the precision (precisions.csv): the widest is the relative reference."
+    )
+    scheme: str = pa.Field(
+        description=(
+            "The quantisation scheme the figure is for, what it is matched to runs on: the precision, then "
+            "w<bits>a<bits> when the activations are stated (a<format> for float activations of integer weights), "
+            "then the method (int4-w4a16-awq, int4-w4a16-gptq, int4-w4a8, fp8-w8a8-dynamic); a part not stated is "
+            "left out (fp8, bf16)."
+        )
+    )
+    activation_bits: int = pa.Field(nullable=True, ge=1, le=32, description="Activation bits, when stated.")
+    activation_format: str = pa.Field(
+        nullable=True, description="Activation format, when stated: 16-bit float, int8, fp8, nvfp4 (precisions.csv)."
+    )
+    quant_method: str = pa.Field(
+        nullable=True,
+        description="Quantisation method, when stated: awq, gptq, rtn, smoothquant, dynamic or static (fp8), ...",
     )
     precision_raw: str = pa.Field(description="The word the precision was read from (`load_in_8bit=True`, `-FP8`).")
     precision_source: str = pa.Field(
@@ -41,6 +66,12 @@ class Quality(pa.DataFrameModel):
         nullable=True, ge=0, description="Its standard error; empty when the file gives none (stderr_note)."
     )
     stderr_note: str = pa.Field(nullable=True, description="Why stderr is empty (N/A in the file, absent).")
+    point_value: bool = pa.Field(
+        description=(
+            "True when the figure has no sampling error by construction (a perplexity, bits per byte, or a metric "
+            "without stderr over the whole test set): the gate judges its value, not an interval."
+        )
+    )
     samples: int = pa.Field(
         nullable=True, ge=1, description="Documents the figure rests on (n-samples effective, a group's sample count)."
     )
@@ -64,4 +95,4 @@ class Quality(pa.DataFrameModel):
     class Config:
         strict = True
         coerce = True
-        unique = ["model", "precision", "task", "metric", "source", "source_note"]
+        unique = ["model", "scheme", "task", "metric", "source", "source_note"]

@@ -27,6 +27,12 @@ class Runs(pa.DataFrameModel):
     model_raw: str = pa.Field(description="Model as written in run.yaml.")
     model_id: str = pa.Field(nullable=True, description="Canonical model id; empty when unknown.")
     model_known: bool = pa.Field(description="True when model_raw matched a canonical model id.")
+    model_key: str = pa.Field(
+        description=(
+            "What profiles and quality evidence are matched on: the canonical model id, else the model's name "
+            "without organisation and quantisation words (requirement.profiles.model_key)."
+        )
+    )
     precision_raw: str = pa.Field(
         nullable=True, description="Precision as written in run.yaml; empty when run.yaml states none."
     )
@@ -52,6 +58,13 @@ class Runs(pa.DataFrameModel):
         ge=1,
         le=64,
         description="Bits per activation, when the precision or the model name says (W8A8: 8, W4A16: 16).",
+    )
+    precision_scheme: str = pa.Field(
+        nullable=True,
+        description=(
+            "The quantisation scheme, as observed.quality.scheme writes it (int4-w4a16-awq, int4-w4a8, fp8): what "
+            "quality evidence is matched on; run.yaml's precision completed by the model name's when they agree."
+        ),
     )
     precision_note: str = pa.Field(
         nullable=True,

@@ -13,6 +13,12 @@ class Profiles(pa.DataFrameModel):
         nullable=True, description=("Canonical model id; empty when unknown (then nothing joins to the profile).")
     )
     model_known: bool = pa.Field(description="True when model_raw matched a canonical model id.")
+    model_key: str = pa.Field(
+        description=(
+            "What quality evidence is matched on: the canonical model id, else the model's name without "
+            "organisation and quantisation words (observed.quality.model of a model no alias table knows)."
+        )
+    )
     delivered_fraction_prior_lo: float = pa.Field(
         gt=0,
         le=2,
@@ -25,6 +31,15 @@ class Profiles(pa.DataFrameModel):
         nullable=True,
         gt=0,
         description=("Our traffic's mean output tokens per request (turns projected tokens/s into requests/s)."),
+    )
+    arrival_cv: float = pa.Field(
+        nullable=True,
+        ge=0,
+        description=(
+            "Our arrivals' inter-arrival coefficient of variation without a traffic log (workload.arrival_cv): 0 "
+            "evenly spaced, 1 Poisson, above 1 bursty; empty: not stated (Poisson assumed where arrivals are "
+            "simulated)."
+        ),
     )
     traffic_log: str = pa.Field(
         nullable=True,

@@ -22,6 +22,13 @@ class QualityBounds(pa.DataFrameModel):
         ),
     )
     bound: float = pa.Field(description="The bound: a value (min, max) or a ratio (min_relative, max_relative).")
+    tolerance: float = pa.Field(
+        ge=0,
+        description=(
+            "Allowance in the metric's own unit added to the bound on its permissive side (a max bound plus it, a "
+            "min bound minus it): run-to-run noise of a point value such as a perplexity; 0 when not stated."
+        ),
+    )
     source: str = pa.Field(description="Profiles YAML file the requirement was read from.")
     evidence: str = pa.Field(isin=["requirement"], description="Evidence class of the row: requirement.")
 

@@ -1,6 +1,6 @@
 -- analytics.measure_next: what to measure next, one row per thing to measure (the seed's stage two made
 -- concrete), by kind:
---   projected_may_beat: a projected config (MLPerf x prior, no run of ours) whose effective cost band
+--   projected_may_beat: a projected config (MLPerf x a delivered fraction, no run of ours) whose effective cost band
 --     (marts.capacity_plan) overlaps or beats the best observed config of the same profile and price class
 --     (effective_cost_per_request_usd_low <= the best observed one's high; best = the first observed row of that
 --     class in the profile's ranking, marts.config_shortlist.rank_in_profile): run it. One row per projected

@@ -1,8 +1,9 @@
 -- analytics.shortlist_sources: where each number of the shortlist came from, one row per number
 -- and source: the MLPerf results behind the reference (the profile's scenario, Server or Interactive, first, then
 -- the Server and Offline results beside it: round, submitter, system, file, record),
--- the load points of our run that bound the delivered band (dump file), the profile's prior for
--- projected configs, and the price rows (prices file, line).
+-- the load points of our run that bound the delivered band (dump file), for projected configs the fraction
+-- they apply (each end of each band of ours learnt from, with the load point it rests on:
+-- projected.measured_fractions; else the profile's prior), and the price rows (prices file, line).
 --
 -- Columns described on: marts.config_shortlist
 -- column number: Which number the row explains, in words (e.g. MLPerf Server tokens/s per accelerator).
@@ -65,7 +66,26 @@ priors AS (
     CROSS JOIN LATERAL (VALUES ('low', p.delivered_fraction_prior_lo), ('high', p.delivered_fraction_prior_hi))
         AS bound(name, value)
     LEFT JOIN file_checksums AS f ON f.table_name = 'requirement.profiles' AND f.source = p.source
-    WHERE c.evidence = 'projected'
+    JOIN projected.delivered_at_slo AS pj ON pj.profile = c.profile AND c.config_key = 'mlperf:' || pj.mlperf_result_key
+    WHERE c.evidence = 'projected' AND pj.delivered_fraction_runs = 0
+),
+learnt_fractions AS (
+    SELECT c.profile, c.config_key, c.evidence, c.run_label, c.accelerator,
+           'delivered fraction our run ' || m.run_labels || ' measured on ' || m.accelerator_id || ', ' || bound.name
+               || ' end (learnt from)' AS number, bound.value,
+           'fraction of the MLPerf reference' AS unit, m.source AS number_evidence,
+           NULL AS round, NULL AS submitter, NULL AS system,
+           lp.source, lp.source_sha256, 'load level ' || lp.load_index AS location,
+           CASE bound.name WHEN 'low' THEN 5 ELSE 6 END AS sort_key
+    FROM configs AS c
+    JOIN projected.delivered_at_slo AS pj ON pj.profile = c.profile AND c.config_key = 'mlperf:' || pj.mlperf_result_key
+    JOIN projected.measured_fractions AS m ON m.profile = c.profile AND m.learnt_from
+    JOIN observed.delivered_at_slo AS d ON d.profile = m.profile AND d.run_id = m.config_key
+    CROSS JOIN LATERAL (VALUES ('low', m.delivered_fraction_low, d.low_load_index),
+                               ('high', m.delivered_fraction_high, coalesce(d.failing_load_index, d.low_load_index)))
+        AS bound(name, value, load_index)
+    JOIN observed.load_points AS lp ON lp.run_id = d.run_id AND lp.load_index = bound.load_index
+    WHERE c.evidence = 'projected' AND m.source = 'observed'
 ),
 prices AS (
     SELECT DISTINCT s.profile, s.config_key, s.evidence, s.run_label, s.accelerator,
@@ -87,6 +107,7 @@ FROM (
     SELECT * FROM mlperf
     UNION ALL SELECT * FROM observed_points
     UNION ALL SELECT * FROM priors
+    UNION ALL SELECT * FROM learnt_fractions
     UNION ALL SELECT * FROM prices
 )
 ORDER BY profile, config_key, sort_key, number

@@ -7,7 +7,7 @@
 -- column raw_name: The name as the source wrote it.
 -- column table_name: The table whose rows carry the name.
 -- column rows: How many rows of that table carry it.
--- column example: One row carrying it: a result key, run label, price source or profile name.
+-- column example: One row carrying it: a result key, run label, price source, profile name or quality model key.
 -- column alias_table: The reference table to add the name to, under assets/reference/.
 SELECT kind, raw_name, table_name, rows, example, alias_table
 FROM (
@@ -41,6 +41,11 @@ FROM (
     FROM observed.runs
     WHERE NOT precision_known AND precision_raw IS NOT NULL
     GROUP BY precision_raw
+    UNION ALL
+    SELECT 'model', model_raw, 'observed.quality', count(*), min(model), 'model_aliases.csv'
+    FROM observed.quality
+    WHERE NOT model_known
+    GROUP BY model_raw
     UNION ALL
     SELECT 'accelerator', accelerator_raw, 'benchmark.accelerator_prices', count(*), min(price_source),
            'accelerator_aliases.csv'

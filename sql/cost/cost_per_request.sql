@@ -4,7 +4,7 @@
 --   cost per 1M tokens = usd_per_accelerator_hour x accelerators / (tokens_per_s x 3600) x 1e6, for
 --                        output, input and total tokens; each basis carries the whole accelerator-hour,
 --                        so the three are alternatives, not parts of one bill.
---   low cost uses the high throughput, high cost the low throughput.
+--   low cost uses the high throughput, high cost the low throughput (the macros of sql/macros.sql).
 WITH prices AS (
     SELECT *
     FROM (
@@ -60,14 +60,14 @@ SELECT
     rps_hi AS delivered_requests_per_s_high,
     out_lo AS delivered_output_tokens_per_s_low,
     out_hi AS delivered_output_tokens_per_s_high,
-    usd_per_hour / (nullif(rps_hi, 0) * 3600) AS cost_per_request_usd_low,
-    usd_per_hour / (nullif(rps_lo, 0) * 3600) AS cost_per_request_usd_high,
-    usd_per_hour / (nullif(out_hi, 0) * 3600) * 1e6 AS cost_per_million_output_tokens_usd_low,
-    usd_per_hour / (nullif(out_lo, 0) * 3600) * 1e6 AS cost_per_million_output_tokens_usd_high,
-    usd_per_hour / (nullif(in_hi, 0) * 3600) * 1e6 AS cost_per_million_input_tokens_usd_low,
-    usd_per_hour / (nullif(in_lo, 0) * 3600) * 1e6 AS cost_per_million_input_tokens_usd_high,
-    usd_per_hour / (nullif(tot_hi, 0) * 3600) * 1e6 AS cost_per_million_total_tokens_usd_low,
-    usd_per_hour / (nullif(tot_lo, 0) * 3600) * 1e6 AS cost_per_million_total_tokens_usd_high,
+    usd_per_request(usd_per_hour, rps_hi) AS cost_per_request_usd_low,
+    usd_per_request(usd_per_hour, rps_lo) AS cost_per_request_usd_high,
+    usd_per_million_tokens(usd_per_hour, out_hi) AS cost_per_million_output_tokens_usd_low,
+    usd_per_million_tokens(usd_per_hour, out_lo) AS cost_per_million_output_tokens_usd_high,
+    usd_per_million_tokens(usd_per_hour, in_hi) AS cost_per_million_input_tokens_usd_low,
+    usd_per_million_tokens(usd_per_hour, in_lo) AS cost_per_million_input_tokens_usd_high,
+    usd_per_million_tokens(usd_per_hour, tot_hi) AS cost_per_million_total_tokens_usd_low,
+    usd_per_million_tokens(usd_per_hour, tot_lo) AS cost_per_million_total_tokens_usd_high,
     'each token basis carries the whole accelerator-hour (output, input and total costs are alternatives, not additive)'
         AS token_cost_basis
 FROM hourly

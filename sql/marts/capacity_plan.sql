@@ -2,8 +2,10 @@
 -- cost.cost_per_request), for each profile with a volume: a traffic log (requirement.traffic_shape and its
 -- windows, requirement.traffic_rate, scaled to workload.requests_per_day) or a stated mean rate and
 -- peak-to-mean ratio (requirement.profiles). A replica is one config (accelerator_count accelerators);
--- delivered_low/high are the config's delivered requests/s (observed or projected); mean and peak the
--- (scaled) window rates; a month is 730 hours.
+-- delivered_low/high are the config's delivered requests/s (observed or projected; the bill rests on them; for
+-- projected ones, delivered_fraction_basis says which fraction of the MLPerf reference: projected.delivered_at_slo),
+-- its config's calibrated band on our traffic beside them (calibrated.delivered_at_slo, where it may bill); mean and
+-- peak the (scaled) window rates; a month is 730 hours.
 --
 --   replicas_low/high          = ceil(peak / delivered_high) / ceil(peak / delivered_low)
 --   monthly_usd_low/high       = replicas_low/high x accelerator_count x usd_per_accelerator_hour x 730
@@ -23,6 +25,7 @@
 --     monthly_saving_usd_high    = baseline_monthly_usd_high - monthly_usd_low (negative: costs more)
 --     (the baseline's own rows: 0, the same bill)
 --     autoscaled_monthly_saving_usd_low/high: the same on the autoscaled bills (a traffic log only)
+-- (the arithmetic: the macros of sql/macros.sql)
 -- quality_status and quality_evidence: as on marts.config_shortlist (marts.quality_gate); rows that fail rank last.
 WITH volume AS (
     SELECT p.profile, p.peak_window_s, p.min_replicas, p.baseline_run_label,
@@ -44,20 +47,33 @@ WITH volume AS (
     LEFT JOIN requirement.traffic_shape AS t ON t.profile = p.profile
     WHERE t.profile IS NOT NULL OR p.peak_to_mean IS NOT NULL
 ),
+-- each run's config's calibrated band on our traffic, where it may bill (a run label is in one config)
+calibrated AS (
+    SELECT profile, unnest(from_json(run_labels, '["VARCHAR"]')) AS run_label,
+           delivered_requests_per_s_low, delivered_requests_per_s_high, heldout_rel_error_median,
+           heldout_rel_error_worst
+    FROM calibrated.delivered_at_slo
+    WHERE bills
+),
 configs AS (
     SELECT k.profile, k.evidence, k.config_key, k.run_label, k.model_id, k.accelerator_id, k.accelerator_count,
            k.precision, k.runtime, k.runtime_version, k.price_class, k.price_provider, k.usd_per_accelerator_hour,
            k.price_as_of, k.delivered_requests_per_s_low AS delivered_low,
            k.delivered_requests_per_s_high AS delivered_high,
+           c.delivered_requests_per_s_low AS calibrated_low, c.delivered_requests_per_s_high AS calibrated_high,
+           c.heldout_rel_error_median AS calibrated_error_median, c.heldout_rel_error_worst AS calibrated_error_worst,
            v.mean_rps, v.peak_rps, v.peak_window_s, v.min_replicas, v.baseline_run_label, v.traffic_basis,
-           v.has_windows
+           v.has_windows, pj.delivered_fraction_basis
     FROM cost.cost_per_request AS k
     JOIN volume AS v ON v.profile = k.profile
+    LEFT JOIN projected.delivered_at_slo AS pj
+        ON k.evidence = 'projected' AND pj.profile = k.profile AND k.config_key = 'mlperf:' || pj.mlperf_result_key
+    LEFT JOIN calibrated AS c ON c.profile = k.profile AND c.run_label = k.run_label AND k.evidence = 'observed'
 ),
 static AS (
     SELECT *,
-           CAST(ceil(peak_rps / nullif(delivered_high, 0)) AS BIGINT) AS replicas_low,
-           CAST(ceil(peak_rps / nullif(delivered_low, 0)) AS BIGINT) AS replicas_high
+           replicas_for(peak_rps, delivered_high) AS replicas_low,
+           replicas_for(peak_rps, delivered_low) AS replicas_high
     FROM configs
 ),
 autoscaled AS (
@@ -74,10 +90,10 @@ autoscaled AS (
 ),
 planned AS (
     SELECT s.*, a.replicas_mean_low, a.replicas_mean_high,
-           s.replicas_low * s.accelerator_count * s.usd_per_accelerator_hour * 730 AS monthly_low,
-           s.replicas_high * s.accelerator_count * s.usd_per_accelerator_hour * 730 AS monthly_high,
-           a.replicas_mean_low * s.accelerator_count * s.usd_per_accelerator_hour * 730 AS autoscaled_low,
-           a.replicas_mean_high * s.accelerator_count * s.usd_per_accelerator_hour * 730 AS autoscaled_high,
+           monthly_usd(s.replicas_low, s.accelerator_count, s.usd_per_accelerator_hour) AS monthly_low,
+           monthly_usd(s.replicas_high, s.accelerator_count, s.usd_per_accelerator_hour) AS monthly_high,
+           monthly_usd(a.replicas_mean_low, s.accelerator_count, s.usd_per_accelerator_hour) AS autoscaled_low,
+           monthly_usd(a.replicas_mean_high, s.accelerator_count, s.usd_per_accelerator_hour) AS autoscaled_high,
            s.mean_rps / (s.replicas_high * s.delivered_low) AS utilisation_a,
            s.mean_rps / (s.replicas_low * s.delivered_high) AS utilisation_b
     FROM static AS s
@@ -169,6 +185,11 @@ SELECT
     p.price_as_of,
     p.delivered_low AS delivered_requests_per_s_low,
     p.delivered_high AS delivered_requests_per_s_high,
+    p.delivered_fraction_basis,
+    p.calibrated_low AS calibrated_requests_per_s_low,
+    p.calibrated_high AS calibrated_requests_per_s_high,
+    p.calibrated_error_median AS calibrated_heldout_rel_error_median,
+    p.calibrated_error_worst AS calibrated_heldout_rel_error_worst,
     p.traffic_basis,
     p.mean_rps AS mean_requests_per_s,
     p.peak_rps AS peak_requests_per_s,
@@ -218,7 +239,9 @@ LEFT JOIN (
     SELECT profile, ' (' || CASE WHEN n > 1 THEN 'its ' || n || ' parts ' ELSE '' END || labels || ')' AS said
     FROM parts
 ) AS pt ON pt.profile = p.profile AND pt.said <> ' (' || p.baseline_run_label || ')'
+LEFT JOIN observed.runs AS rs ON p.evidence = 'observed' AND rs.run_id = p.config_key
 LEFT JOIN marts.quality_gate AS q
-    ON q.profile = p.profile AND q.model = p.model_id AND q.precision IS NOT DISTINCT FROM p.precision
+    ON q.profile = p.profile AND q.model = p.model_id
+    AND q.scheme IS NOT DISTINCT FROM coalesce(rs.precision_scheme, p.precision)
 ORDER BY p.profile, quality_status = 'fails', effective_cost_per_request_usd_high NULLS LAST, p.evidence, p.accelerator_id, p.run_label,
          p.price_class, p.price_provider

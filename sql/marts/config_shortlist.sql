@@ -7,6 +7,8 @@
 -- mix each measurement was taken under are compared with it: open-loop runs by the inter-arrival CV of their
 -- measured requests (observed.request_stats: the first 5,000 of each repeat; else the nominal CV of run.yaml
 -- `arrival`: constant 0, poisson 1), closed-loop runs as such.
+-- Observed rows carry their config's calibrated band on our traffic (calibrated.delivered_at_slo, where it may bill:
+-- a fitted engine model) beside the measured one, with the model's held-out error; costs rest on the measured band.
 WITH measured_arrivals AS (
     SELECT run_id, avg(interarrival_cv) AS measured_cv
     FROM observed.request_stats
@@ -26,32 +28,15 @@ run_tokens AS (
     FROM observed.load_points
     GROUP BY run_id
 ),
--- per profile x run, the SLO's bounded percentiles no load point of the run measures, each with the percentiles of
--- its metric the run has and the nearest one above it (what the SLO could be set on instead)
-measured AS (
-    SELECT DISTINCT run_id, measure, split_part(measure, '_', 1) AS metric,
-           TRY_CAST(ltrim(split_part(measure, '_', 2), 'p') AS INTEGER) AS percentile
-    FROM observed.load_point_measures
-    WHERE value IS NOT NULL AND measure <> 'error_rate'
-),
-unmeasured AS (
-    SELECT b.profile, r.run_id,
-           string_agg(b.measure || ' (they have ' || coalesce(h.have, 'no ' || split_part(b.measure, '_', 1))
-               || ': ' || CASE WHEN h.above IS NOT NULL THEN 'set the SLO on ' || h.above || ', or ' ELSE '' END
-               || 'measure ' || split_part(b.measure, '_', 2) || ')', ' and ' ORDER BY b.measure) AS missing
-    FROM requirement.slo_bounds AS b
-    JOIN requirement.profiles AS p ON p.profile = b.profile
-    JOIN observed.runs AS r ON r.model_id = p.model_id
-    LEFT JOIN LATERAL (
-        SELECT string_agg(m.measure, ', ' ORDER BY m.percentile) AS have,
-               arg_min(m.measure, m.percentile) FILTER (
-                   WHERE m.percentile > TRY_CAST(ltrim(split_part(b.measure, '_', 2), 'p') AS INTEGER)) AS above
-        FROM measured AS m
-        WHERE m.run_id = r.run_id AND m.metric = split_part(b.measure, '_', 1)
-    ) AS h ON true
-    WHERE b.measure <> 'error_rate'
-      AND NOT EXISTS (SELECT 1 FROM measured AS m WHERE m.run_id = r.run_id AND m.measure = b.measure)
-    GROUP BY b.profile, r.run_id
+-- each run's config's calibrated band on our traffic (calibrated.delivered_at_slo; a run label is in one config)
+calibrated AS (
+    SELECT profile, unnest(from_json(run_labels, '["VARCHAR"]')) AS run_label,
+           delivered_requests_per_s_low AS calibrated_requests_per_s_low,
+           delivered_requests_per_s_high AS calibrated_requests_per_s_high,
+           heldout_rel_error_median AS calibrated_heldout_rel_error_median,
+           heldout_rel_error_worst AS calibrated_heldout_rel_error_worst
+    FROM calibrated.delivered_at_slo
+    WHERE bills
 ),
 observed_rows AS (
     SELECT d.profile, d.model_id, d.accelerator_id, d.accelerator_count, d.precision, d.runtime,
@@ -61,11 +46,13 @@ observed_rows AS (
            d.feasible, d.slo_crossed, d.arrival,
            coalesce(d.mean_input_tokens, t.mean_input_tokens) AS mean_input_tokens,
            coalesce(d.mean_output_tokens, t.mean_output_tokens) AS mean_output_tokens, d.method,
-           NULL::DOUBLE AS prior_lo, NULL::DOUBLE AS prior_hi, NULL::VARCHAR AS output_tokens_basis,
-           u.missing AS unmeasured
+           NULL::DOUBLE AS fraction_lo, NULL::DOUBLE AS fraction_hi, NULL::VARCHAR AS output_tokens_basis,
+           NULL::VARCHAR AS delivered_fraction_basis, NULL::BIGINT AS fraction_runs, d.unmeasured_bounds_note,
+           c.calibrated_requests_per_s_low, c.calibrated_requests_per_s_high,
+           c.calibrated_heldout_rel_error_median, c.calibrated_heldout_rel_error_worst
     FROM observed.delivered_at_slo AS d
     LEFT JOIN run_tokens AS t ON t.run_id = d.run_id
-    LEFT JOIN unmeasured AS u ON u.profile = d.profile AND u.run_id = d.run_id
+    LEFT JOIN calibrated AS c ON c.profile = d.profile AND c.run_label = d.run_label
 ),
 projected_rows AS (
     SELECT p.profile, p.model_id, p.accelerator_id, p.accelerator_count, p.precision, p.runtime,
@@ -73,7 +60,8 @@ projected_rows AS (
            p.delivered_requests_per_s_low, p.delivered_requests_per_s_high,
            p.delivered_output_tokens_per_s_low, p.delivered_output_tokens_per_s_high,
            true, NULL, NULL, NULL, NULL, p.method,
-           p.delivered_fraction_prior_lo, p.delivered_fraction_prior_hi, p.output_tokens_basis, NULL
+           p.delivered_fraction_low, p.delivered_fraction_high, p.output_tokens_basis,
+           p.delivered_fraction_basis, p.delivered_fraction_runs, NULL, NULL, NULL, NULL, NULL
     FROM projected.delivered_at_slo AS p
 ),
 configs AS (
@@ -151,8 +139,10 @@ quality_gated AS (
         FROM benchmark.mlperf_accuracy
         GROUP BY result_key
     ) AS a ON a.result_key = c.mlperf_result_key
+    LEFT JOIN observed.runs AS rs ON c.evidence = 'observed' AND rs.run_id = c.config_key
     LEFT JOIN marts.quality_gate AS q
-        ON q.profile = c.profile AND q.model = c.model_id AND q.precision IS NOT DISTINCT FROM c.precision
+        ON q.profile = c.profile AND q.model = c.model_id
+        AND q.scheme IS NOT DISTINCT FROM coalesce(rs.precision_scheme, c.precision)
 )
 SELECT
     -- the one ranking every surface shows (terminal, report, analytics views, the decision): rows failing the
@@ -189,10 +179,15 @@ SELECT
     mlperf_reference_reason,
     delivered_requests_per_s_low,
     delivered_requests_per_s_high,
+    calibrated_requests_per_s_low,
+    calibrated_requests_per_s_high,
+    calibrated_heldout_rel_error_median,
+    calibrated_heldout_rel_error_worst,
     delivered_output_tokens_per_s_low,
     delivered_output_tokens_per_s_high,
     delivered_fraction_low,
     delivered_fraction_high,
+    delivered_fraction_basis,
     price_class,
     price_provider,
     usd_per_accelerator_hour,
@@ -210,11 +205,20 @@ SELECT
     quality_evidence,
     mlperf_accuracy,
     concat_ws('; ',
-        CASE WHEN evidence = 'projected' THEN 'projected: no run of ours on this accelerator, MLPerf ' || coalesce(mlperf_reference_scenario, 'Server') || ' x prior ['
-            || prior_lo || ', ' || prior_hi || ']' END,
-        CASE WHEN evidence = 'observed' AND NOT feasible AND unmeasured IS NOT NULL
-            THEN 'the dumps do not measure what the SLO bounds: ' || unmeasured || ': nothing delivered at this SLO' END,
-        CASE WHEN evidence = 'observed' AND NOT feasible AND unmeasured IS NULL
+        CASE WHEN evidence = 'projected' THEN 'projected: no run of ours on this accelerator, MLPerf '
+            || coalesce(mlperf_reference_scenario, 'Server') || ' x '
+            || CASE WHEN fraction_runs > 0
+                    THEN 'the fraction our runs measured [' || round(fraction_lo, 3) || ', ' || round(fraction_hi, 3)
+                        || '] (' || fraction_runs || CASE WHEN fraction_runs = 1 THEN ' run' ELSE ' runs' END
+                        || ': delivered_fraction_basis)'
+                    ELSE 'prior [' || fraction_lo || ', ' || fraction_hi || ']' END END,
+        CASE WHEN evidence = 'projected' AND fraction_runs > 0 AND fraction_hi > 1
+            THEN 'the fraction learnt is above 1: our runs delivered more than MLPerf on their accelerator (our '
+                || 'workload is lighter than MLPerf''s), so this band is for our workload, not MLPerf''s' END,
+        CASE WHEN evidence = 'observed' AND NOT feasible AND unmeasured_bounds_note IS NOT NULL
+            THEN 'the dumps do not measure what the SLO bounds: ' || unmeasured_bounds_note
+                || ': nothing delivered at this SLO' END,
+        CASE WHEN evidence = 'observed' AND NOT feasible AND unmeasured_bounds_note IS NULL
             THEN 'no load point meets the SLO: nothing delivered at this SLO' END,
         CASE WHEN cap_kept_apart IS NOT NULL
             THEN 'measured at max_concurrency ' || cap_kept_apart || ', one of several caps at the same offered rate: '

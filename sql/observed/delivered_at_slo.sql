@@ -1,4 +1,5 @@
--- observed.delivered_at_slo: per run x profile of the same model, the SLO-feasible request-rate band, honest
+-- observed.delivered_at_slo: per run x profile of the same model (matched on model_key: a model no alias table
+-- knows by its name without organisation and quantisation words), the SLO-feasible request-rate band, honest
 -- about what was measured. Only the run's own sweep counts (its load_kind: open-loop rate or closed-loop
 -- concurrency, from run.yaml `arrival`); points are taken in load order; a point without a measured rate
 -- (observed.load_points.achieved_rate_missing_reason) is left out.
@@ -14,11 +15,14 @@
 --          crossing, interpolated linearly between the last plausible point and it, on ci_low values and the
 --          highest achieved rate of their repeats; never above the failing point, never below low. No such
 --          point: high = the highest achieved rate of the last plausible point (a lower bound).
--- With one run and tool aggregates this is exactly the single-sweep rule. A measure a point lacks fails.
+-- With one run and tool aggregates this is exactly the single-sweep rule. A measure a point lacks fails; a bounded
+-- measure the run's files state at none of its points (a per-level summary without that percentile) is named in
+-- unmeasured_bounds, so that a band lost to it says why; unmeasured_bounds_note adds, per such bound, the
+-- percentiles of its metric the files do state and the nearest one above it (what the SLO could be set on instead).
 WITH pairs AS (
     SELECT p.profile, r.*
     FROM observed.runs AS r
-    JOIN requirement.profiles AS p ON p.model_id = r.model_id
+    JOIN requirement.profiles AS p ON p.model_key = r.model_key
 ),
 sweep AS (
     SELECT lp.*
@@ -36,6 +40,35 @@ checks AS (
     JOIN sweep AS s ON s.run_id = pr.run_id
     LEFT JOIN observed.load_point_measures AS m
         ON m.run_id = s.run_id AND m.load_index = s.load_index AND m.measure = b.measure
+),
+-- the percentiles each run's files state (any load point), per metric: what an unmeasured bound could be set on
+measured AS (
+    SELECT DISTINCT run_id, measure, split_part(measure, '_', 1) AS metric,
+           TRY_CAST(ltrim(split_part(measure, '_', 2), 'p') AS INTEGER) AS percentile
+    FROM observed.load_point_measures
+    WHERE value IS NOT NULL
+),
+unmeasured AS (
+    SELECT u.profile, u.run_id, string_agg(u.measure, ', ' ORDER BY u.measure) AS unmeasured_bounds,
+           string_agg(u.measure || CASE WHEN u.percentile IS NULL THEN '' ELSE
+               ' (they have ' || coalesce(h.have, 'no ' || u.metric) || ': '
+               || CASE WHEN h.above IS NOT NULL THEN 'set the SLO on ' || h.above || ', or ' ELSE '' END
+               || 'measure ' || split_part(u.measure, '_', 2) || ')' END, ' and ' ORDER BY u.measure)
+               AS unmeasured_bounds_note
+    FROM (
+        SELECT profile, run_id, measure, split_part(measure, '_', 1) AS metric,
+               TRY_CAST(ltrim(split_part(measure, '_', 2), 'p') AS INTEGER) AS percentile
+        FROM checks
+        GROUP BY ALL
+        HAVING bool_and(value IS NULL)
+    ) AS u
+    LEFT JOIN LATERAL (
+        SELECT string_agg(m.measure, ', ' ORDER BY m.percentile) AS have,
+               arg_min(m.measure, m.percentile) FILTER (WHERE m.percentile > u.percentile) AS above
+        FROM measured AS m
+        WHERE m.run_id = u.run_id AND m.metric = u.metric AND m.percentile IS NOT NULL
+    ) AS h ON true
+    GROUP BY u.profile, u.run_id
 ),
 points AS (
     SELECT c.profile, c.run_id, c.load_index, bool_and(c.surely) AS surely, bool_and(c.plausibly) AS plausibly,
@@ -133,10 +166,11 @@ SELECT
     pr.profile,
     pr.run_id,
     pr.run_label,
-    pr.model_id,
+    coalesce(pr.model_id, pr.model_key) AS model_id,
     pr.accelerator_id,
     pr.accelerator_count,
     pr.precision,
+    pr.precision_scheme,
     pr.runtime,
     pr.runtime_version,
     pr.arrival,
@@ -161,12 +195,16 @@ SELECT
     i.mean_output_tokens,
     pr.repeats_max,
     i.percentile_source,
+    u.unmeasured_bounds,
+    u.unmeasured_bounds_note,
     'low: highest load point whose interval upper ends meet every bound (' || pr.load_kind
         || CASE pr.load_kind WHEN 'rate' THEN ' sweep, open loop' ELSE ' sweep, closed loop' END
         || ', percentiles: ' || coalesce(i.percentile_source, 'none') || '); '
         || 'high: bound crossing interpolated on interval lower ends towards the first point failing even '
-        || 'optimistically; intervals: ' || coalesce(i.interval_methods, 'none') AS method,
+        || 'optimistically; intervals: ' || coalesce(i.interval_methods, 'none')
+        || coalesce('; not in the run''s files, so failing at every point: ' || u.unmeasured_bounds, '') AS method,
     'observed' AS evidence
 FROM pairs AS pr
 LEFT JOIN interpolated AS i ON i.profile = pr.profile AND i.run_id = pr.run_id
+LEFT JOIN unmeasured AS u ON u.profile = pr.profile AND u.run_id = pr.run_id
 ORDER BY pr.profile, pr.run_label

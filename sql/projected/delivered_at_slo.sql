@@ -1,12 +1,51 @@
 -- projected.delivered_at_slo: for each profile and MLPerf reference of the same model on an accelerator
--- we have no run of our own for, the MLPerf tokens/s x the profile's delivered-fraction prior; the MLPerf
+-- we have no run of our own for, the MLPerf tokens/s x a delivered fraction [low, high]; the MLPerf
 -- scenario is the one that matches the profile (benchmark.mlperf_profile_reference: Interactive when the
 -- profile is at least as strict as Interactive's bounds and a result exists, else Server).
+--
+-- The fraction is learnt from our own runs where they measure the gap (projected.measured_fractions: the
+-- profile's bands on an accelerator with an MLPerf reference of the same model, each fraction in (0.001, 1.5]):
+-- low = the least of their low fractions, high = the greatest of their high fractions, over every accelerator
+-- we ran (one band: its own low and high). Where none measures it, the profile's delivered_fraction_prior.
+-- delivered_fraction_basis says which, on which runs, and which bands were not learnt from and why.
 --
 -- Requests/s need output tokens per request: the profile's workload if given, else the mean of its traffic log
 -- (requirement.traffic_shape), else the reference result's TOKENS_PER_SAMPLE; with none, requests/s (and cost per
 -- request) stay empty.
-WITH candidates AS (
+WITH learnt AS (
+    SELECT profile,
+           min(delivered_fraction_low) FILTER (WHERE learnt_from) AS fraction_low,
+           max(delivered_fraction_high) FILTER (WHERE learnt_from) AS fraction_high,
+           count(*) FILTER (WHERE learnt_from) AS runs,
+           string_agg(run_labels || ' on ' || accelerator_id || ' ' || printf('%.3f', delivered_fraction_low)
+                          || '-' || printf('%.3f', delivered_fraction_high), ', ' ORDER BY accelerator_id, run_labels)
+               FILTER (WHERE learnt_from) AS learnt_runs,
+           string_agg(run_labels || ' (' || not_learnt_reason || ')', ', ' ORDER BY accelerator_id, run_labels)
+               FILTER (WHERE NOT learnt_from AND mlperf_result_key IS NOT NULL) AS refused_runs
+    FROM projected.measured_fractions
+    GROUP BY profile
+),
+fractions AS (
+    SELECT p.profile, p.model_id, p.output_tokens_mean, p.delivered_fraction_prior_lo, p.delivered_fraction_prior_hi,
+           coalesce(l.runs, 0) AS runs,
+           CASE WHEN l.runs > 0 THEN l.fraction_low ELSE p.delivered_fraction_prior_lo END AS fraction_low,
+           CASE WHEN l.runs > 0 THEN l.fraction_high ELSE p.delivered_fraction_prior_hi END AS fraction_high,
+           CASE
+               WHEN l.runs > 0
+                   THEN 'measured on ' || l.runs || CASE WHEN l.runs = 1 THEN ' run' ELSE ' runs' END || ' of ours ('
+                       || l.learnt_runs || '; delivered / MLPerf of the same accelerator and model): '
+                       || CASE WHEN l.runs = 1 THEN 'one run, so min and max are its own band, no spread across runs'
+                               ELSE 'min of their low ends to max of their high ends' END
+               WHEN l.refused_runs IS NOT NULL
+                   THEN 'prior [' || p.delivered_fraction_prior_lo || ', ' || p.delivered_fraction_prior_hi
+                       || '] of the profile: no run of ours is learnt from'
+               ELSE 'prior [' || p.delivered_fraction_prior_lo || ', ' || p.delivered_fraction_prior_hi
+                   || '] of the profile: no run of ours shares an accelerator and model with an MLPerf reference'
+           END || coalesce('; not learnt from: ' || l.refused_runs, '') AS delivered_fraction_basis
+    FROM requirement.profiles AS p
+    LEFT JOIN learnt AS l ON l.profile = p.profile
+),
+candidates AS (
     SELECT
         p.profile,
         ref.model_id,
@@ -21,17 +60,21 @@ WITH candidates AS (
         ref.server_tokens_per_s_per_accel,
         p.delivered_fraction_prior_lo,
         p.delivered_fraction_prior_hi,
+        p.fraction_low AS delivered_fraction_low,
+        p.fraction_high AS delivered_fraction_high,
+        p.runs AS delivered_fraction_runs,
+        p.delivered_fraction_basis,
         coalesce(p.output_tokens_mean, t.output_tokens_mean, ref.output_tokens_per_sample) AS output_tokens_per_request,
         CASE
             WHEN p.output_tokens_mean IS NOT NULL THEN 'profile workload.output_tokens_mean'
             WHEN t.output_tokens_mean IS NOT NULL THEN 'mean output tokens of the profile''s traffic log'
             WHEN ref.output_tokens_per_sample IS NOT NULL THEN 'MLPerf TOKENS_PER_SAMPLE of the reference result'
         END AS output_tokens_basis,
-        pr.reference_tokens_per_s_per_accel * ref.total_accelerators * p.delivered_fraction_prior_lo
+        pr.reference_tokens_per_s_per_accel * ref.total_accelerators * p.fraction_low
             AS delivered_output_tokens_per_s_low,
-        pr.reference_tokens_per_s_per_accel * ref.total_accelerators * p.delivered_fraction_prior_hi
+        pr.reference_tokens_per_s_per_accel * ref.total_accelerators * p.fraction_high
             AS delivered_output_tokens_per_s_high
-    FROM requirement.profiles AS p
+    FROM fractions AS p
     JOIN benchmark.mlperf_reference AS ref ON ref.model_id = p.model_id
     LEFT JOIN requirement.traffic_shape AS t ON t.profile = p.profile
     JOIN benchmark.mlperf_profile_reference AS pr
@@ -56,13 +99,19 @@ SELECT
     server_tokens_per_s_per_accel,
     delivered_fraction_prior_lo,
     delivered_fraction_prior_hi,
+    delivered_fraction_low,
+    delivered_fraction_high,
+    delivered_fraction_runs,
+    delivered_fraction_basis,
     output_tokens_per_request,
     output_tokens_basis,
     delivered_output_tokens_per_s_low / output_tokens_per_request AS delivered_requests_per_s_low,
     delivered_output_tokens_per_s_high / output_tokens_per_request AS delivered_requests_per_s_high,
     delivered_output_tokens_per_s_low,
     delivered_output_tokens_per_s_high,
-    'MLPerf ' || reference_scenario || ' tokens/s per accelerator x delivered-fraction prior [lo, hi]; requests/s = tokens/s / '
+    'MLPerf ' || reference_scenario || ' tokens/s per accelerator x delivered fraction [low, high] ('
+        || CASE WHEN delivered_fraction_runs > 0 THEN 'measured on ' || delivered_fraction_runs || ' of our runs'
+                ELSE 'the profile''s prior' END || '); requests/s = tokens/s / '
         || coalesce(output_tokens_basis, 'unknown output tokens per request') AS method,
     'projected' AS evidence
 FROM candidates

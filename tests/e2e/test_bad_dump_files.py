@@ -3,25 +3,25 @@ publishes the good runs exactly as without the bad files; each bad file is liste
 not be read, a run left with nothing readable is quarantined as a whole, and the run exits 0 with a line counting
 the files skipped and quarantined.
 
-A real trtllm-bench JSON report is linked in place from `../shared/data/dumps/public/`. The other TensorRT-LLM
-files are made here in their real layout: `../shared/data/dumps/public/` holds no
+trtllm-bench's report JSON and console report are read (tests/integration/test_public_trtllm_bench.py); what is
+left of TensorRT-LLM's outputs is made here in its real layout: `../shared/data/dumps/public/` holds no
 gptManagerBenchmark `*_util.csv` nor a trtllm-bench console log (its README lists both as not represented), so a
-utilisation file is written as gptManagerBenchmark writes it (a Python dict printed, not CSV) and a console report
-as trtllm-bench prints it (TensorRT-LLM log lines, then its `PERFORMANCE OVERVIEW` block)."""
+utilisation file is written as gptManagerBenchmark writes it (a Python dict printed, not CSV) and a console log as
+trtllm-bench prints it, cut before its figures (TensorRT-LLM log lines, then its `PERFORMANCE OVERVIEW` header)."""
 
 import json
 
 import duckdb
 
 from pipelines.cli import main
-from tests.support.data import DATA, FIXTURES, V51_TABLE, WORKED_RUN_YAML, make_dumps
+from tests.support.data import FIXTURES, V51_TABLE, WORKED_RUN_YAML, make_dumps
 
 # gptManagerBenchmark's utilisation samples: a Python dict written with print(), single quotes.
 GPT_MANAGER_UTIL = (
     b"{'timestamp': [0.0, 0.5, 1.0], 'gpu_util': [87.0, 91.5, 90.0], 'mem_util': [41.0, 43.0, 42.5], "
     b"'mem_used_gb': [71.2, 71.4, 71.4]}\n"
 )
-# trtllm-bench's console output: logger lines, then its report blocks.
+# trtllm-bench's console output cut before its figures: logger lines, then its report blocks' headers.
 TRTLLM_CONSOLE = b"""[TensorRT-LLM] TensorRT-LLM version: 0.17.0
 [12/04/2026-10:00:00] [TRT-LLM] [I] Preparing to run throughput benchmark...
 
@@ -35,20 +35,18 @@ Dtype:                  bfloat16
 ===========================================================
 = PERFORMANCE OVERVIEW
 ===========================================================
-Number of requests:             3000
-Request Throughput (req/sec):   221.8002
-Total Latency (ms):             13525.6862
 """
-# A real TensorRT-LLM output of a kind this version does not read, linked in place (never copied).
-TRTLLM_JSON = DATA / "dumps/public/trtllm-bench-leiwu0812-gpt-oss-eagle3-bench/trtllm_bench_report.json"
 VLLM_RESULT = FIXTURES / "vllm" / "openai-4.0qps-Llama-3.1-8B-Instruct-20260901-120000.json"
 VLLM_RUN_YAML = WORKED_RUN_YAML + "label: vllm-cut\n"
 
 # name -> (bytes or a real file, what audit.source_files says: status, and a part of the note or the quarantine reason)
 BAD_FILES = {
     "vllm/llama_8b_util.csv": (GPT_MANAGER_UTIL, "skipped", "a TensorRT-LLM gptManagerBenchmark utilisation file"),
-    "vllm/result_llama_8b_bs64.txt": (TRTLLM_CONSOLE, "skipped", "a trtllm-bench console report"),
-    "vllm/trtllm_bench_report.json": (TRTLLM_JSON, "skipped", "a trtllm-bench JSON report: not read"),
+    "vllm/result_llama_8b_bs64.txt": (
+        TRTLLM_CONSOLE,
+        "skipped",
+        "a trtllm-bench console report without its performance figures",
+    ),
     "vllm/garbage.bin": (bytes(range(256)) * 16, "skipped", "not a dump format this version reads"),
     "vllm/empty.json": (b"", "skipped", "empty file (0 bytes)"),
     "vllm/notes-latin1.txt": (
@@ -78,9 +76,6 @@ def _bad_files(dumps, with_bad: bool):
     for name, (data, _status, _note) in BAD_FILES.items():
         path = dumps / name
         path.parent.mkdir(parents=True, exist_ok=True)
-        if data == TRTLLM_JSON:
-            path.symlink_to(TRTLLM_JSON)
-            continue
         if name.endswith("stage_9_lifecycle_metrics.json"):
             data = stage[: len(stage) // 2]
         elif name == "vllm-cut/result.json":
@@ -140,7 +135,7 @@ def test_bad_files_cost_themselves_and_the_good_runs_publish_as_without_them(tmp
     assert "the run is quarantined as a whole" in reasons["vllm-cut/run.yaml"]
 
     lines = said.out.splitlines()
-    assert "dump files no reader reads, skipped (audit.source_files): 7" in lines
+    assert "dump files no reader reads, skipped (audit.source_files): 6" in lines
     assert (
         "  "
         + str(warehouse.parent / "dumps/vllm/llama_8b_util.csv")
@@ -148,7 +143,7 @@ def test_bad_files_cost_themselves_and_the_good_runs_publish_as_without_them(tmp
         in lines
     )
     assert (
-        "dump files not in the published set: 7 skipped (no reader reads them), 2 quarantined "
+        "dump files not in the published set: 6 skipped (no reader reads them), 2 quarantined "
         "(analytics.quarantine); every other file and run is published"
     ) in lines
     assert "quarantined files and runs (analytics.quarantine): 3" in lines

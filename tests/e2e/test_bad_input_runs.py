@@ -1,10 +1,13 @@
-"""Bad input end to end: a damaged dump is quarantined while everything else publishes; a file that
-cannot be read stops the run and loses nothing published before."""
+"""Bad input end to end: a damaged dump, or a broken run.yaml, is quarantined while everything else publishes; a
+file that cannot be read (a round table, the profiles) stops the run and loses nothing published before."""
+
+import json
 
 import duckdb
 import pytest
 
 from pipelines.cli import main
+from tests.support.data import V51_TABLE, make_dumps
 from tests.support.smallcase import file_sha, parquet_snapshot
 
 
@@ -40,3 +43,27 @@ def test_end_to_end_a_file_that_cannot_be_read_stops_the_run_and_loses_nothing(d
     err = capsys.readouterr().err
     assert str(bad) in err and ("invalid JSON" in err or "nested more than 100 levels" in err)
     assert (file_sha(warehouse / "serving.duckdb"), parquet_snapshot(warehouse)) == before
+
+
+def test_end_to_end_a_broken_run_yaml_costs_only_its_runs_and_the_rest_publishes(tmp_path, capsys):
+    """Two runs, the second under a run.yaml that is not YAML: the run exits 0, the first run publishes with its
+    shortlist rows, and the broken run.yaml is quarantined naming the file (a key of the wrong type, the other
+    run.yaml damage: tests/integration/test_dumps_run_yaml.py)."""
+    records = [r for r in json.loads(V51_TABLE.read_bytes()) if r["Submitter"] == "RedHat"]
+    table = tmp_path / "summary_results.json"
+    table.write_text(json.dumps(records))
+    dumps = make_dumps(tmp_path / "dumps")
+    (dumps / "vllm+batch_size" / "run.yaml").write_text("accelerator: [unclosed\nmodel: x\n")
+    warehouse = tmp_path / "warehouse"
+    assert main(["run", "--mlperf", str(table), "--dumps", str(dumps), "--warehouse", str(warehouse)]) == 0
+    out = capsys.readouterr().out
+    sidecar = str(dumps / "vllm+batch_size" / "run.yaml")
+    assert f"{sidecar} (run {dumps / 'vllm+batch_size'})" in " ".join(out.split())
+    with duckdb.connect(str(warehouse / "serving.duckdb"), read_only=True) as conn:
+        runs = conn.execute("SELECT run_label FROM observed.runs").fetchall()
+        shortlisted = conn.execute(
+            "SELECT DISTINCT run_label FROM marts.config_shortlist WHERE evidence = 'observed'"
+        ).fetchall()
+        (reason,) = conn.execute("SELECT reason FROM analytics.quarantine WHERE source = ?", [sidecar]).fetchone()
+    assert runs == [("vllm",)] and shortlisted == [("vllm",)]
+    assert reason.startswith("not a readable YAML file") and "the other runs read on" in reason

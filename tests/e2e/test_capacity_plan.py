@@ -115,6 +115,8 @@ def test_every_column_of_a_capacity_row_equals_a_hand_computation_from_the_trace
     (band,) = query(serving, "SELECT * FROM observed.delivered_at_slo WHERE profile = 'chat-8b' AND run_label = 'vllm'")
     low, high = band["delivered_requests_per_s_low"], band["delivered_requests_per_s_high"]
     assert (round(low, 2), round(high, 2)) == (91.36, 94.28)  # the worked case's band (docs/capacity-plan.md)
+    (calibrated,) = query(serving, "SELECT * FROM calibrated.delivered_at_slo WHERE profile = 'chat-8b'")
+    assert calibrated["bills"] and calibrated["delivered_requests_per_s_high"] < low  # the trace's longer prompts
     usd, as_of = lambda_h100_price()
     rates = scaled_windows()
     assert len(rates) == 58 and sum(rates) / len(rates) == pytest.approx(REQUESTS_PER_DAY / 86400)
@@ -135,6 +137,12 @@ def test_every_column_of_a_capacity_row_equals_a_hand_computation_from_the_trace
         "price_as_of": as_of,
         "delivered_requests_per_s_low": low,
         "delivered_requests_per_s_high": high,
+        "delivered_fraction_basis": None,  # measured, not projected
+        # the config's calibrated band on the trace (calibrated.delivered_at_slo), beside the measured one
+        "calibrated_requests_per_s_low": calibrated["delivered_requests_per_s_low"],
+        "calibrated_requests_per_s_high": calibrated["delivered_requests_per_s_high"],
+        "calibrated_heldout_rel_error_median": calibrated["heldout_rel_error_median"],
+        "calibrated_heldout_rel_error_worst": calibrated["heldout_rel_error_worst"],
         "traffic_basis": f"traffic log {TRACE} scaled to {REQUESTS_PER_DAY} requests a day (58 windows of 60.0 s)",
         "peak_window_s": WINDOW_S,
         "min_replicas": 1,

@@ -174,3 +174,19 @@ def test_the_calibrated_engine_models_and_their_validation_are_published(first_r
     assert models and all(status != "too_few_levels" for status, *_ in models)
     assert all(levels >= 4 and b0 > 0 and error is not None for _status, levels, b0, error in models)
     assert validated is not None and validated[0] > 0 and validated[1] == len(models) and validated[2] >= 0
+
+
+def test_a_profile_without_a_token_mix_is_said_on_its_calibrated_row_and_the_rest_builds(first_run):
+    """The worked profile states no workload: our traffic cannot be run through the engine model, said in words;
+    the shortlist is built all the same."""
+    with duckdb.connect(str(first_run), read_only=True) as conn:
+        delivered = conn.execute("SELECT status, bills, status_reason FROM analytics.calibrated_delivered").fetchall()
+        curves = conn.execute("SELECT count(*) FROM analytics.calibrated_curve").fetchone()
+        shortlisted = conn.execute("SELECT count(*) FROM analytics.shortlist").fetchone()
+        priced = conn.execute("SELECT variant, status, status_reason FROM analytics.cost_sensitivity").fetchall()
+    assert delivered and all(status == "no_traffic" and not bills for status, bills, _ in delivered)
+    # nothing to price either: one row per profile x config saying why
+    assert len(priced) == len(delivered) and all(v == "our_mix" and s == "not_priced" for v, s, _ in priced)
+    assert all("no token mix" in reason for *_, reason in priced)
+    assert all("no token mix" in reason for *_, reason in delivered)
+    assert curves == (0,) and shortlisted is not None and shortlisted[0] > 0

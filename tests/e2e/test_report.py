@@ -208,8 +208,16 @@ def test_the_report_leads_with_the_decision_per_profile(page, published):
     by_profile = {(line["profile"], line["line"]): line for line in lines}
     assert {p for p, _l in by_profile} == {"chat-8b-interactive", "chat-70b-interactive"}
     for profile in ("chat-8b-interactive", "chat-70b-interactive"):
+        # what the token mix and the bursts cost: only where a calibrated engine model covers a top config (our runs)
+        cost = {"cost-sensitivity"} if profile == "chat-8b-interactive" else set()
         shown = {line for p, line in by_profile if p == profile}
-        assert shown - {"measure-elsewhere"} == {"recommended", "saving", "measure-next"}
+        assert shown - {"measure-elsewhere"} == {"recommended", "saving", "projected", "measure-next"} | cost
+        # projected top configs: which fraction of the MLPerf reference their band applies
+        (basis,) = {
+            r["delivered_fraction_basis"] for r in capacity if r["profile"] == profile and r["evidence"] == "projected"
+        }
+        assert by_profile[(profile, "projected")]["text"].endswith(f"a delivered fraction, {basis}.")
+    assert "if prompts double:" in by_profile[("chat-8b-interactive", "cost-sensitivity")]["text"]
     # chat-8b: the measured config with the lowest monthly bill (high end, then low; a tie to the baseline) is
     # recommended, with its bill
     observed = [r for r in capacity if r["profile"] == "chat-8b-interactive" and r["evidence"] == "observed"]

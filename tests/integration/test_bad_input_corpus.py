@@ -1314,17 +1314,17 @@ CASES = [
     ),
     ("generic parquet", "truncated", TRUNCATED, "skipped|quarantined", r"not a dump format|cannot read"),
     # --- run.yaml ------------------------------------------------------------------------------------
-    ("run.yaml", "empty", EMPTY, "error", r"run.yaml: expected a mapping of run settings"),
-    ("run.yaml", "a list", on_main(lambda d: b"- a\n- b\n"), "error", r"expected a mapping"),
+    ("run.yaml", "empty", EMPTY, "quarantined", r"expected a mapping of run settings"),
+    ("run.yaml", "a list", on_main(lambda d: b"- a\n- b\n"), "quarantined", r"expected a mapping"),
     (
         "run.yaml",
         "tabs",
         on_main(lambda d: d.replace(b": ", b":\t", 1).replace(b"accelerator", b"\taccelerator", 1)),
-        "error",
+        "quarantined",
         r"not a readable YAML file",
     ),
-    ("run.yaml", "utf-16", UTF16, "error", r"run.yaml: UTF-16 text"),
-    ("run.yaml", "nested", on_main(lambda d: b"settings: " + b"[" * 100_000 + b"\n"), "error", r"run.yaml: "),
+    ("run.yaml", "utf-16", UTF16, "quarantined", r"UTF-16 text"),
+    ("run.yaml", "nested", on_main(lambda d: b"settings: " + b"[" * 100_000 + b"\n"), "quarantined", r"nested"),
     (
         "run.yaml",
         "alias bomb in settings",
@@ -1335,17 +1335,19 @@ CASES = [
                 b"  c: [*b, *b, *b, *b, *b, *b, *b, *b, *b]\n"
             )
         ),
-        "error",
+        "quarantined",
         r"YAML aliases \(\*name\) are not accepted",
     ),
     (
         "run.yaml",
         "python tag",
         on_main(lambda d: d + b"label: !!python/object/apply:os.system ['true']\n"),
-        "error",
+        "quarantined",
         r"not a readable YAML file",
     ),
     ("run.yaml", "unknown key", run_yaml(colour="red"), "quarantined", r"unknown keys \['colour'\]"),
+    ("run.yaml", "settings not a mapping", run_yaml(settings=128), "quarantined", r"settings must be a mapping"),
+    ("run.yaml", "model a list", run_yaml(model=["a", "b"]), "quarantined", r"\['model'\] must each be one value"),
     (
         "run.yaml",
         "missing key",

@@ -6,7 +6,6 @@ import re
 
 import pytest
 
-from assets.core.errors import IngestError
 from assets.formats.dumps import inference_perf
 from assets.runs.collect import collect_all
 from tests.support.data import INFERENCE_PERF, WORKED_RUN_YAML, make_dumps
@@ -87,6 +86,12 @@ def test_run_yaml_missing_keys_quarantines_the_run(tmp_path):
         ("arrival: bursty", "arrival 'bursty' is not one of"),
         ("accelerator_count: two", "accelerator_count must be a whole number"),
         ("colour: blue", "unknown keys ['colour']"),
+        ("settings: 128", "settings must be a mapping of engine settings (name: value), got int"),
+        (
+            "model: [meta-llama/Llama-3.1-8B-Instruct]",
+            "['model'] must each be one value (text or a number), not a list",
+        ),
+        ("runtime: {name: vLLM}", "['runtime'] must each be one value (text or a number), not a list or a mapping"),
     ],
 )
 def test_run_yaml_bad_values(tmp_path, line, problem):
@@ -256,7 +261,49 @@ def test_duplicate_labels_across_folders(tmp_path):
     assert "duplicate run label 'vllm'" in batch.rejects[0].reason
 
 
-def test_unreadable_run_yaml_fails_naming_the_file(tmp_path):
-    root = make_dumps(tmp_path / "dumps", variants=["vllm"], run_yaml="accelerator: [unclosed\n")
-    with pytest.raises(IngestError, match=r"vllm/run.yaml: not a readable YAML file"):
-        collect_all([str(root)])
+@pytest.mark.parametrize(
+    "text,problem",
+    [
+        ("accelerator: [unclosed\nmodel: x\n", "not a readable YAML file"),
+        ("- accelerator: H100\n- model: x\n", "expected a mapping of run settings, got list"),
+        ("", "expected a mapping of run settings, got NoneType"),
+    ],
+)
+def test_an_unreadable_run_yaml_quarantines_only_the_runs_it_governs(tmp_path, text, problem):
+    """A run.yaml that is not YAML or not a mapping costs only its own run: one quarantine row names it and says
+    why, every file below it is listed as quarantined naming it, and the run beside it reads as if alone."""
+    root = make_dumps(tmp_path / "dumps")
+    (root / "vllm+batch_size" / "run.yaml").write_text(text)
+    batch = collect_all([str(root)])
+    alone = make_dumps(tmp_path / "alone", variants=["vllm"])
+    moved = [
+        {k: v.replace(str(alone), str(root)) if isinstance(v, str) else v for k, v in m.items()}
+        for m in collect_all([str(alone)]).measurements
+    ]
+    assert [r["run_label"] for r in batch.runs] == ["vllm"]
+    assert batch.measurements == moved
+    (reject,) = batch.rejects
+    assert reject.source == str(root / "vllm+batch_size" / "run.yaml")
+    assert reject.location == f"run {root / 'vllm+batch_size'}" and problem in reject.reason
+    assert reject.reason.endswith(
+        "every file it governs (below its folder) is quarantined with it; the other runs read on"
+    )
+    below = [f for f in batch.files if "/vllm+batch_size/results/stage_" in f.source and "lifecycle" in f.source]
+    assert len(below) == 7 and {f.status for f in below} == {"quarantined"}
+    assert {f.note for f in below} == {f"governed by {reject.source}, which cannot be read"}
+    (sidecar,) = [f for f in batch.files if f.source == reject.source]
+    assert (sidecar.status, problem in sidecar.note) == ("quarantined", True)
+
+
+def test_an_unreadable_run_yaml_above_others_costs_every_run_below_it_and_no_other(tmp_path):
+    """A run.yaml that cannot be read above deeper ones: the runs below it are quarantined too (their keys would
+    merge with its keys), never read with a shallower file's keys."""
+    root = make_dumps(tmp_path / "dumps" / "lab", variants=["vllm"]).parent
+    make_dumps(root / "other", variants=["vllm+batch_size"])
+    (root / "lab" / "run.yaml").write_text("accelerator: [unclosed\n")
+    (root / "run.yaml").write_text("tool_version: '1'\n")
+    batch = collect_all([str(root)])
+    assert [r["run_label"] for r in batch.runs] == ["other/vllm+batch_size"]
+    assert [r.source for r in batch.rejects] == [str(root / "lab" / "run.yaml")]
+    stages = [f for f in batch.files if "/lab/vllm/results/stage_" in f.source and "lifecycle" in f.source]
+    assert len(stages) == 7 and {f.status for f in stages} == {"quarantined"}

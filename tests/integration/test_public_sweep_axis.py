@@ -24,6 +24,12 @@ EXPECTED_LEVELS = {
     # one GuideLLM benchmark (constant 10 rps); two models with one synchronous benchmark each
     "guidellm-rsevilla87-guidellm-results-parser": [1],
     "guidellm-thesteve0-local-llm-benchmark": [1, 1],
+    # llm-d reports (v0.1 and v0.2 of each stage merged): 8 stages on the H100s, 15 req/s twice (stage 0, a warm-up
+    # only a comment of the config names, and stage 3: repeats of one level); 9 stages of 1 ... 150 req/s on the MI325Xs
+    "llm-d-benchmark-praveingk-llmd-benchmarking-nxtgen/granite-k8s-round-robin": [7],
+    "llm-d-benchmark-praveingk-llmd-benchmarking-nxtgen/granite-llmd-precise-prefix": [7],
+    "llm-d-benchmark-praveingk-llmd-benchmarking-nxtgen/sarvam-baseline": [9],
+    "llm-d-benchmark-praveingk-llmd-benchmarking-nxtgen/sarvam-llmd-pd-4p4d": [9],
     # LLMPerf concurrency folders 1, 10, 20, 30, 40, 50 of one workload
     "llmperf-johnsonafool-llmperf-test": [6],
     # LoadGen: a Server run (two logs of one level: repeats) and an Offline run (another scenario)
@@ -35,6 +41,12 @@ EXPECTED_LEVELS = {
     "sglang-coco-alen-vlm-quant-eval/one-gpu-bf16": [8] * 6,
     # 15 lines: 5 ISL/OSL workloads; 200/1000 at concurrency 8 ... 185, six times at 185 (repeats)
     "sglang-thmyl-vllm": [1, 1, 1, 1, 6],
+    # trtllm-bench: one throughput report (1000 requests at once); batch-1 latency reports, one per input length, each
+    # its own workload with one level (concurrency 1): 15 lengths per RTX PRO 6000 engine, 5 on the RTX 4070 Ti
+    "trtllm-bench-leiwu0812-gpt-oss-eagle3-bench": [1],
+    "trtllm-bench-masahiro-kubota-trtllm-latency/rtx4070ti-bf16": [1] * 5,
+    "trtllm-bench-masahiro-kubota-trtllm-latency/rtx6000-bf16": [1] * 15,
+    "trtllm-bench-masahiro-kubota-trtllm-latency/rtx6000-fp8": [1] * 15,
     # each config: rate 10 with max_concurrency 1, 16 and 256: one rate, three caps, kept apart by cap
     "vllm-aurotripathy-vllm-bench/fp16-1xh100": [1, 1, 1],
     "vllm-aurotripathy-vllm-bench/fp8-1xh100": [1, 1, 1],

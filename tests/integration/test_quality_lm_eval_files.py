@@ -11,20 +11,13 @@ import json
 import math
 from pathlib import Path
 
-import duckdb
 import polars as pl
 import pytest
 
-from assets.config.profiles import parse_profiles, parse_quality_bounds, write_quality_bounds
 from assets.core import canonical
-from assets.core.records import SourceFile
 from assets.runs.collect import collect
-from assets.runs.quality import write_quality
-from assets.warehouse.sqlfiles import run_sql_file
-from assets.warehouse.write import write_table
-from schemas.marts.quality_gate import QualityGate
-from schemas.requirement.profiles import Profiles
 from tests.support.data import DATA, V51_TABLE
+from tests.support.quality import quality_gate
 
 EVALS = DATA / "evals"
 FILES = sorted(EVALS.rglob("*.json"))
@@ -186,8 +179,9 @@ def qwen_figure(precision: str, task: str, key: str) -> tuple[float, float] | No
 
 
 def expected_status(requirements: list[dict], precision: str) -> str:
-    """The gate's rule, recomputed: per requirement, the 95% interval value +/- 1.96 stderr against the bound
-    (a relative bound times bf16's value, bf16 being the widest precision evaluated); the worst status wins."""
+    """The gate's rule, recomputed: per requirement, the 95% interval value +/- 1.96 stderr against the bound; a
+    relative bound against the ratio to bf16's value (the widest precision evaluated), its interval carrying both
+    stderrs (delta method); the worst status wins."""
     statuses = []
     for req in requirements:
         key = req["metric"]
@@ -200,10 +194,12 @@ def expected_status(requirements: list[dict], precision: str) -> str:
             if precision == "bf16":
                 statuses.append("meets" if req["min_relative"] <= 1 else "fails")
                 continue
-            bound = req["min_relative"] * qwen_figure("bf16", req["task"], key)[0]
+            reference, reference_stderr = qwen_figure("bf16", req["task"], key)
+            ratio = value / reference  # both stderrs carried: the ratio's own interval against the ratio bound
+            half = 1.96 * math.sqrt(stderr**2 + ratio**2 * reference_stderr**2) / reference
+            value, bound, low, high = ratio, req["min_relative"], ratio - half, ratio + half
         else:
-            bound = req["min"]
-        low, high = value - 1.96 * stderr, value + 1.96 * stderr
+            bound, low, high = req["min"], value - 1.96 * stderr, value + 1.96 * stderr
         statuses.append("meets" if low >= bound else "fails" if high < bound else "inconclusive")
     order = ["fails", "untested", "inconclusive", "meets"]
     return min(statuses, key=order.index)
@@ -211,32 +207,18 @@ def expected_status(requirements: list[dict], precision: str) -> str:
 
 @pytest.fixture(scope="module")
 def gate(batch, tmp_path_factory) -> pl.DataFrame:
-    conn = duckdb.connect(str(tmp_path_factory.mktemp("gate") / "w.duckdb"))
-    write_quality(conn, batch.quality, batch.quality_rejects, batch.quality_files)
-    profiles, _bounds = parse_profiles(PROFILES, "profiles.yaml")
-    write_table(conn, "requirement.profiles", pl.DataFrame(profiles, infer_schema_length=None), Profiles)
-    write_quality_bounds(
-        conn, parse_quality_bounds(PROFILES, "profiles.yaml"), SourceFile("profiles.yaml", None, None, "yaml", "read")
-    )
-    offered = ", ".join(
-        f"('{p['name']}', 'qwen3.6-27b', '{precision}')" for p in PROFILES["profiles"] for precision in OFFERED
-    )
-    conn.execute(
-        "CREATE TABLE observed.delivered_at_slo AS SELECT * FROM (VALUES "
-        + offered
-        + ") AS t(profile, model_id, precision)"
-    )
-    conn.execute("CREATE SCHEMA projected")
-    conn.execute("CREATE TABLE projected.delivered_at_slo (profile VARCHAR, model_id VARCHAR, precision VARCHAR)")
-    frame = run_sql_file(conn, "marts/quality_gate.sql")
-    QualityGate.validate(frame)
-    return frame
+    offered = [
+        {"profile": p["name"], "model_id": "qwen3.6-27b", "precision": precision, "precision_scheme": precision}
+        for p in PROFILES["profiles"]
+        for precision in OFFERED
+    ]
+    return quality_gate(tmp_path_factory.mktemp("gate") / "w.duckdb", batch, PROFILES, offered)
 
 
 def test_the_gate_judges_each_config_as_recomputed_from_the_files(gate):
     for profile in PROFILES["profiles"]:
         for precision in OFFERED:
-            [row] = gate.filter((pl.col("profile") == profile["name"]) & (pl.col("precision") == precision)).to_dicts()
+            [row] = gate.filter((pl.col("profile") == profile["name"]) & (pl.col("scheme") == precision)).to_dicts()
             expected = expected_status(profile["quality"], precision) if "quality" in profile else "not_required"
             assert row["quality_status"] == expected, (profile["name"], precision, row["quality_evidence"])
 

@@ -109,6 +109,11 @@ def test_unknown_names_lists_each_raw_name_no_alias_knows_with_its_rows():
             AS t(accelerator_raw, accelerator_known, price_source);
         CREATE TABLE requirement.profiles AS SELECT * FROM (VALUES ('chat', 'Llama-3.1-8B', true))
             AS t(profile, model_raw, model_known);
+        CREATE TABLE observed.quality AS SELECT * FROM (VALUES
+            ('chat-3b', 'acme/chat-3b', false),
+            ('chat-3b', 'acme/chat-3b', false),
+            ('qwen3-0.6b', 'Qwen/Qwen3-0.6B', true))
+            AS t(model, model_raw, model_known);
         """
     )
     rows = conn.execute(sqldoc.read(sqldoc.VIEWS_DIR / "unknown_names.sql").sql).fetchall()
@@ -116,6 +121,7 @@ def test_unknown_names_lists_each_raw_name_no_alias_knows_with_its_rows():
         ("accelerator", "Jetson Thor", "benchmark.mlperf_results", 2, "r2", "accelerator_aliases.csv"),
         ("accelerator", "Gaudi9", "benchmark.accelerator_prices", 1, "a price list", "accelerator_aliases.csv"),
         ("accelerator", "Gaudi9", "observed.runs", 1, "run-b", "accelerator_aliases.csv"),
+        ("model", "acme/chat-3b", "observed.quality", 2, "chat-3b", "model_aliases.csv"),
         ("model", "my-finetune", "observed.runs", 1, "run-b", "model_aliases.csv"),
         ("model", "mystery-model", "benchmark.mlperf_results", 1, "r3", "model_aliases.csv"),
         ("precision", "UNSET", "benchmark.mlperf_results", 1, "r3", "precisions.csv"),

@@ -12,11 +12,14 @@ from assets.report.decision import decide
 from assets.warehouse.sqlfiles import run_sql_file
 from assets.warehouse.write import write_table
 from schemas.benchmark.mlperf_results import MlperfResults
+from schemas.calibrated.delivered_at_slo import DeliveredAtSlo as CalibratedDelivered
 from schemas.cost.cost_per_request import CostPerRequest
 from schemas.marts.capacity_plan import CapacityPlan
 from schemas.marts.quality_gate import QualityGate
 from schemas.marts.quality_to_measure import QualityToMeasure
 from schemas.observed.delivered_at_slo import DeliveredAtSlo
+from schemas.observed.runs import Runs
+from schemas.projected.delivered_at_slo import ProjectedDeliveredAtSlo
 from schemas.requirement.profiles import Profiles
 from schemas.requirement.slo_bounds import SloBounds
 from schemas.requirement.traffic_rate import TrafficRate
@@ -31,6 +34,7 @@ RATES = [2.0, 6.0, 4.0, 8.0]  # the scaled window rates of our traffic: mean 5, 
 @pytest.fixture
 def conn(tmp_path):
     connection = duckdb.connect(str(tmp_path / "build.duckdb"))
+    empty(connection, "calibrated.delivered_at_slo", CalibratedDelivered)  # no engine model: no calibrated band
     yield connection
     connection.close()
 
@@ -108,16 +112,23 @@ def traffic(conn, rates=RATES, window=60.0, per_day=5 * 86400.0, min_replicas=1,
     write_table(conn, "requirement.traffic_rate", pl.DataFrame(windows), TrafficRate)
 
 
-def plan(conn, costs, runs=()):
-    """marts.capacity_plan from cost rows; observed.runs holds `runs` (labels a baseline is matched with)."""
+def plan(conn, costs, runs=(), projected=()):
+    """marts.capacity_plan over `costs`; observed.runs holds `runs` (labels a baseline is matched with);
+    `projected`: (config_key, delivered_fraction_basis) of projected rows."""
     write_table(conn, "cost.cost_per_request", pl.DataFrame(costs), CostPerRequest)
-    labels = pl.DataFrame(
-        {"run_id": list(runs), "run_label": list(runs)}, schema={"run_id": pl.String, "run_label": pl.String}
-    )
-    conn.execute("CREATE SCHEMA IF NOT EXISTS observed")
-    conn.register("labels", labels)
-    conn.execute("CREATE OR REPLACE TABLE observed.runs AS SELECT * FROM labels")
+    rows = []
+    for key, basis in projected:
+        row = blank(ProjectedDeliveredAtSlo)
+        row.update(profile="p", mlperf_result_key=key.removeprefix("mlperf:"), delivered_fraction_basis=basis)
+        rows.append(row)
+    frame = pl.DataFrame(rows, schema=_schema(ProjectedDeliveredAtSlo))
+    conn.execute("CREATE SCHEMA IF NOT EXISTS projected")
+    conn.register("projected_rows", frame)
+    conn.execute("CREATE OR REPLACE TABLE projected.delivered_at_slo AS SELECT * FROM projected_rows")
     empty(conn, "marts.quality_gate", QualityGate)  # no quality requirement: every row untested
+    empty(conn, "observed.runs", Runs)  # the runs' schemes: none needed here; their labels only
+    for run in runs:
+        conn.execute("INSERT INTO observed.runs (run_id, run_label) VALUES (?, ?)", [run, run])
     frame = run_sql_file(conn, "marts/capacity_plan.sql")
     write_table(conn, "marts.capacity_plan", frame, CapacityPlan)
     return {(r["config_key"], r["price_provider"]): r for r in frame.iter_rows(named=True)}
@@ -262,6 +273,55 @@ def test_a_stated_volume_plans_static_capacity_only(conn):
     assert row["autoscaled_monthly_usd_low"] is None and "no traffic log: no autoscaled cost" in row["traffic_basis"]
 
 
+def calibrated_row(run_label, low, high, bills=True):
+    row = blank(CalibratedDelivered)
+    row.update(
+        profile="p",
+        model_id=LLAMA,
+        config_key=f"cfg-{run_label}",
+        config_label=run_label,
+        accelerator_id=H100,
+        accelerator_count=1,
+        runtime="vLLM",
+        run_labels=f'["{run_label}"]',
+        config_status="fitted" if bills else "unreliable",
+        status="delivered",
+        slo_text="ttft_p95_ms <= 1000",
+        band_rel_error=0.1,
+        evidence="calibrated",
+        bills=bills,
+        delivered_requests_per_s_low=low,
+        delivered_requests_per_s_high=high,
+        heldout_rel_error_median=0.1,
+        heldout_rel_error_worst=0.3,
+    )
+    return row
+
+
+def test_the_calibrated_band_rides_beside_the_measured_one_and_only_where_it_may_bill(conn):
+    """The run's config's band on our traffic (calibrated.delivered_at_slo) is carried with the model's error; an
+    unreliable model's band (bills false) is not; the replicas and the bill still rest on the measured band."""
+    (profile,), bounds = profile_rows()
+    profile.update(mean_requests_per_s=25.0, peak_to_mean=2.5)
+    write_table(conn, "requirement.profiles", pl.DataFrame([profile]), Profiles)
+    write_table(conn, "requirement.slo_bounds", pl.DataFrame(bounds), SloBounds)
+    empty(conn, "requirement.traffic_shape", TrafficShape)
+    empty(conn, "requirement.traffic_rate", TrafficRate)
+    rows = [calibrated_row("a", 8.0, 12.0), calibrated_row("b", 30.0, 40.0, bills=False)]
+    write_table(
+        conn,
+        "calibrated.delivered_at_slo",
+        pl.DataFrame(rows, schema=_schema(CalibratedDelivered)),
+        CalibratedDelivered,
+    )
+    plans = plan(conn, [cost_row("a", 10.0, 20.0), cost_row("b", 10.0, 20.0)])
+    a, b = plans[("a", "P")], plans[("b", "P")]
+    assert (a["calibrated_requests_per_s_low"], a["calibrated_requests_per_s_high"]) == (8.0, 12.0)
+    assert (a["calibrated_heldout_rel_error_median"], a["calibrated_heldout_rel_error_worst"]) == (0.1, 0.3)
+    assert b["calibrated_requests_per_s_low"] is None and b["calibrated_requests_per_s_high"] is None
+    assert (a["replicas_low"], a["replicas_high"]) == (b["replicas_low"], b["replicas_high"]) == (4, 7)
+
+
 def _schema(model):
     return {name: column.dtype.type for name, column in model.to_schema().columns.items()}
 
@@ -294,7 +354,15 @@ def test_a_projected_config_that_may_beat_the_best_observed_one_is_named_with_it
             cost_row("mlperf:k-b200", 6.0, 10.0, evidence="projected", accelerator=B200),  # 1460 - 2920
             cost_row("mlperf:k-dear", 0.5, 1.0, evidence="projected", accelerator=B200),  # 11680 - 23360
         ],
+        projected=[("mlperf:k-b200", "measured on 1 run of ours (a ...)"), ("mlperf:k-dear", "prior [0.5, 0.8] ...")],
     )
+    basis = dict(conn.execute("SELECT config_key, delivered_fraction_basis FROM marts.capacity_plan").fetchall())
+    assert basis == {
+        "a": None,
+        "slow": None,
+        "mlperf:k-b200": "measured on 1 run of ours (a ...)",
+        "mlperf:k-dear": "prior [0.5, 0.8] ...",
+    }
     results = pl.DataFrame([mlperf_result("k-b200"), mlperf_result("k-dear")])  # the columns the view reads
     conn.register("results", results)
     conn.execute(

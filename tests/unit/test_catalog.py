@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 import schemas
-from assets import benchmark, publish, requirement, sql_tables
+from assets import benchmark, publish, requirement, specs, sql_tables
 from assets.core.paths import DEFAULT_PRICES, DEFAULT_PROFILES
 from assets.core.sqltext import one_line
 from assets.resources import Inputs, Warehouse
@@ -80,6 +80,17 @@ def test_a_sql_built_table_changes_its_code_version_when_its_sql_changes(tmp_pat
     before = sql_code_version("marts.config_shortlist", sql)
     assert sql_code_version("marts.config_shortlist", sql) == before
     sql.write_text("SELECT 2 AS x")
+    assert sql_code_version("marts.config_shortlist", sql) != before
+
+
+def test_a_sql_built_table_changes_its_code_version_when_the_macros_it_may_call_change(tmp_path, monkeypatch):
+    sql = tmp_path / "config_shortlist.sql"
+    sql.write_text("SELECT usd_per_request(10.0, 2.0) AS x")
+    macros = tmp_path / "macros.sql"
+    macros.write_text("CREATE OR REPLACE TEMP MACRO usd_per_request(h, r) AS h / (r * 3600);")
+    monkeypatch.setattr(specs, "SQL_DIR", tmp_path)
+    before = sql_code_version("marts.config_shortlist", sql)
+    macros.write_text("CREATE OR REPLACE TEMP MACRO usd_per_request(h, r) AS h / r;")
     assert sql_code_version("marts.config_shortlist", sql) != before
 
 

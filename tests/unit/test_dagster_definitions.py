@@ -37,6 +37,13 @@ ASSETS = {
     # the engine model of each config, fitted on its own load levels, and its held-out error
     "calibrated/engine_models",
     "calibrated/validation",
+    # the batching gap our runs measured, which configs we never ran learn from
+    "projected/measured_fractions",
+    # each profile's traffic through each config's engine model
+    "calibrated/latency_curve",
+    "calibrated/delivered_at_slo",
+    # what the token mix and the bursts cost
+    "calibrated/cost_sensitivity",
     "projected/delivered_at_slo",
     "cost/cost_per_request",
     "marts/config_shortlist",

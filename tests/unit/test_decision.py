@@ -2,7 +2,7 @@
 the sentences the report and the terminal print about its bill, the saving against the baseline and what to
 measure next."""
 
-from assets.report.decision import bill_text, decide, measure_text, no_bill_text, saving_text
+from assets.report.decision import bill_text, decide, measure_text, no_bill_text, projected_text, saving_text
 from assets.report.textformat import format_shortlist
 
 
@@ -84,7 +84,23 @@ def test_the_bill_in_words():
     assert bill_text(BATCHED) == (
         "batched on 1x nvidia-h100-sxm-80gb at on_demand Lambda 2.99 USD per accelerator-hour: 1 replica for our "
         "peak of 35.22 requests/s (mean 23.15), 2,183 USD a month, utilisation 55 to 58%, 0.0359 USD per 1,000 "
-        "requests"
+        "requests; billed on the band measured as run (40.00 to 42.00 requests/s)"
+    )
+
+
+def test_the_bill_names_the_evidence_class_of_its_band_and_the_calibrated_band_with_the_models_error():
+    calibrated = {
+        "calibrated_requests_per_s_low": 30.0,
+        "calibrated_requests_per_s_high": 45.0,
+        "calibrated_heldout_rel_error_median": 0.12,
+        "calibrated_heldout_rel_error_worst": 0.41,
+    }
+    assert bill_text({**BATCHED, **calibrated}).endswith(
+        "billed on the band measured as run (40.00 to 42.00 requests/s); calibrated on our traffic: 30.00 to 45.00 "
+        "requests/s (the engine model's held-out error: median 12%, worst 41%)"
+    )
+    assert bill_text(PROJECTED).endswith(
+        "billed on the band projected from MLPerf x the delivered-fraction prior (500.0 to 525.0 requests/s)"
     )
 
 
@@ -115,6 +131,18 @@ def test_when_what_we_run_today_ranks_first_the_decision_keeps_it_and_says_what_
     dearer = {**BATCHED, "monthly_saving_usd_low": -2000.0, "monthly_saving_usd_high": -1000.0}
     assert saving_text(TODAY, dearer).endswith(
         "the next best, batched on 1x nvidia-h100-sxm-80gb, costs 1,000 to 2,000 USD a month more"
+    )
+
+
+def test_where_a_top_config_is_projected_the_decision_says_which_fraction_its_band_applies():
+    basis = "measured on 2 runs of ours (today on nvidia-h100-sxm-80gb 1.116-1.152, ...)"
+    projected = {**PROJECTED, "accelerator_count": 8, "delivered_fraction_basis": basis}
+    ranked = [{**BATCHED, "rank_in_profile": 1}, {**TODAY, "rank_in_profile": 2}]
+    assert projected_text(decide("chat", ranked, []).top) is None
+    with_projected = [*ranked, {**projected, "rank_in_profile": 3}]
+    assert projected_text(decide("chat", with_projected, []).top) == (
+        "top configs projected from MLPerf (8x nvidia-h100-sxm-80gb): their delivered band is the MLPerf reference x "
+        f"a delivered fraction, {basis}"
     )
 
 

@@ -41,6 +41,7 @@ def accepted_keys() -> dict[str, set[str]]:
     assert all(profiles.SLO_KEY.match(k) for k in SLO_KEYS)
     profile_keys |= {SLO_MS, "slo.error_rate_max"}
     profile_keys |= {"quality[].task", "quality[].metric", *(f"quality[].{k}" for k in QUALITY_BOUND_KINDS)}
+    profile_keys |= {f"quality[].{k}" for k in profiles.QUALITY_OPTIONAL_KEYS}
     return {
         PROFILES: profile_keys,
         PRICES: set(prices.PRICE_COLUMNS),
@@ -81,7 +82,8 @@ def profile_with(key: str, value: object) -> dict:
         entry["workload"] = {"mean_requests_per_s": 25, "peak_to_mean": 2} if not volume else volume
         entry["workload"][name] = value
     else:
-        entry["quality"] = [{"task": "gsm8k", "metric": "acc", key.removeprefix("quality[]."): value}]
+        bound = {"max": 1} if key.removeprefix("quality[].") in profiles.QUALITY_OPTIONAL_KEYS else {}
+        entry["quality"] = [{"task": "gsm8k", "metric": "acc", **bound, key.removeprefix("quality[]."): value}]
     return {"profiles": [entry]}
 
 

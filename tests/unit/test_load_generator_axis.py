@@ -39,6 +39,7 @@ def _profile(conn: duckdb.DuckDBPyConnection, ttft_p95_ms: float, tpot_p95_ms: f
         model_raw="llama3.1-8b",
         model_id="llama-3.1-8b-instruct",
         model_known=True,
+        model_key="llama-3.1-8b-instruct",
         delivered_fraction_prior_lo=0.5,
         delivered_fraction_prior_hi=0.8,
         error_rate_max=0.01,

@@ -174,6 +174,13 @@ def test_a_stated_volume_without_a_log():
     assert (daily["requests_per_day"], daily["peak_to_mean"]) == (86400.0, 3.0)
 
 
+def test_arrival_cv_states_the_burstiness_of_arrivals_without_a_log():
+    (bursty,), _bounds = parse_profiles(profile(workload={"arrival_cv": 4}), "p.yaml")
+    (even,), _bounds = parse_profiles(profile(workload={"arrival_cv": 0}), "p.yaml")
+    (unstated,), _bounds = parse_profiles(profile(workload={}), "p.yaml")
+    assert (bursty["arrival_cv"], even["arrival_cv"], unstated["arrival_cv"]) == (4.0, 0.0, None)
+
+
 @pytest.mark.parametrize(
     "changes,problem",
     [
@@ -205,6 +212,11 @@ def test_a_stated_volume_without_a_log():
             {"workload": {"traffic_log": "chat.csv", "peak_to_mean": 2.5}},
             "workload.peak_to_mean states the traffic without a log",
         ),
+        (
+            {"workload": {"traffic_log": "chat.csv", "arrival_cv": 2}},
+            "workload.arrival_cv states the arrivals without a log, but workload.traffic_log is set",
+        ),
+        ({"workload": {"arrival_cv": -0.5}}, "workload.arrival_cv must be a number from 0 to 100 (got -0.5)"),
         ({"workload": {"peak_hour": 3}}, "unknown workload keys ['peak_hour']; allowed"),
         ({"baseline": ""}, "baseline must be the run label"),
         ({"baseline": ["a", "b"]}, "baseline must be the run label"),

@@ -6,6 +6,7 @@ a wrong status."""
 from __future__ import annotations
 
 import json
+import math
 import re
 from pathlib import Path
 
@@ -136,7 +137,7 @@ def test_a_0_3_file_with_stderr_na_is_kept_without_an_interval(tmp_path):
         (lm_eval_04(model_args=""), r"no model"),
         (
             lm_eval_04("pretrained=acme/unheard-of-7b"),
-            r"'acme/unheard-of-7b'.*not in assets/reference/model_aliases.csv",
+            r"no precision: 'acme/unheard-of-7b' states no quantisation or dtype.*no alias table knows",
         ),
         (lm_eval_04("pretrained=Qwen/Qwen3-0.6B,quantization=fp3.5"), r"precision 'fp3.5'.*not in"),
         (lm_eval_04(gsm8k={"exact_match_stderr,strict-match": 0.01}), r"metric missing"),
@@ -146,7 +147,7 @@ def test_a_0_3_file_with_stderr_na_is_kept_without_an_interval(tmp_path):
     ],
     ids=[
         "no model",
-        "unknown model",
+        "unknown model without a precision",
         "unknown precision",
         "metric missing",
         "value text",
@@ -218,9 +219,10 @@ def gate_for(tmp_path: Path, quality: list[dict], offered: tuple[str, ...]) -> d
     rows, _ = parse_profiles(content, "p.yaml")
     write_table(conn, "requirement.profiles", pl.DataFrame(rows, infer_schema_length=None), Profiles)
     write_quality_bounds(conn, parse_quality_bounds(content, "p.yaml"), SourceFile("p.yaml", None, None, "y", "read"))
-    values = ", ".join(f"('p', 'qwen3-0.6b', '{p}')" for p in offered)
+    values = ", ".join(f"('p', 'qwen3-0.6b', '{p}', NULL)" for p in offered)  # the run's scheme: its precision
     conn.execute(
-        f"CREATE TABLE observed.delivered_at_slo AS SELECT * FROM (VALUES {values}) t(profile, model_id, precision)"
+        "CREATE TABLE observed.delivered_at_slo AS SELECT profile, model_id, precision, precision_scheme::VARCHAR "
+        f"AS precision_scheme FROM (VALUES {values}) t(profile, model_id, precision, precision_scheme)"
     )
     conn.execute("CREATE SCHEMA projected")
     conn.execute("CREATE TABLE projected.delivered_at_slo (profile VARCHAR, model_id VARCHAR, precision VARCHAR)")
@@ -247,17 +249,86 @@ def test_an_unknown_task_is_untested_and_said_so(tmp_path):
     assert "appears in no quality file" in gate["bf16"]["quality_evidence"]
 
 
+def perplexities(folder: Path, figures: dict[str, str], stderr: str) -> None:
+    """A quality CSV of Qwen3-0.6B's wikitext word perplexity per precision, every row with `stderr`."""
+    lines = [f"Qwen/Qwen3-0.6B,{p},wikitext,word_perplexity,{v},{stderr},62" for p, v in figures.items()]
+    write(folder, "dumps/q.csv", "\n".join(["model,precision,task,metric,value,stderr,n", *lines, ""]))
+
+
 def test_max_bounds_judge_lower_is_better_metrics(tmp_path):
+    perplexities(tmp_path, {"bf16": "10.0", "fp8": "10.3", "int4": "11.5"}, "0.1")
+    gate = gate_for(
+        tmp_path, [{"task": "wikitext", "metric": "word_perplexity", "max_relative": 1.05}], ("bf16", "fp8", "int4")
+    )
+    # the ratio to bf16 carries both stderrs: fp8's 1.03 +/- 1.96 sqrt(0.1^2 + 1.03^2 0.1^2) / 10 straddles 1.05
+    # (its own interval alone, [10.104, 10.496], would lie below 10.5); int4's 1.15 interval lies wholly above
+    assert {p: r["quality_status"] for p, r in gate.items()} == {
+        "bf16": "meets",
+        "fp8": "inconclusive",
+        "int4": "fails",
+    }
+    half = 1.96 * math.sqrt(0.1**2 + 1.03**2 * 0.1**2) / 10.0
+    assert (gate["fp8"]["ratio_low"], gate["fp8"]["ratio_high"]) == pytest.approx((1.03 - half, 1.03 + half))
+    assert "with the reference's stderr too" in gate["fp8"]["quality_evidence"]
+
+
+def test_a_relative_bound_says_when_the_reference_has_no_stderr(tmp_path):
     write(
         tmp_path,
         "dumps/q.csv",
         "model,precision,task,metric,value,stderr,n\n"
-        "Qwen/Qwen3-0.6B,bf16,wikitext,word_perplexity,10.0,0.1,62\n"
-        "Qwen/Qwen3-0.6B,fp8,wikitext,word_perplexity,10.3,0.1,62\n"
-        "Qwen/Qwen3-0.6B,int4,wikitext,word_perplexity,11.5,0.1,62\n",
+        "Qwen/Qwen3-0.6B,bf16,gsm8k,acc,0.50,,1319\nQwen/Qwen3-0.6B,fp8,gsm8k,acc,0.40,0.01,1319\n",
     )
+    gate = gate_for(tmp_path, [{"task": "gsm8k", "metric": "acc", "min_relative": 0.9}], ("fp8",))
+    # bound 0.45; fp8's own interval [0.3804, 0.4196] lies below it: fails, on its uncertainty alone
+    assert (gate["fp8"]["quality_status"], gate["fp8"]["ratio_low"]) == ("fails", None)
+    assert "the reference has no stderr: only this figure's uncertainty is carried" in gate["fp8"]["quality_evidence"]
+
+
+def test_a_perplexity_without_stderr_is_judged_on_its_point_value(tmp_path):
+    perplexities(tmp_path, {"bf16": "17.25", "fp8": "17.54", "nvfp4": "18.66", "int4": "51.6"}, "N/A")
     gate = gate_for(
-        tmp_path, [{"task": "wikitext", "metric": "word_perplexity", "max_relative": 1.05}], ("bf16", "fp8", "int4")
+        tmp_path, [{"task": "wikitext", "metric": "word_perplexity", "max_relative": 1.05}], ("fp8", "nvfp4", "int4")
     )
-    # bound 10.5: fp8's interval [10.104, 10.496] lies below it; int4's [11.304, 11.696] above it
-    assert {p: r["quality_status"] for p, r in gate.items()} == {"bf16": "meets", "fp8": "meets", "int4": "fails"}
+    # bound 1.05 x 17.25 = 18.1125: fp8 within, nvfp4 and int4 outside; no interval, no sampling error
+    assert {p: r["quality_status"] for p, r in gate.items()} == {
+        "bf16": "meets",  # the reference itself
+        "fp8": "meets",
+        "nvfp4": "fails",
+        "int4": "fails",
+    }
+    assert gate["fp8"]["threshold"] == pytest.approx(1.05 * 17.25)
+    assert "point value: the harness reports no sampling error for this metric" in gate["fp8"]["quality_evidence"]
+
+
+def test_a_tolerance_absorbs_run_to_run_noise_of_a_point_value(tmp_path):
+    for name in ("strict", "loose"):
+        write(
+            tmp_path / name,
+            "dumps/q.csv",
+            "model,precision,task,metric,value,stderr,n\nQwen/Qwen3-0.6B,fp8,wikitext,bits_per_byte,0.69,N/A,62\n",
+        )
+    bound = {"task": "wikitext", "metric": "bits_per_byte", "max": 0.68}
+    strict = gate_for(tmp_path / "strict", [bound], ("fp8",))
+    loose = gate_for(tmp_path / "loose", [{**bound, "tolerance": 0.02}], ("fp8",))
+    assert (strict["fp8"]["quality_status"], loose["fp8"]["quality_status"]) == ("fails", "meets")
+    assert loose["fp8"]["threshold"] == pytest.approx(0.70)
+    assert "+ tolerance 0.02" in loose["fp8"]["quality_evidence"]
+
+
+def test_a_sampled_metric_without_stderr_stays_inconclusive_even_over_the_whole_set_in_a_csv(tmp_path):
+    write(
+        tmp_path, "dumps/q.csv", "model,precision,task,metric,value,stderr,n\nQwen/Qwen3-0.6B,fp8,gsm8k,acc,0.1,,1319\n"
+    )
+    gate = gate_for(tmp_path, [{"task": "gsm8k", "metric": "acc", "min": 0.5}], ("fp8",))
+    assert gate["fp8"]["quality_status"] == "inconclusive"
+
+
+def test_an_lm_eval_metric_without_stderr_over_the_whole_test_set_is_a_point_value(tmp_path):
+    whole = lm_eval_04(gsm8k={"f1,none": 0.7, "f1_stderr,none": "N/A"})
+    part = {**whole, "n-samples": {"gsm8k": {"original": 1319, "effective": 600}}}
+    write(tmp_path, "whole/r.json", whole)
+    write(tmp_path, "part/r.json", part)
+    got = {Path(r["source"]).parent.name: (r["point_value"], r["stderr_note"]) for r in collect(tmp_path).quality}
+    assert got["whole"][0] is True and got["whole"][1].startswith("point value: the harness reports no sampling")
+    assert got["part"] == (False, "f1_stderr,none is N/A in the file: no interval")

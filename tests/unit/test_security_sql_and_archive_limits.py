@@ -29,6 +29,7 @@ REVIEWED = {
         "assets/warehouse/sqlfiles.py",
         "read_sql(check.relative)",
     ): "a check's SELECT, from sql/checks/ in this repository",
+    ("assets/warehouse/sqlfiles.py", "read_sql(MACROS)"): "the cost macros, sql/macros.sql in this repository",
     ("assets/warehouse/write.py", "audit_ddl()"): "CREATE statements from the audit tables' pandera models: names by "
     "qualified/quote_ident, types from a constant map",
     ("assets/warehouse/frames.py", "sql"): "query_frame(): SQL files of this repository, parameters bound",

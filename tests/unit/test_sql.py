@@ -12,6 +12,7 @@ from assets.warehouse.write import write_table
 from schemas.benchmark.accelerator_prices import AcceleratorPrices
 from schemas.benchmark.mlperf_profile_reference import MlperfProfileReference
 from schemas.benchmark.mlperf_reference import MlperfReference
+from schemas.calibrated.delivered_at_slo import DeliveredAtSlo as CalibratedDelivered
 from schemas.cost.cost_per_request import CostPerRequest
 from schemas.observed.delivered_at_slo import DeliveredAtSlo
 from schemas.observed.load_point_measures import LoadPointMeasures
@@ -21,6 +22,7 @@ from schemas.observed.request_percentiles import RequestPercentiles
 from schemas.observed.request_stats import RequestStats
 from schemas.observed.runs import Runs
 from schemas.projected.delivered_at_slo import ProjectedDeliveredAtSlo
+from schemas.projected.measured_fractions import MeasuredFractions
 from schemas.requirement.profiles import Profiles
 from schemas.requirement.slo_bounds import SloBounds
 from schemas.requirement.traffic_shape import TrafficShape
@@ -41,13 +43,15 @@ def run_row(run_id, model=LLAMA, accelerator=H100, count=1):
         "accelerator_count": count,
         "model_raw": "m",
         "model_id": model,
-        "model_known": True,
+        "model_known": model is not None,
+        "model_key": model or "m",
         "precision_raw": "bf16",
         "precision": "bf16",
         "precision_known": True,
         "precision_source": "run.yaml",
         "weight_bits": 16,
         "activation_bits": None,
+        "precision_scheme": "bf16",
         "precision_note": None,
         "runtime": "vLLM",
         "runtime_version": "0.11.0",
@@ -103,11 +107,13 @@ def profile_rows(name="p", model=LLAMA, ttft=1000.0, tpot=50.0, error_rate=0.01,
         "model_raw": model,
         "model_id": model,
         "model_known": True,
+        "model_key": model,
         "delivered_fraction_prior_lo": prior[0],
         "delivered_fraction_prior_hi": prior[1],
         "error_rate_max": error_rate,
         "input_tokens_mean": None,
         "output_tokens_mean": 50.0,
+        "arrival_cv": None,
         "traffic_log": None,
         "requests_per_day": None,
         "mean_requests_per_s": None,
@@ -151,6 +157,7 @@ def load(conn, runs, points, profiles=None, bounds=None):
         Measurements,
     )
     write_table(conn, "observed.request_stats", frame_from_rows([], RequestStats), RequestStats)
+    write_table(conn, "calibrated.delivered_at_slo", frame_from_rows([], CalibratedDelivered), CalibratedDelivered)
     write_table(conn, "observed.request_percentiles", frame_from_rows([], RequestPercentiles), RequestPercentiles)
     write_table(conn, "requirement.profiles", pl.DataFrame(profiles), Profiles)
     write_table(conn, "requirement.slo_bounds", pl.DataFrame(bounds), SloBounds)
@@ -239,6 +246,14 @@ def test_runs_of_another_model_are_not_paired(conn):
     assert delivered(conn) == {}
 
 
+def test_runs_of_a_model_no_alias_table_knows_are_paired_by_its_key(conn):
+    run = {**run_row("a", model=None), "model_raw": "/models/chat-3b-awq", "model_key": "chat-3b"}
+    (profile,), bounds = profile_rows()
+    profile.update(model_raw="acme/Chat-3B", model_id=None, model_known=False, model_key="chat-3b")
+    load(conn, [run], [point("a", 0, 10, 100)], [profile], bounds)
+    assert delivered(conn)["a"]["model_id"] == "chat-3b"  # the key: what its quality evidence is kept under too
+
+
 def reference_row(accelerator, per_accel=1000.0, total=8):
     return {
         "accelerator_id": accelerator,
@@ -277,6 +292,22 @@ def write_references(conn, rows):
     write_table(conn, "benchmark.mlperf_profile_reference", frame, MlperfProfileReference)
 
 
+def project(conn):
+    """projected.measured_fractions, then projected.delivered_at_slo, as the assets build them; the projected rows
+    (requirement.traffic_shape empty, no traffic log, unless the test wrote one)."""
+    if not conn.execute(
+        "SELECT 1 FROM information_schema.tables WHERE table_schema = 'requirement' AND table_name = 'traffic_shape'"
+    ).fetchall():
+        no_log = {name: column.dtype.type for name, column in TrafficShape.to_schema().columns.items()}
+        write_table(conn, "requirement.traffic_shape", pl.DataFrame([], schema=no_log), TrafficShape)
+    write_table(
+        conn, "projected.measured_fractions", run_sql_file(conn, "projected/measured_fractions.sql"), MeasuredFractions
+    )
+    projected = run_sql_file(conn, "projected/delivered_at_slo.sql")
+    write_table(conn, "projected.delivered_at_slo", projected, ProjectedDeliveredAtSlo)
+    return projected
+
+
 def prices(*rows):
     return pl.DataFrame(
         [
@@ -302,15 +333,18 @@ def test_projection_and_cost_formulas(conn):
     load(conn, [run_row("a")], [point("a", 0, 10, 100), point("a", 1, 20, 2100)])
     delivered(conn)
     write_references(conn, [reference_row(H100), reference_row("nvidia-b200-sxm-180gb", 4000.0)])
-    no_log = {name: column.dtype.type for name, column in TrafficShape.to_schema().columns.items()}
-    write_table(conn, "requirement.traffic_shape", pl.DataFrame([], schema=no_log), TrafficShape)  # no traffic log
-    projected = run_sql_file(conn, "projected/delivered_at_slo.sql")
-    write_table(conn, "projected.delivered_at_slo", projected, ProjectedDeliveredAtSlo)
-    # H100 has a run of ours, so only B200 is projected: 4000 tok/s x 8 accelerators x [0.5, 0.8]
+    projected = project(conn)
+    # H100 has a run of ours, so only B200 is projected, at the fraction our H100 run measured against H100's
+    # MLPerf 1000 tok/s per accelerator: 10 and 14.5 req/s x 50 tokens / 1000 = [0.5, 0.725]; 4000 x 8 x that
+    high_rate = 10 + (1000 - 100) / (2100 - 100) * 10
     (row,) = projected.iter_rows(named=True)
     assert row["accelerator_id"] == "nvidia-b200-sxm-180gb"
-    assert (row["delivered_output_tokens_per_s_low"], row["delivered_output_tokens_per_s_high"]) == (16000, 25600)
-    assert row["delivered_requests_per_s_low"] == 16000 / 50
+    assert (row["delivered_fraction_low"], row["delivered_fraction_high"]) == pytest.approx(
+        (0.5, high_rate * 50 / 1000)
+    )
+    assert row["delivered_output_tokens_per_s_low"] == pytest.approx(16000)
+    assert row["delivered_output_tokens_per_s_high"] == pytest.approx(32000 * high_rate * 50 / 1000)
+    assert row["delivered_requests_per_s_low"] == pytest.approx(16000 / 50)
 
     # an older price of the same class and provider is superseded by the newest
     write_table(
@@ -326,11 +360,10 @@ def test_projection_and_cost_formulas(conn):
     rows = {r["accelerator_id"]: r for r in cost.iter_rows(named=True)}
     assert len(rows) == 2
     h100 = rows[H100]
-    high_rate = 10 + (1000 - 100) / (2100 - 100) * 10
     assert h100["usd_per_accelerator_hour"] == 3.6
     assert h100["cost_per_request_usd_high"] == pytest.approx(3.6 / (10 * 3600))
     assert h100["cost_per_request_usd_low"] == pytest.approx(3.6 / (high_rate * 3600))
     assert h100["cost_per_million_output_tokens_usd_high"] == pytest.approx(3.6 / (500 * 3600) * 1e6)
     b200 = rows["nvidia-b200-sxm-180gb"]
-    assert b200["cost_per_request_usd_low"] == pytest.approx(1.8 * 8 / (25600 / 50 * 3600))
+    assert b200["cost_per_request_usd_low"] == pytest.approx(1.8 * 8 / (32000 * high_rate / 1000 * 3600))
     assert b200["cost_per_million_input_tokens_usd_low"] is None

@@ -139,6 +139,80 @@ CASES = {
         CREATE TABLE calibrated.validation AS SELECT 'validated' AS config_key""",
         ["never held out", "three levels, unsaid"],
     ),
+    "projected/measured_fractions__learnt_within_range": (
+        """
+        CREATE TABLE projected.measured_fractions AS SELECT * FROM (VALUES
+            ('p', 'learnt', 0.5, 0.8, true, NULL), ('p', 'refused, said', 2.0, 2.0, false, 'fraction 2 - 2 outside'),
+            ('p', 'learnt above 1.5', 1.2, 1.6, true, NULL), ('p', 'learnt at zero', 0.0, 0.0, true, NULL),
+            ('p', 'learnt upside down', 0.8, 0.5, true, NULL),
+            ('p', 'learnt without a fraction', NULL, NULL, true, NULL), ('p', 'refused, unsaid', 0.5, 0.5, false, NULL))
+            AS t(profile, run_labels, delivered_fraction_low, delivered_fraction_high, learnt_from,
+                 not_learnt_reason)""",
+        ["learnt above 1.5", "learnt at zero", "learnt upside down", "learnt without a fraction", "refused, unsaid"],
+    ),
+    "projected/delivered_at_slo__fraction_as_learnt": (
+        """
+        CREATE TABLE projected.measured_fractions AS SELECT * FROM (VALUES
+            ('learnt', 0.4, 0.6, true), ('learnt', 0.5, 0.9, true), ('learnt', 3.0, 3.0, false),
+            ('wrong span', 0.4, 0.6, true), ('wrong count', 0.4, 0.6, true), ('wrong band', 0.4, 0.6, true),
+            ('prior kept', 3.0, 3.0, false))
+            AS t(profile, delivered_fraction_low, delivered_fraction_high, learnt_from);
+        CREATE TABLE projected.delivered_at_slo AS SELECT * FROM (VALUES
+            ('learnt', 'b200', 0.4, 0.9, 2, 0.5, 0.8, 1000.0, 8, 3200.0, 7200.0),
+            ('wrong span', 'b200', 0.5, 0.6, 1, 0.5, 0.8, 1000.0, 8, 4000.0, 4800.0),
+            ('wrong count', 'b200', 0.4, 0.6, 2, 0.5, 0.8, 1000.0, 8, 3200.0, 4800.0),
+            ('wrong band', 'b200', 0.4, 0.6, 1, 0.5, 0.8, 1000.0, 8, 3200.0, 4000.0),
+            ('prior kept', 'b200', 0.5, 0.8, 0, 0.5, 0.8, 1000.0, 8, 4000.0, 6400.0),
+            ('prior ignored', 'b200', 0.4, 0.8, 0, 0.5, 0.8, 1000.0, 8, 3200.0, 6400.0))
+            AS t(profile, accelerator_id, delivered_fraction_low, delivered_fraction_high, delivered_fraction_runs,
+                 delivered_fraction_prior_lo, delivered_fraction_prior_hi, reference_tokens_per_s_per_accel,
+                 accelerator_count, delivered_output_tokens_per_s_low, delivered_output_tokens_per_s_high)""",
+        ["wrong span", "wrong count", "wrong band", "prior ignored"],
+    ),
+    "calibrated/delivered_at_slo__band_never_a_point": (
+        """
+        CREATE TABLE calibrated.delivered_at_slo AS SELECT * FROM (VALUES
+            ('band', 'delivered', 'fitted', true, 8.0, 12.0, 0.2, NULL),
+            ('a point', 'delivered', 'fitted', true, 10.0, 10.0, 0.2, NULL),
+            ('lower bound', 'lower_bound', 'fitted', true, 8.0, NULL, 0.2, 'never saturated'),
+            ('no error', 'delivered', 'fitted', true, 8.0, 12.0, NULL, NULL),
+            ('unsaid', 'no_traffic', 'fitted', false, NULL, NULL, NULL, NULL),
+            ('unreliable billing', 'delivered', 'unreliable', true, 8.0, 12.0, 0.2, 'unreliable'))
+            AS t(profile, status, config_status, bills, delivered_requests_per_s_low, delivered_requests_per_s_high,
+                 band_rel_error, status_reason);
+        ALTER TABLE calibrated.delivered_at_slo ADD COLUMN config_key VARCHAR""",
+        ["a point", "no error", "unsaid", "unreliable billing"],
+    ),
+    "calibrated/cost_sensitivity__costs_follow_the_band": (
+        """
+        CREATE TABLE calibrated.cost_sensitivity AS SELECT * FROM (VALUES
+            ('priced', 'prompts_x2', 'priced', 1.0, 2.0, 1.0, 3.0, 0.2, 0.8, NULL, NULL, NULL),
+            ('upside down', 'prompts_x2', 'priced', 2.0, 1.0, 1.0, 3.0, 0.2, 0.8, NULL, NULL, NULL),
+            ('no error', 'answers_x2', 'priced', 1.0, 2.0, 1.0, 3.0, NULL, 0.5, NULL, NULL, NULL),
+            ('our mix off one', 'our_mix', 'priced', 1.0, 2.0, 1.0, 3.0, 0.2, 0.9, NULL, NULL, NULL),
+            ('bursts', 'poisson_arrivals', 'priced', 1.0, 2.0, 1.0, 3.0, 0.2, 1.3, 100.0, 300.0, NULL),
+            ('bursts elsewhere', 'answers_x0.5', 'priced', 1.0, 2.0, 1.0, 3.0, 0.2, 1.3, 100.0, 300.0, NULL),
+            ('lower bound', 'our_mix', 'lower_bound', NULL, 2.0, NULL, 3.0, 0.2, 1.0, NULL, NULL, 'at least'),
+            ('unsaid', 'our_mix', 'not_priced', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL))
+            AS t(profile, variant, status, cost_per_request_usd_low, cost_per_request_usd_high,
+                 cost_per_million_output_tokens_usd_low, cost_per_million_output_tokens_usd_high, band_rel_error,
+                 rate_ratio, bursts_monthly_usd_low, bursts_monthly_usd_high, status_reason);
+        ALTER TABLE calibrated.cost_sensitivity ADD COLUMN config_key VARCHAR;
+        ALTER TABLE calibrated.cost_sensitivity ADD COLUMN price_class VARCHAR;
+        ALTER TABLE calibrated.cost_sensitivity ADD COLUMN price_provider VARCHAR""",
+        ["upside down", "no error", "our mix off one", "bursts elsewhere", "unsaid"],
+    ),
+    "calibrated/latency_curve__grid_to_saturation": (
+        """
+        CREATE TABLE calibrated.latency_curve AS
+        SELECT 'twenty' AS profile, 'c' AS config_key, i AS point_index, 1.0 + i AS requests_per_s,
+               CASE WHEN i = 19 THEN 10.0 ELSE 1.0 + i END AS achieved_requests_per_s FROM range(20) AS r(i)
+        UNION ALL
+        SELECT 'ten', 'c', i, 1.0 + i, CASE WHEN i = 9 THEN 1.0 ELSE 1.0 + i END FROM range(10) AS r(i)
+        UNION ALL
+        SELECT 'never saturates', 'c', i, 1.0 + i, 1.0 + i FROM range(20) AS r(i)""",
+        ["ten", "never saturates"],
+    ),
 }
 
 
@@ -152,7 +226,7 @@ def test_a_check_selects_the_offending_rows_and_only_them(check):
     conn = duckdb.connect()
     conn.execute(
         "CREATE SCHEMA benchmark; CREATE SCHEMA observed; CREATE SCHEMA cost; CREATE SCHEMA requirement; "
-        "CREATE SCHEMA marts; CREATE SCHEMA calibrated"
+        "CREATE SCHEMA marts; CREATE SCHEMA calibrated; CREATE SCHEMA projected"
     )
     conn.execute(setup)
     assert sorted(row[0] for row in conn.execute(read_sql(f"checks/{check}.sql")).fetchall()) == sorted(offending)
@@ -161,6 +235,7 @@ def test_a_check_selects_the_offending_rows_and_only_them(check):
 def test_every_check_names_its_table_and_says_what_it_holds():
     python_built = {"benchmark.mlperf_results", "benchmark.accelerator_prices"}
     python_built |= {"calibrated.engine_models", "calibrated.validation"}
+    python_built |= {"calibrated.latency_curve", "calibrated.delivered_at_slo", "calibrated.cost_sensitivity"}
     tables = {spec.table for spec in table_sql_files()} | python_built
     for check in check_sql_files():
         assert check.table in tables, check.path

@@ -184,6 +184,12 @@ LOAD_GENERATOR_SETTINGS: dict[str, dict[str, str]] = {
     "genai-perf": _AIPERF,
     "llmperf": {"num_concurrent_requests": LEVEL, "max_num_completed_requests": SAMPLE, "timeout": SAMPLE},
     "inference-perf": {"rate": LEVEL, "duration": SAMPLE},
+    "llm-d-benchmark": {  # the converted tool's settings as the report's embedded configuration spells them
+        "request_rate": LEVEL,
+        "max_concurrency": CAP,
+        "num_prompts": SAMPLE,
+        "duration": SAMPLE,
+    },
     "mlperf-loadgen": {
         "target_qps": LEVEL,
         "min_duration_ms": SAMPLE,
@@ -191,6 +197,8 @@ LOAD_GENERATOR_SETTINGS: dict[str, dict[str, str]] = {
         "min_query_count": SAMPLE,
         "max_query_count": SAMPLE,
     },
+    # trtllm-bench writes no level setting (trtllm_bench.level); its request count is the sample size
+    "trtllm-bench": {"concurrency": LEVEL, "num_requests": SAMPLE},
     "generic": {},
 }
 # A tool the table does not name (a reader added later): its sample sizes by their common spellings, nothing else.

@@ -27,14 +27,13 @@ NULL or as another number. TPOT is computed by our one definition, never read fr
 
 from __future__ import annotations
 
-import io
-
 import duckdb
 import polars as pl
 
 from assets.core.sqltext import quote_ident, sql_path_literal, sql_string_literal
 from assets.formats.dumps.exchange import TEXT_COLUMNS, Dump, FormatProblem, Measurement, Parsed, RequestScan
 from assets.formats.dumps.scan_sql import checked_scan_sql
+from assets.formats.dumps.tabular import header_columns
 from assets.inputs.textinput import CUT_LINE_REASON
 
 TOOL = "generic"
@@ -58,20 +57,8 @@ START_COLUMNS = ("start_time_unix_s", "start_offset_s")
 LEVEL_COLUMNS = ("offered_rate_per_s", "concurrency")
 
 
-def _columns(dump: Dump) -> list[str] | None:
-    if dump.data[:4] == b"PAR1" and dump.last_bytes[-4:] == b"PAR1":
-        try:
-            return list(pl.read_parquet_schema(dump.path if dump.path else io.BytesIO(dump.data)))
-        except (pl.exceptions.PolarsError, OSError):
-            return None
-    if dump.payload is not None:
-        return None
-    first = dump.text_head.split("\n", 1)[0].strip()
-    return [c.strip().strip('"') for c in first.split(",")] if "," in first else None
-
-
 def recognise(dump: Dump) -> str | None:
-    columns = _columns(dump)
+    columns = header_columns(dump)
     if not columns or not {"input_tokens", "output_tokens"} <= set(columns) or not set(START_COLUMNS) & set(columns):
         return None
     parquet = dump.data[:4] == b"PAR1"
@@ -88,7 +75,7 @@ def cut_csv_line(dump: Dump) -> bool:
 def scan(dump: Dump) -> RequestScan:
     """The SQL with which DuckDB reads the file's requests in place (SCAN_COLUMNS, numbers as written:
     `checked_scan_sql` checks them), and the same reading every value as text."""
-    columns = _columns(dump) or []
+    columns = header_columns(dump) or []
     parquet = dump.data[:4] == b"PAR1"
     path = dump.path or dump.name
     start = "start_time_unix_s" if "start_time_unix_s" in columns else "start_offset_s"

@@ -1,7 +1,10 @@
 """What a file no dump reader reads looks like, where that is recognisable: the listing in `audit.source_files`
 says so ("a TensorRT-LLM gptManagerBenchmark utilisation file: not read") instead of a bare "not a dump format".
 Nothing here reads a file's numbers: these are names for what is skipped, recognised from the name and the head
-(`json_shape`: the first keys of a JSON document no reader knows)."""
+(`json_shape`: the first keys of a JSON document no reader knows). Only files no reader recognised get here:
+trtllm-bench's report JSON and console report are read (`assets.formats.dumps.trtllm_bench`), so what is named here
+is what is left of them (a console log with no report in it, a report JSON or console report without its
+performance figures) and TensorRT-LLM's other outputs."""
 
 from __future__ import annotations
 
@@ -39,9 +42,12 @@ def _trtllm_json(name: str, head: bytes) -> bool:
     return isinstance(value, dict) and {"engine", "world_info", "request_info"} <= value.keys()
 
 
+# A TensorRT-LLM logger line: `[TensorRT-LLM] ...`, or a timestamp then `[TRT-LLM]` (never a mention in prose).
+_TRTLLM_LOG_LINE = re.compile(r"^(?:\[TensorRT-LLM\]|\[[0-9/:-]+\] \[TRT-LLM\])", re.MULTILINE)
+
+
 def _trtllm_log(name: str, head: bytes) -> bool:
-    text = _text(head)
-    return "[TensorRT-LLM]" in text or "[TRT-LLM]" in text
+    return bool(_TRTLLM_LOG_LINE.search(_text(head)))
 
 
 def _python_repr(name: str, head: bytes) -> bool:
@@ -51,8 +57,8 @@ def _python_repr(name: str, head: bytes) -> bool:
 # In the order they are tried: the first that matches names the file.
 LOOKALIKES: list[tuple[Callable[[str, bytes], bool], str]] = [
     (_gpt_manager_util, "a TensorRT-LLM gptManagerBenchmark utilisation file"),
-    (_trtllm_report, "a trtllm-bench console report"),
-    (_trtllm_json, "a trtllm-bench JSON report"),
+    (_trtllm_report, "a trtllm-bench console report without its performance figures"),
+    (_trtllm_json, "a trtllm-bench JSON report without its performance block"),
     (_trtllm_log, "a TensorRT-LLM console log"),
     (_python_repr, "a Python value written with print() or repr() (single quotes), not JSON"),
 ]

@@ -1,10 +1,10 @@
 """The one registry of dump formats: the readers in the order they are tried, and reading one file.
 
 The first reader whose `recognise` answers names the file. Specific shapes first; vLLM after SGLang (SGLang
-lines carry vLLM-like keys), the generic tabular format last. A format a reader lists in `SKIPPED` is
-recognised and listed with its reason, never parsed; a format in `READ_IN_PLACE` is never decoded whole (DuckDB
-reads its records where the file lies). A file too large to hold is recognised from its head: one that is no dump,
-or a skipped format, is never decoded further.
+lines carry vLLM-like keys), the generic tabular formats last (the per-level summary before the per-request one).
+A format a reader lists in `SKIPPED` is recognised and listed with its reason, never parsed; a format in
+`READ_IN_PLACE` is never decoded whole (DuckDB reads its records where the file lies). A file too large to hold
+is recognised from its head: one that is no dump, or a skipped format, is never decoded further.
 """
 
 from __future__ import annotations
@@ -14,7 +14,19 @@ from typing import Protocol
 
 from assets.core.errors import IngestError
 from assets.formats.base import Reader
-from assets.formats.dumps import aiperf, generic, guidellm, inference_perf, llmperf, loadgen_run, sglang, vllm
+from assets.formats.dumps import (
+    aiperf,
+    generic,
+    generic_levels,
+    guidellm,
+    inference_perf,
+    llmd_report,
+    llmperf,
+    loadgen_run,
+    sglang,
+    trtllm_bench,
+    vllm,
+)
 from assets.formats.dumps.decode import complete, decode
 from assets.formats.dumps.exchange import Dump, Parsed
 from assets.inputs.files import HEAD_BYTES, Fetched, LargeFile, head_of
@@ -31,7 +43,19 @@ class DumpReader(Reader[Dump, Parsed], Protocol):
     def READ_IN_PLACE(self) -> frozenset[str]: ...  # noqa: N802
 
 
-READERS: list[DumpReader] = [inference_perf, guidellm, aiperf, llmperf, sglang, vllm, loadgen_run, generic]
+READERS: list[DumpReader] = [
+    inference_perf,
+    llmd_report,
+    guidellm,
+    aiperf,
+    llmperf,
+    sglang,
+    vllm,
+    loadgen_run,
+    trtllm_bench,
+    generic_levels,
+    generic,
+]
 
 SKIPPED: Mapping[str, str] = {kind: why for reader in READERS for kind, why in reader.SKIPPED.items()}
 READ_IN_PLACE: frozenset[str] = frozenset().union(*(reader.READ_IN_PLACE for reader in READERS))
@@ -50,7 +74,10 @@ def parse_file(fetched: Fetched | LargeFile, path: str | None = None) -> tuple[P
     """What one dump file holds (None when no reader recognises it), and the file as the readers saw it. A
     skipped format comes back without measurements, its reason as the note. `path`: where the file lies on
     disk (DuckDB reads the formats read in place there)."""
-    dump = decode(fetched, path)
+    try:
+        dump = decode(fetched, path)
+    except IngestError:
+        dump = _bracketed_log(fetched, path)
     found = recognise(dump)
     if found is not None and found[1] not in found[0].SKIPPED and found[1] not in found[0].READ_IN_PLACE:
         head_only = dump.partial and not dump.json_lines  # a large JSON document recognised from its head
@@ -63,6 +90,19 @@ def parse_file(fetched: Fetched | LargeFile, path: str | None = None) -> tuple[P
     if kind in reader.SKIPPED:
         return Parsed(kind=kind, tool=reader.TOOL, definitions="", note=reader.SKIPPED[kind]), dump
     return reader.parse(dump, kind), dump
+
+
+# Readers of text logs whose lines begin with a bracket (`[TRT-LLM] [I] ...`), which look like JSON to the decoder.
+BRACKETED_LOG_READERS: list[DumpReader] = [trtllm_bench]
+
+
+def _bracketed_log(fetched: Fetched | LargeFile, path: str | None) -> Dump:
+    """A file that begins like JSON and is not: the text of a log a reader of `BRACKETED_LOG_READERS` recognises,
+    else the decoder's error (a damaged JSON file stays a damaged JSON file)."""
+    text = Dump(fetched.name, fetched.data, path=path)
+    if any(reader.recognise(text) for reader in BRACKETED_LOG_READERS):
+        return text
+    return decode(fetched, path)  # raises the decoder's IngestError again
 
 
 DAMAGED_JSON = "damaged JSON"  # the format of a file whose JSON begins well and cannot be read whole

@@ -3,7 +3,44 @@ about the model and its precision, and the problems it found (`QualityParsed`)."
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
+
+from assets.core.ranges import Range
+
+# Metrics with no sampling error by construction: a corpus statistic over the whole test set, not a sample mean
+# (lm-evaluation-harness writes their stderr "N/A"). Judged on their point value.
+POINT_VALUE_METRICS = frozenset({"perplexity", "word_perplexity", "byte_perplexity", "bits_per_byte"})
+POINT_VALUE_NOTE = "point value: the harness reports no sampling error for this metric"
+
+
+# Plausible counts of a quality file: outside these a count is broken (1e300 shots), never a measurement.
+SHOTS = Range(0, 1000, whole=True)  # few-shot examples per prompt
+DOCUMENTS = Range(1, 1e9, whole=True)  # documents a figure rests on (the largest benchmarks hold ~1e7)
+
+
+def count_or_problem(raw: object, allowed: Range, name: str) -> int | str:
+    """`raw` as a whole count within `allowed`, or the problem (a text naming `name` and the range)."""
+    if isinstance(raw, (int, float)) and not isinstance(raw, bool):
+        if math.isfinite(raw) and float(raw).is_integer() and allowed.holds(raw):
+            return int(raw)
+    return f"{name} must be {allowed.text()} (got {raw!r})"
+
+
+def stderr_problem(value: float, stderr: float) -> str | None:
+    """Why a standard error is implausible: not finite, negative, or larger than the value's range (1 for a
+    figure in [0, 1], a fraction; else the value's own size); None when it is plausible."""
+    if not math.isfinite(stderr) or stderr < 0:
+        return f"stderr is not a finite non-negative number (got {stderr!r})"
+    limit, what = (1.0, "a fraction's range, 1") if 0 <= value <= 1 else (abs(value), f"the value itself, {value:g}")
+    if stderr > limit:
+        return f"stderr {stderr:g} is larger than {what}: no sampling error is that wide"
+    return None
+
+
+def is_point_value(metric: str) -> bool:
+    """Whether a metric (as the harness keys it, with or without its filter) is a corpus statistic."""
+    return metric.partition(",")[0] in POINT_VALUE_METRICS
 
 
 @dataclass(frozen=True)
@@ -20,6 +57,7 @@ class QualityResult:
     task_version: str | None = None
     n_shot: int | None = None
     stderr_note: str | None = None
+    point_value: bool = False  # no sampling error by construction: judged on its value (POINT_VALUE_NOTE)
     # Generic CSV rows name their model and precision themselves (None: the file's, below).
     model_raw: str | None = None
     precision_raw: str | None = None

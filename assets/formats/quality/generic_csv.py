@@ -8,13 +8,14 @@ metric (comma-separated, one header row, UTF-8):
 | `task` | yes | the task as the harness names it (`gsm8k`, `mmlu_pro`) |
 | `metric` | yes | the metric as the harness names it (`acc`, `exact_match,strict-match`) |
 | `value` | yes | the figure |
-| `stderr` | no | its standard error; empty or `N/A`: none (the gate then cannot bound it) |
+| `stderr` | no | its standard error; empty or `N/A`: none (a perplexity is then a point value; else no interval) |
 | `n` | no | documents evaluated |
 | `source` | no | where the figure comes from (a URL, a report); default the file itself |
 | `higher_is_better` | no | `true`/`false`; empty: not said |
 
-Other columns are ignored. A row whose value is not a number, whose stderr or n is not a non-negative number,
-or that names no task or metric is quarantined with the reason.
+Other columns are ignored. A row whose value is not a number, whose stderr is not finite, negative or larger than
+the value's range (exchange.stderr_problem), whose n is not a whole number of documents within exchange.DOCUMENTS,
+or that names no task or metric is quarantined with the reason, by its line, task and metric.
 """
 
 from __future__ import annotations
@@ -25,7 +26,15 @@ import math
 from collections.abc import Mapping
 
 from assets.formats.dumps.exchange import Dump
-from assets.formats.quality.exchange import QualityParsed, QualityResult
+from assets.formats.quality.exchange import (
+    DOCUMENTS,
+    POINT_VALUE_NOTE,
+    QualityParsed,
+    QualityResult,
+    count_or_problem,
+    is_point_value,
+    stderr_problem,
+)
 
 HARNESS = "generic quality CSV"
 QUALITY_CSV = "generic quality CSV"
@@ -70,6 +79,7 @@ def parse(dump: Dump, kind: str) -> QualityParsed:
         if missing:
             parsed.problems.append((where, f"no {', '.join(missing)} (columns {', '.join(REQUIRED)} are required)"))
             continue
+        named = f"task {cells['task']!r} metric {cells['metric']!r}"
         value = _float(cells["value"])
         if value is None:
             parsed.problems.append((where, f"value is not a finite number (got {cells['value']!r})"))
@@ -77,18 +87,22 @@ def parse(dump: Dump, kind: str) -> QualityParsed:
         stderr, note = None, None
         if cells["stderr"] and cells["stderr"].upper() != "N/A":
             stderr = _float(cells["stderr"])
-            if stderr is None or stderr < 0:
-                parsed.problems.append((where, f"stderr is not a non-negative number (got {cells['stderr']!r})"))
+            implausible = "not a number" if stderr is None else stderr_problem(value, stderr)
+            if implausible:
+                parsed.problems.append((where, f"{named}: stderr {cells['stderr']!r}: {implausible}"))
                 continue
+        elif is_point_value(cells["metric"]):
+            note = POINT_VALUE_NOTE
         else:
             note = "stderr N/A in the file: no interval" if cells["stderr"] else "no stderr in the file: no interval"
         samples = None
         if cells["n"]:
             n = _float(cells["n"])
-            if n is None or n < 1 or n != int(n):
-                parsed.problems.append((where, f"n is not a whole number of documents (got {cells['n']!r})"))
+            counted = count_or_problem(cells["n"] if n is None else n, DOCUMENTS, "n (documents)")
+            if isinstance(counted, str):
+                parsed.problems.append((where, f"{named}: {counted}"))
                 continue
-            samples = int(n)
+            samples = counted
         better = {"true": True, "false": False}.get(cells["higher_is_better"].lower())
         if cells["higher_is_better"] and better is None:
             parsed.problems.append(
@@ -102,6 +116,7 @@ def parse(dump: Dump, kind: str) -> QualityParsed:
                 value=value,
                 stderr=stderr,
                 stderr_note=note,
+                point_value=stderr is None and is_point_value(cells["metric"]),
                 samples=samples,
                 higher_is_better=better,
                 model_raw=cells["model"] or None,

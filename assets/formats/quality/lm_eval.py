@@ -7,11 +7,14 @@
 - 0.3: only `results`, `versions`, `config`; metric keys without a filter (`acc`, `acc_stderr`); no version.
 
 `config.model_args` is a `key=value,...` string or an object; the model is its `pretrained` (or `model`,
-`path`), else the top-level `model_name`. Precision words it may hold: `quantization`, `load_in_8bit`,
-`load_in_4bit` (+ `bnb_4bit_quant_type`), `dtype`/`torch_dtype`; `config.model_dtype` is what the harness
-loaded. A metric the filter `none` qualifies is named without it (`acc,none` -> `acc`), so both shapes name
+`path`), else `config.model` when it is a hub id or a path (it holds `/`: a `simple_evaluate()` dump; otherwise it
+is the model type, `hf`, `vllm`), else the top-level `model_name`. Precision words it may hold: `quantization`,
+`load_in_8bit`, `load_in_4bit` (+ `bnb_4bit_quant_type`), `dtype`/`torch_dtype`; `config.model_dtype` is what the
+harness loaded. A metric the filter `none` qualifies is named without it (`acc,none` -> `acc`), so both shapes name
 it alike. A stderr written `N/A` (lm-eval's word when it could not compute one) is kept as no stderr, said in
-`stderr_note`; a value that is not a number, a stderr without its metric or a task without any metric is
+`stderr_note`; without a stderr, a perplexity or bits per byte (a corpus statistic), or any metric of a task the
+file says ran over its whole test set (`n-samples` effective = original), is a point value (`point_value`: judged on
+its value); a value that is not a number, a stderr without its metric or a task without any metric is
 a problem (a quarantined row), never a figure.
 """
 
@@ -21,7 +24,16 @@ from collections.abc import Mapping
 from typing import Any, TypeGuard
 
 from assets.formats.dumps.exchange import Dump
-from assets.formats.quality.exchange import QualityParsed, QualityResult
+from assets.formats.quality.exchange import (
+    DOCUMENTS,
+    POINT_VALUE_NOTE,
+    SHOTS,
+    QualityParsed,
+    QualityResult,
+    count_or_problem,
+    is_point_value,
+    stderr_problem,
+)
 
 HARNESS = "lm-evaluation-harness"
 RESULTS_04 = "lm-evaluation-harness results (0.4+)"
@@ -60,6 +72,17 @@ def recognise(dump: Dump) -> str | None:
     return RESULTS_03
 
 
+def begins_like(head: Any) -> bool:
+    """Whether the decoded head of a large JSON document begins like a results file: its first key `results`, an
+    object of per-task objects (what lm-eval writes first; `config` and `versions` come later, past the head)."""
+    return (
+        isinstance(head, dict)
+        and next(iter(head), None) == "results"
+        and isinstance(head["results"], dict)
+        and all(isinstance(v, dict) for v in head["results"].values())
+    )
+
+
 def model_args(config: Any) -> dict[str, Any]:
     """`config.model_args` as a mapping: an object as is, a `key=value,...` string split (values as text)."""
     args = config.get("model_args") if isinstance(config, dict) else None
@@ -84,7 +107,10 @@ def _identity(payload: dict[str, Any], parsed: QualityParsed) -> None:
             parsed.model_raw, parsed.model_field = args[key].strip(), f"config.model_args.{key}"
             break
     else:
-        if isinstance(payload.get("model_name"), str) and payload["model_name"].strip():
+        named = config.get("model") if isinstance(config, dict) else None
+        if isinstance(named, str) and "/" in named.strip():  # a hub id or a path, not a model type (`hf`, `vllm`)
+            parsed.model_raw, parsed.model_field = named.strip(), "config.model"
+        elif isinstance(payload.get("model_name"), str) and payload["model_name"].strip():
             parsed.model_raw, parsed.model_field = payload["model_name"].strip(), "model_name"
     if isinstance(args.get("quantization"), str) and args["quantization"].strip():
         parsed.quantization = ("config.model_args.quantization", args["quantization"].strip())
@@ -115,20 +141,30 @@ def _per_task(payload: dict[str, Any], key: str, task: str) -> Any:
     return table.get(task) if isinstance(table, dict) else None
 
 
-def _samples(payload: dict[str, Any], task: str, row: dict[str, Any], metric_key: str) -> int | None:
+def _samples(payload: dict[str, Any], task: str, row: dict[str, Any], metric_key: str) -> int | str | None:
     """How many documents the figure rests on: `n-samples.<task>.effective`, else a group row's
-    `sample_count.<metric>` or `sample_len`; None when the file does not say."""
+    `sample_count.<metric>` or `sample_len`; None when the file does not say; the problem (a text) when the first
+    count it states is no plausible count (exchange.DOCUMENTS: 1e300 is a broken value, never a count)."""
     counts = _per_task(payload, "n-samples", task)
     sample_count = row.get("sample_count")  # per metric (0.4.12 groups), or one number (seen in other writers)
     candidates = [
-        counts.get("effective") if isinstance(counts, dict) else None,
-        sample_count.get(metric_key) if isinstance(sample_count, dict) else sample_count,
-        row.get("sample_len"),
+        ("n-samples.effective", counts.get("effective") if isinstance(counts, dict) else None),
+        ("sample_count", sample_count.get(metric_key) if isinstance(sample_count, dict) else sample_count),
+        ("sample_len", row.get("sample_len")),
     ]
-    for value in candidates:
+    for name, value in candidates:
         if _is_number(value) and value >= 1 and value == int(value):
-            return int(value)
+            return count_or_problem(value, DOCUMENTS, name)
     return None
+
+
+def _whole_test_set(payload: dict[str, Any], task: str) -> bool:
+    """Whether the file says the task ran over its whole test set (`n-samples.<task>`: effective = original)."""
+    counts = _per_task(payload, "n-samples", task)
+    if not isinstance(counts, dict):
+        return False
+    original, effective = counts.get("original"), counts.get("effective")
+    return _is_number(original) and _is_number(effective) and original == effective and effective >= 1
 
 
 def _task_rows(payload: dict[str, Any]) -> list[tuple[str, str, Any]]:
@@ -146,7 +182,9 @@ def _task_results(payload: dict[str, Any], where: str, task: str, row: Any, pars
         return
     better = _per_task(payload, "higher_is_better", task)
     version = _per_task(payload, "versions", task)
-    shots = _per_task(payload, "n-shot", task)
+    shots_raw = _per_task(payload, "n-shot", task)
+    if not (isinstance(shots_raw, (int, float)) and not isinstance(shots_raw, bool)):
+        shots_raw = None  # not stated as a number: not said
     found = 0
     for key, value in row.items():
         if key in NOT_METRICS:
@@ -176,6 +214,17 @@ def _task_results(payload: dict[str, Any], where: str, task: str, row: Any, pars
                 (f"{where}.{stderr_key}", f"stderr is not a non-negative number (got {raw_stderr!r})")
             )
             continue
+        where_key = f"{where}.{key}"
+        samples = _samples(payload, task, row, key)
+        shots = count_or_problem(shots_raw, SHOTS, "n-shot") if shots_raw is not None else None
+        implausible = stderr_problem(float(value), stderr) if stderr is not None else None
+        bad = next((b for b in (implausible, samples, shots) if isinstance(b, str)), None)
+        if bad:  # that figure is quarantined by name (file, task, metric), never the file or the step
+            parsed.problems.append((where_key, f"task {task!r} metric {key!r}: {bad}"))
+            continue
+        point = stderr is None and (is_point_value(base) or _whole_test_set(payload, task))
+        if point:
+            note = f"{POINT_VALUE_NOTE} ({stderr_key} {'N/A' if raw_stderr is not None else 'absent'})"
         found += 1
         parsed.results.append(
             QualityResult(
@@ -184,13 +233,14 @@ def _task_results(payload: dict[str, Any], where: str, task: str, row: Any, pars
                 value=float(value),
                 stderr=stderr,
                 stderr_note=note,
-                samples=_samples(payload, task, row, key),
+                point_value=point,
+                samples=samples if isinstance(samples, int) else None,  # a text was quarantined above
                 higher_is_better=better.get(base)
                 if isinstance(better, dict) and isinstance(better.get(base), bool)
                 else (False if base in LOWER_IS_BETTER else None),
                 task_version=None if version is None else str(version),
-                n_shot=int(shots) if _is_number(shots) else None,
-                location=f"{where}.{key}",
+                n_shot=shots if isinstance(shots, int) else None,
+                location=where_key,
             )
         )
     if not found and not any(where_ == where or where_.startswith(f"{where}.") for where_, _ in parsed.problems):

@@ -30,6 +30,11 @@ def recognise(dump: Dump) -> tuple[QualityReader, str] | None:
     return None
 
 
+def begins_like(dump: Dump) -> bool:
+    """Whether a file too large to hold (only its head decoded) begins like a quality file: read it whole."""
+    return dump.partial and not dump.json_lines and lm_eval.begins_like(dump.payload)
+
+
 def parse(dump: Dump) -> QualityParsed | None:
     """What a quality file holds; None when no quality reader recognises it."""
     found = recognise(dump)
