@@ -43,8 +43,30 @@ def calibrated_band_field(end: str) -> Any:
         ge=0,
         description=(
             "The run's config's calibrated band on our traffic (calibrated.delivered_at_slo, where it may bill), "
-            f"{end} end, requests/s; costs and bills rest on the measured band."
+            f"{end} end, requests/s; costs and bills rest on it where delivered_basis is calibrated."
         ),
+    )
+
+
+def delivered_basis_field() -> Any:
+    """Which delivered band the bill rests on (decided once, in cost.cost_per_request)."""
+    return pa.Field(
+        nullable=True,
+        isin=["measured", "calibrated", "projected"],
+        description=(
+            "The delivered band costs and replicas rest on: measured (the run's band as measured), calibrated (its "
+            "config's band on our traffic: the run's token means differ from ours by more than 25% or its arrival "
+            "CV by more than 0.5, and the engine model bills as delivered) or projected (MLPerf x a fraction); "
+            "empty where the row has no price."
+        ),
+    )
+
+
+def delivered_basis_reason_field() -> Any:
+    """Why the bill rests on that band, in words."""
+    return pa.Field(
+        nullable=True,
+        description="Why the bill rests on that band: which token means or arrival CV differ from ours, by how much.",
     )
 
 

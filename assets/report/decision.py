@@ -125,18 +125,27 @@ def keep_text(row: dict[str, Any], runner_up: dict[str, Any] | None) -> str:
 
 
 def basis_text(row: dict[str, Any]) -> str:
-    """The evidence class of the band the bill rests on, and beside it the config's band calibrated on our traffic
-    with the engine model's held-out error, where one may bill."""
+    """The evidence class of the band the bill rests on (delivered_basis, decided in cost.cost_per_request: measured
+    as run / calibrated on our traffic, with the engine model's held-out error / projected from MLPerf), and beside a
+    measured one the config's band calibrated on our traffic, where one may bill."""
     band = _band(row, "delivered_requests_per_s", "rate")
-    if row["evidence"] != "observed":
-        return f"billed on the band projected from MLPerf x the delivered-fraction prior ({band} requests/s)"
+    median = number_text(row.get("calibrated_heldout_rel_error_median"), "percent")
+    worst = number_text(row.get("calibrated_heldout_rel_error_worst"), "percent")
+    basis = row.get("delivered_basis") or ("measured" if row["evidence"] == "observed" else "projected")
+    if basis == "projected":
+        return f"billed on the band projected from MLPerf ({band} requests/s, MLPerf x a delivered fraction)"
+    if basis == "calibrated":
+        differs = str(row.get("delivered_basis_reason") or "").partition("differs from ours: ")[2]
+        why = f"; the run's workload differs from ours: {differs}" if differs else ""
+        return (
+            f"billed on the band calibrated on our traffic: model error median {median}%, worst {worst}% "
+            f"({band} requests/s{why})"
+        )
     text = f"billed on the band measured as run ({band} requests/s)"
     if row.get("calibrated_requests_per_s_low") is not None:
-        median = number_text(row.get("calibrated_heldout_rel_error_median"), "percent")
-        worst = number_text(row.get("calibrated_heldout_rel_error_worst"), "percent")
         text += (
             f"; calibrated on our traffic: {_band(row, 'calibrated_requests_per_s', 'rate')} requests/s "
-            f"(the engine model's held-out error: median {median}%, worst {worst}%)"
+            f"(model error median {median}%, worst {worst}%)"
         )
     return text
 

@@ -4,6 +4,8 @@ import datetime
 
 import pandera.polars as pa
 
+from schemas.columns import delivered_basis_field, delivered_basis_reason_field
+
 
 def _cost(per: str, end: str):
     throughput = "high" if end == "low" else "low"
@@ -36,7 +38,9 @@ class CostPerRequest(pa.DataFrameModel):
     usd_per_accelerator_hour: float = pa.Field(gt=0, description="US dollars per accelerator-hour.")
     price_as_of: datetime.date = pa.Field(description="Date of the price.")
     price_source: str = pa.Field(description="Where the price was published.")
-    delivered_requests_per_s_low: float = pa.Field(nullable=True, ge=0, description="Delivered requests/s, low end.")
+    delivered_requests_per_s_low: float = pa.Field(
+        nullable=True, ge=0, description="Delivered requests/s costed (the delivered_basis band), low end."
+    )
     delivered_requests_per_s_high: float = pa.Field(nullable=True, ge=0, description="Delivered requests/s, high end.")
     delivered_output_tokens_per_s_low: float = pa.Field(
         nullable=True, ge=0, description=("Delivered output tokens/s, low end.")
@@ -44,6 +48,8 @@ class CostPerRequest(pa.DataFrameModel):
     delivered_output_tokens_per_s_high: float = pa.Field(
         nullable=True, ge=0, description=("Delivered output tokens/s, high end.")
     )
+    delivered_basis: str = delivered_basis_field()
+    delivered_basis_reason: str = delivered_basis_reason_field()
     cost_per_request_usd_low: float = _cost("request", "low")
     cost_per_request_usd_high: float = _cost("request", "high")
     cost_per_million_output_tokens_usd_low: float = _cost("million output tokens", "low")

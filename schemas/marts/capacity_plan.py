@@ -5,7 +5,12 @@ from typing import Any
 
 import pandera.polars as pa
 
-from schemas.columns import calibrated_band_field, calibrated_error_field
+from schemas.columns import (
+    calibrated_band_field,
+    calibrated_error_field,
+    delivered_basis_field,
+    delivered_basis_reason_field,
+)
 from schemas.vocab import QUALITY_STATUSES
 
 MONTH = "a month is 730 hours"
@@ -41,10 +46,12 @@ class CapacityPlan(pa.DataFrameModel):
     usd_per_accelerator_hour: float = pa.Field(gt=0, description="US dollars per accelerator-hour.")
     price_as_of: datetime.date = pa.Field(description="Date of the price.")
     delivered_requests_per_s_low: float = pa.Field(
-        nullable=True, ge=0, description="delivered_low: requests/s one replica delivers within the SLO, low end."
+        nullable=True,
+        ge=0,
+        description="delivered_low: requests/s one replica delivers at the SLO (the delivered_basis band), low end.",
     )
     delivered_requests_per_s_high: float = pa.Field(
-        nullable=True, ge=0, description="delivered_high: requests/s one replica delivers within the SLO, high end."
+        nullable=True, ge=0, description="delivered_high: the same, high end."
     )
     delivered_fraction_basis: str = pa.Field(
         nullable=True,
@@ -55,6 +62,8 @@ class CapacityPlan(pa.DataFrameModel):
     calibrated_requests_per_s_high: float = calibrated_band_field("high")
     calibrated_heldout_rel_error_median: float = calibrated_error_field("median")
     calibrated_heldout_rel_error_worst: float = calibrated_error_field("worst")
+    delivered_basis: str = delivered_basis_field()
+    delivered_basis_reason: str = delivered_basis_reason_field()
     traffic_basis: str = pa.Field(
         description="Where mean and peak come from: the traffic log (scaled or not) or stated."
     )

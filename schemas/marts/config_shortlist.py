@@ -4,7 +4,12 @@ import datetime
 
 import pandera.polars as pa
 
-from schemas.columns import calibrated_band_field, calibrated_error_field
+from schemas.columns import (
+    calibrated_band_field,
+    calibrated_error_field,
+    delivered_basis_field,
+    delivered_basis_reason_field,
+)
 from schemas.vocab import QUALITY_STATUSES
 
 
@@ -87,6 +92,8 @@ class ConfigShortlist(pa.DataFrameModel):
     calibrated_requests_per_s_high: float = calibrated_band_field("high")
     calibrated_heldout_rel_error_median: float = calibrated_error_field("median")
     calibrated_heldout_rel_error_worst: float = calibrated_error_field("worst")
+    delivered_basis: str = delivered_basis_field()
+    delivered_basis_reason: str = delivered_basis_reason_field()
     delivered_output_tokens_per_s_low: float = pa.Field(
         nullable=True, ge=0, description=("Output tokens/s of the whole config delivered within the SLO, low end.")
     )

@@ -5,6 +5,18 @@
 --                        output, input and total tokens; each basis carries the whole accelerator-hour,
 --                        so the three are alternatives, not parts of one bill.
 --   low cost uses the high throughput, high cost the low throughput (the macros of sql/macros.sql).
+--
+-- The delivered band costed (delivered_basis; the one place the rule is decided: marts.capacity_plan and
+-- marts.config_shortlist read it from here):
+--   projected  a config we never ran (projected.delivered_at_slo);
+--   calibrated an observed run whose config's calibrated row on our traffic (calibrated.delivered_at_slo) bills
+--              (a fitted engine model) with status delivered, where the run's measured workload differs from ours:
+--              our token means (calibrated.delivered_at_slo's replayed input/output means) differ from the run's
+--              measured means by more than 25% (either), or our arrival CV (requirement.traffic_shape's log, else
+--              a stated workload.arrival_cv) differs from the run's by more than 0.5 (the CV of its measured
+--              requests, observed.request_stats; else constant 0, poisson 1; closed-loop and trace runs have none:
+--              compared only when both are known); token rates are then the band x our means per request;
+--   measured   otherwise: the band the run sustained as measured (observed.delivered_at_slo).
 WITH prices AS (
     SELECT *
     FROM (
@@ -16,18 +28,83 @@ WITH prices AS (
     )
     WHERE newest = 1
 ),
+measured_arrivals AS (
+    SELECT run_id, avg(interarrival_cv) AS measured_cv
+    FROM observed.request_stats
+    WHERE interarrival_cv IS NOT NULL
+    GROUP BY run_id
+),
+-- each run's config's calibrated band on our traffic where it bills as delivered (a run label is in one config)
+calibrated AS (
+    SELECT profile, unnest(from_json(run_labels, '["VARCHAR"]')) AS run_label,
+           delivered_requests_per_s_low, delivered_requests_per_s_high, input_tokens_mean, output_tokens_mean,
+           heldout_rel_error_median, heldout_rel_error_worst
+    FROM calibrated.delivered_at_slo
+    WHERE bills AND status = 'delivered'
+),
+observed_compared AS (
+    SELECT d.*, c.delivered_requests_per_s_low AS cal_lo, c.delivered_requests_per_s_high AS cal_hi,
+           c.input_tokens_mean AS our_in, c.output_tokens_mean AS our_out,
+           c.heldout_rel_error_median, c.heldout_rel_error_worst,
+           coalesce(t.interarrival_cv, rp.arrival_cv) AS our_cv,
+           CASE WHEN d.arrival IN ('constant', 'poisson')
+                THEN coalesce(ma.measured_cv, CASE d.arrival WHEN 'constant' THEN 0.0 ELSE 1.0 END) END AS run_cv,
+           d.mean_input_tokens / nullif(c.input_tokens_mean, 0) - 1 AS in_diff,
+           d.mean_output_tokens / nullif(c.output_tokens_mean, 0) - 1 AS out_diff
+    FROM observed.delivered_at_slo AS d
+    LEFT JOIN calibrated AS c ON c.profile = d.profile AND c.run_label = d.run_label
+    LEFT JOIN requirement.traffic_shape AS t ON t.profile = d.profile
+    LEFT JOIN requirement.profiles AS rp ON rp.profile = d.profile
+    LEFT JOIN measured_arrivals AS ma ON ma.run_id = d.run_id
+    WHERE d.feasible AND d.accelerator_id IS NOT NULL
+),
+observed_basis AS (
+    SELECT *,
+           concat_ws('; ',
+               CASE WHEN abs(in_diff) > 0.25 THEN 'input tokens differ: ours ' || round(our_in)::BIGINT || ', measured '
+                   || round(mean_input_tokens)::BIGINT || ' (' || printf('%+.0f%%', 100 * in_diff) || ')' END,
+               CASE WHEN abs(out_diff) > 0.25 THEN 'output tokens differ: ours ' || round(our_out)::BIGINT
+                   || ', measured ' || round(mean_output_tokens)::BIGINT || ' (' || printf('%+.0f%%', 100 * out_diff)
+                   || ')' END,
+               CASE WHEN abs(our_cv - run_cv) > 0.5 THEN 'arrival CV differs: ours ' || round(our_cv, 2)
+                   || ', measured ' || round(run_cv, 2) || ' (' || arrival || ')' END
+           ) AS differs
+    FROM observed_compared
+),
+observed_billed AS (
+    SELECT *, cal_lo IS NOT NULL AND differs <> '' AS on_calibrated
+    FROM observed_basis
+),
 configs AS (
     SELECT profile, 'observed' AS evidence, run_id AS config_key, run_label, model_id, accelerator_id,
            accelerator_count, precision, runtime, runtime_version,
-           delivered_requests_per_s_low AS rps_lo, delivered_requests_per_s_high AS rps_hi,
-           delivered_output_tokens_per_s_low AS out_lo, delivered_output_tokens_per_s_high AS out_hi,
-           delivered_input_tokens_per_s_low AS in_lo, delivered_input_tokens_per_s_high AS in_hi,
-           delivered_total_tokens_per_s_low AS tot_lo, delivered_total_tokens_per_s_high AS tot_hi
-    FROM observed.delivered_at_slo
-    WHERE feasible AND accelerator_id IS NOT NULL
+           CASE WHEN on_calibrated THEN 'calibrated' ELSE 'measured' END AS delivered_basis,
+           CASE WHEN on_calibrated
+                THEN 'calibrated on our traffic (engine model error median '
+                    || printf('%.0f%%', 100 * heldout_rel_error_median) || ', worst '
+                    || printf('%.0f%%', 100 * heldout_rel_error_worst) || '): the run''s workload differs from ours: '
+                    || differs
+                WHEN differs <> ''
+                THEN 'measured as run, though its workload differs from ours (' || differs
+                    || '): no calibrated band that bills as delivered'
+                WHEN cal_lo IS NULL THEN 'measured as run: no calibrated band on our traffic bills as delivered'
+                ELSE 'measured as run: its workload matches ours (token means within 25%; '
+                    || CASE WHEN our_cv IS NULL THEN 'our arrival CV not stated: not compared'
+                            WHEN run_cv IS NULL THEN 'the run has no arrival CV (' || arrival || '): not compared'
+                            ELSE 'arrival CV within 0.5' END || ')' END AS delivered_basis_reason,
+           CASE WHEN on_calibrated THEN cal_lo ELSE delivered_requests_per_s_low END AS rps_lo,
+           CASE WHEN on_calibrated THEN cal_hi ELSE delivered_requests_per_s_high END AS rps_hi,
+           CASE WHEN on_calibrated THEN cal_lo * our_out ELSE delivered_output_tokens_per_s_low END AS out_lo,
+           CASE WHEN on_calibrated THEN cal_hi * our_out ELSE delivered_output_tokens_per_s_high END AS out_hi,
+           CASE WHEN on_calibrated THEN cal_lo * our_in ELSE delivered_input_tokens_per_s_low END AS in_lo,
+           CASE WHEN on_calibrated THEN cal_hi * our_in ELSE delivered_input_tokens_per_s_high END AS in_hi,
+           CASE WHEN on_calibrated THEN cal_lo * (our_in + our_out) ELSE delivered_total_tokens_per_s_low END AS tot_lo,
+           CASE WHEN on_calibrated THEN cal_hi * (our_in + our_out) ELSE delivered_total_tokens_per_s_high END AS tot_hi
+    FROM observed_billed
     UNION ALL
     SELECT profile, 'projected', 'mlperf:' || mlperf_result_key, NULL, model_id, accelerator_id,
-           accelerator_count, precision, runtime, runtime_version,
+           accelerator_count, precision, runtime, runtime_version, 'projected',
+           'projected from MLPerf' || coalesce(': ' || delivered_fraction_basis, ''),
            delivered_requests_per_s_low, delivered_requests_per_s_high,
            delivered_output_tokens_per_s_low, delivered_output_tokens_per_s_high,
            NULL, NULL, NULL, NULL
@@ -60,6 +137,8 @@ SELECT
     rps_hi AS delivered_requests_per_s_high,
     out_lo AS delivered_output_tokens_per_s_low,
     out_hi AS delivered_output_tokens_per_s_high,
+    delivered_basis,
+    delivered_basis_reason,
     usd_per_request(usd_per_hour, rps_hi) AS cost_per_request_usd_low,
     usd_per_request(usd_per_hour, rps_lo) AS cost_per_request_usd_high,
     usd_per_million_tokens(usd_per_hour, out_hi) AS cost_per_million_output_tokens_usd_low,

@@ -2,10 +2,11 @@
 -- cost.cost_per_request), for each profile with a volume: a traffic log (requirement.traffic_shape and its
 -- windows, requirement.traffic_rate, scaled to workload.requests_per_day) or a stated mean rate and
 -- peak-to-mean ratio (requirement.profiles). A replica is one config (accelerator_count accelerators);
--- delivered_low/high are the config's delivered requests/s (observed or projected; the bill rests on them; for
--- projected ones, delivered_fraction_basis says which fraction of the MLPerf reference: projected.delivered_at_slo),
--- its config's calibrated band on our traffic beside them (calibrated.delivered_at_slo, where it may bill); mean and
--- peak the (scaled) window rates; a month is 730 hours.
+-- delivered_low/high are the config's delivered requests/s the bill rests on, as cost.cost_per_request decides
+-- (delivered_basis: measured as run, calibrated on our traffic where the run's workload differs from ours, or
+-- projected; for projected ones, delivered_fraction_basis says which fraction of the MLPerf reference:
+-- projected.delivered_at_slo), its config's calibrated band on our traffic beside them (calibrated.delivered_at_slo,
+-- where it may bill); mean and peak the (scaled) window rates; a month is 730 hours.
 --
 --   replicas_low/high          = ceil(peak / delivered_high) / ceil(peak / delivered_low)
 --   monthly_usd_low/high       = replicas_low/high x accelerator_count x usd_per_accelerator_hour x 730
@@ -59,7 +60,7 @@ configs AS (
     SELECT k.profile, k.evidence, k.config_key, k.run_label, k.model_id, k.accelerator_id, k.accelerator_count,
            k.precision, k.runtime, k.runtime_version, k.price_class, k.price_provider, k.usd_per_accelerator_hour,
            k.price_as_of, k.delivered_requests_per_s_low AS delivered_low,
-           k.delivered_requests_per_s_high AS delivered_high,
+           k.delivered_requests_per_s_high AS delivered_high, k.delivered_basis, k.delivered_basis_reason,
            c.delivered_requests_per_s_low AS calibrated_low, c.delivered_requests_per_s_high AS calibrated_high,
            c.heldout_rel_error_median AS calibrated_error_median, c.heldout_rel_error_worst AS calibrated_error_worst,
            v.mean_rps, v.peak_rps, v.peak_window_s, v.min_replicas, v.baseline_run_label, v.traffic_basis,
@@ -190,6 +191,8 @@ SELECT
     p.calibrated_high AS calibrated_requests_per_s_high,
     p.calibrated_error_median AS calibrated_heldout_rel_error_median,
     p.calibrated_error_worst AS calibrated_heldout_rel_error_worst,
+    p.delivered_basis,
+    p.delivered_basis_reason,
     p.traffic_basis,
     p.mean_rps AS mean_requests_per_s,
     p.peak_rps AS peak_requests_per_s,

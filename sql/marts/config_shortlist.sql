@@ -8,7 +8,9 @@
 -- measured requests (observed.request_stats: the first 5,000 of each repeat; else the nominal CV of run.yaml
 -- `arrival`: constant 0, poisson 1), closed-loop runs as such.
 -- Observed rows carry their config's calibrated band on our traffic (calibrated.delivered_at_slo, where it may bill:
--- a fitted engine model) beside the measured one, with the model's held-out error; costs rest on the measured band.
+-- a fitted engine model) beside the measured one, with the model's held-out error; costs rest on the band
+-- cost.cost_per_request decides (delivered_basis: measured as run, or calibrated on our traffic where the run's
+-- workload differs from ours); delivered_requests_per_s_low/high stay the measured band.
 WITH measured_arrivals AS (
     SELECT run_id, avg(interarrival_cv) AS measured_cv
     FROM observed.request_stats
@@ -72,7 +74,8 @@ configs AS (
 priced AS (
     SELECT c.*, k.price_class, k.price_provider, k.usd_per_accelerator_hour, k.price_as_of,
            k.cost_per_request_usd_low, k.cost_per_request_usd_high,
-           k.cost_per_million_output_tokens_usd_low, k.cost_per_million_output_tokens_usd_high
+           k.cost_per_million_output_tokens_usd_low, k.cost_per_million_output_tokens_usd_high,
+           k.delivered_basis, k.delivered_basis_reason
     FROM configs AS c
     LEFT JOIN cost.cost_per_request AS k ON k.profile = c.profile AND k.config_key = c.config_key
     WHERE c.evidence = 'observed' OR k.config_key IS NOT NULL
@@ -183,6 +186,8 @@ SELECT
     calibrated_requests_per_s_high,
     calibrated_heldout_rel_error_median,
     calibrated_heldout_rel_error_worst,
+    delivered_basis,
+    delivered_basis_reason,
     delivered_output_tokens_per_s_low,
     delivered_output_tokens_per_s_high,
     delivered_fraction_low,

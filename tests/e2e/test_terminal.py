@@ -157,15 +157,26 @@ def test_run_all_shows_every_config_and_price_class(printed):
         assert len(table) == len(classes), profile
 
 
+BASIS_WORDS = {
+    "measured": "billed on the band measured as run",
+    "calibrated": "billed on the band calibrated on our traffic: model error median",
+    "projected": "billed on the band projected from MLPerf",
+}
+
+
 def test_each_profile_says_its_bill_at_our_volume_or_what_to_state_for_it(printed):
     warehouse, [(out, _err), _] = printed
     with duckdb.connect(str(warehouse / "serving.duckdb"), read_only=True) as conn:
         profiles = [p for (p,) in conn.execute("SELECT profile FROM analytics.profiles").fetchall()]
-        billed = {p for (p,) in conn.execute("SELECT DISTINCT profile FROM marts.capacity_plan").fetchall()}
+        bases = conn.execute("SELECT profile, delivered_basis FROM marts.capacity_plan").fetchall()
+    billed = {p for p, _basis in bases}
     for profile in profiles:
         section = out.split(f"\n{profile}: ")[1].split("\n\n")[0]
         first_note = section.splitlines()[1]
         if profile in billed:
             assert first_note.startswith("  at our volume: ") and " USD a month" in section
+            # the evidence class of the band the bill rests on, named (delivered_basis of one of its rows)
+            said = [basis for p, basis in bases if p == profile and BASIS_WORDS[basis] in " ".join(section.split())]
+            assert said, profile
         else:
             assert first_note.startswith("  no volume stated, so no monthly bill: set workload.requests_per_day")

@@ -82,7 +82,8 @@ def number(text: str) -> float:
 
 def test_the_capacity_worked_example_is_the_trace_recomputed():
     """Recomputed from the raw trace (csv, datetime), the stated volume, delivered bands and price: the windows,
-    mean and peak, and every figure of the table."""
+    mean and peak, every figure of the table on the band billed (calibrated on the trace; tests/e2e/
+    test_capacity_plan.py ties it and the measured band to the warehouse), and the measured-band arithmetic."""
     (per_day,) = capacity_figure(r"scaled to \*\*([\d,]+) requests a day\*\*")
     (requests,) = capacity_figure(r"\(`AzureLLMInferenceTrace_conv.csv`, ([\d,]+) requests")
     with open(AZURE_CONV, newline="") as handle:
@@ -113,29 +114,54 @@ def test_the_capacity_worked_example_is_the_trace_recomputed():
     assert ratio == f"{peak / mean:.2f}"
     (usd,) = capacity_figure(r"on-demand\s+([\d.]+) USD per accelerator-hour")
     monthly = lambda replicas: replicas * number(usd) * 730  # noqa: E731
-    autoscaled = {}
-    for run in ("vllm", "vllm+batch_size"):
-        cells = [c.strip() for c in capacity_figure(r"\n\| " + re.escape(run) + r" \|([^\n]+)\|")[0].split("|")]
-        low, high = (number(x) for x in cells[0].split(" - "))
+
+    def plan(low: float, high: float) -> tuple[int, int, list[float], list[float]]:
         r_low, r_high = math.ceil(peak / high), math.ceil(peak / low)
         utilisation = sorted((mean / (r_high * low), mean / (r_low * high)))
         auto = [
             sum(max(1, math.ceil(r / high)) for r in rates) / len(rates),
             sum(max(1, math.ceil(r / low)) for r in rates) / len(rates),
         ]
-        autoscaled[run] = [monthly(a) for a in auto]
-        assert cells[1:6] == [
+        return r_low, r_high, utilisation, [monthly(a) for a in auto]
+
+    measured, billed = {}, {}
+    for run in ("vllm", "vllm+batch_size"):
+        cells = [c.strip() for c in capacity_figure(r"\n\| " + re.escape(run) + r" \|([^\n]+)\|")[0].split("|")]
+        measured[run] = tuple(number(x) for x in cells[0].split(" - "))
+        billed[run] = tuple(number(x) for x in cells[1].split(" - "))  # the band the bill rests on: calibrated
+        r_low, r_high, utilisation, auto = plan(*billed[run])
+        assert cells[2:7] == [
             f"{r_low} - {r_high}",
             f"{monthly(r_low):,.2f} - {monthly(r_high):,.2f}",
             f"{utilisation[0]:.2f} - {utilisation[1]:.2f}",
             f"{monthly(r_low) / (mean * 730 * 3600) * 1e6:.2f} - {monthly(r_high) / (mean * 730 * 3600) * 1e6:.2f}",
-            f"{autoscaled[run][0]:,.2f} - {autoscaled[run][1]:,.2f}",
+            f"{auto[0]:,.2f} - {auto[1]:,.2f}",
         ], run
-    saving = capacity_figure(r"autoscaled, it saves ([\d,]+) to ([\d,]+) USD a month")
-    assert saving == (
-        f"{autoscaled['vllm'][0] - autoscaled['vllm+batch_size'][1]:,.0f}",
-        f"{autoscaled['vllm'][1] - autoscaled['vllm+batch_size'][0]:,.0f}",
+    # every "peak / band = replicas" the page states
+    for top, band, ratio in re.findall(r"([\d.]+) / ([\d.]+) = ([\d.]+)", CAPACITY):
+        assert number(top) == round(peak, 2) and ratio == f"{number(top) / number(band):.1f}"
+    # calibrated: one band for both runs, so the move is the band's width either way
+    r_low, r_high, _u, _a = plan(*billed["vllm"])
+    assert capacity_figure(r"changes the bill by (-?[\d,]+) to ([\d,]+) USD a month") == (
+        f"{monthly(r_low) - monthly(r_high):,.0f}",
+        f"{monthly(r_high) - monthly(r_low):,.0f}",
     )
+    assert capacity_figure(r"each needs (\d+) to (\d+) replicas at the peak") == (str(r_low), str(r_high))
+    # measured as run: what a profile the sweeps match bills on
+    (v_low, v_high, _u, v_auto), (b_low, b_high, _u2, b_auto) = (
+        plan(*measured["vllm"]),
+        plan(*measured["vllm+batch_size"]),
+    )
+    assert v_low == v_high == b_low == b_high
+    assert capacity_figure(r"both need (\d+) replicas at the peak") == (str(v_low),)
+    assert capacity_figure(r"= [\d.]+\), ([\d,.]+) USD a month, so statically") == (f"{monthly(v_low):,.2f}",)
+    assert capacity_figure(r"\(([\d,.]+) to ([\d,.]+) against ([\d,.]+) to ([\d,.]+) USD a month\)") == tuple(
+        f"{x:,.2f}" for x in (*v_auto, *b_auto)
+    )
+    saving = capacity_figure(r"autoscaled \([^)]*\), it saves ([\d,]+) to ([\d,]+) USD a month")
+    assert saving == (f"{v_auto[0] - b_auto[1]:,.0f}", f"{v_auto[1] - b_auto[0]:,.0f}")
+    full_load = capacity_figure(r"\(Lambda, vllm: ([\d.]+) to ([\d.]+) USD per 1M requests, on the calibrated band\)")
+    assert full_load == tuple(f"{number(usd) / (b * 3600) * 1e6:.2f}" for b in reversed(billed["vllm"]))
     last, failing = (number(x) for x in capacity_figure(r"between the sweep's ([\d.]+) and ([\d.]+) requests/s"))
     assert capacity_figure(r"asks for ([\d.]+), ([\d.]+) and ([\d.]+) requests/s") == tuple(
         f"{last + k * (failing - last) / 4:.2f}" for k in (1, 2, 3)

@@ -95,12 +95,34 @@ def test_the_bill_names_the_evidence_class_of_its_band_and_the_calibrated_band_w
         "calibrated_heldout_rel_error_median": 0.12,
         "calibrated_heldout_rel_error_worst": 0.41,
     }
-    assert bill_text({**BATCHED, **calibrated}).endswith(
+    assert bill_text({**BATCHED, **calibrated, "delivered_basis": "measured"}).endswith(
         "billed on the band measured as run (40.00 to 42.00 requests/s); calibrated on our traffic: 30.00 to 45.00 "
-        "requests/s (the engine model's held-out error: median 12%, worst 41%)"
+        "requests/s (model error median 12%, worst 41%)"
     )
     assert bill_text(PROJECTED).endswith(
-        "billed on the band projected from MLPerf x the delivered-fraction prior (500.0 to 525.0 requests/s)"
+        "billed on the band projected from MLPerf (500.0 to 525.0 requests/s, MLPerf x a delivered fraction)"
+    )
+
+
+def test_where_the_runs_workload_differs_from_ours_the_bill_rests_on_the_calibrated_band_and_says_its_error():
+    reason = (
+        "calibrated on our traffic (engine model error median 12%, worst 41%): the run's workload differs from "
+        "ours: input tokens differ: ours 1000, measured 200 (-80%)"
+    )
+    row = {
+        **BATCHED,
+        "delivered_requests_per_s_low": 30.0,
+        "delivered_requests_per_s_high": 45.0,
+        "calibrated_requests_per_s_low": 30.0,
+        "calibrated_requests_per_s_high": 45.0,
+        "calibrated_heldout_rel_error_median": 0.12,
+        "calibrated_heldout_rel_error_worst": 0.41,
+        "delivered_basis": "calibrated",
+        "delivered_basis_reason": reason,
+    }
+    assert bill_text(row).endswith(
+        "billed on the band calibrated on our traffic: model error median 12%, worst 41% (30.00 to 45.00 "
+        "requests/s; the run's workload differs from ours: input tokens differ: ours 1000, measured 200 (-80%))"
     )
 
 

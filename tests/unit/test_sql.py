@@ -159,6 +159,7 @@ def load(conn, runs, points, profiles=None, bounds=None):
     write_table(conn, "observed.request_stats", frame_from_rows([], RequestStats), RequestStats)
     write_table(conn, "calibrated.delivered_at_slo", frame_from_rows([], CalibratedDelivered), CalibratedDelivered)
     write_table(conn, "observed.request_percentiles", frame_from_rows([], RequestPercentiles), RequestPercentiles)
+    write_table(conn, "requirement.traffic_shape", frame_from_rows([], TrafficShape), TrafficShape)
     write_table(conn, "requirement.profiles", pl.DataFrame(profiles), Profiles)
     write_table(conn, "requirement.slo_bounds", pl.DataFrame(bounds), SloBounds)
     write_table(
@@ -367,3 +368,46 @@ def test_projection_and_cost_formulas(conn):
     b200 = rows["nvidia-b200-sxm-180gb"]
     assert b200["cost_per_request_usd_low"] == pytest.approx(1.8 * 8 / (32000 * high_rate / 1000 * 3600))
     assert b200["cost_per_million_input_tokens_usd_low"] is None
+
+
+def calibrated_band(run_label, low, high, input_tokens, output_tokens):
+    row = {column: None for column in CalibratedDelivered.to_schema().columns}
+    row.update(
+        profile="p", model_id=LLAMA, config_key=f"cfg-{run_label}", config_label=run_label, accelerator_id=H100,
+        accelerator_count=1, runtime="vLLM", run_labels=f'["{run_label}"]', config_status="fitted",
+        status="delivered", slo_text="ttft_p95_ms <= 1000", band_rel_error=0.1, evidence="calibrated", bills=True,
+        delivered_requests_per_s_low=low, delivered_requests_per_s_high=high, heldout_rel_error_median=0.1,
+        heldout_rel_error_worst=0.3, input_tokens_mean=input_tokens, output_tokens_mean=output_tokens,
+    )  # fmt: skip
+    return row
+
+
+@pytest.mark.parametrize(
+    ("ours", "basis", "said"),
+    [
+        ((1000.0, 50.0), "calibrated", "input tokens differ: ours 1000, measured 200 (-80%)"),
+        ((200.0, 30.0), "calibrated", "output tokens differ: ours 30, measured 50 (+67%)"),
+        ((240.0, 55.0), "measured", "measured as run: its workload matches ours"),  # +-20% and -9%: within 25%
+    ],
+)
+def test_the_bill_rests_on_the_calibrated_band_where_the_runs_token_means_differ_from_ours_by_over_25pc(
+    conn, ours, basis, said
+):
+    """cost.cost_per_request decides the band once: the run measured 200 / 50 tokens per request (point());
+    our traffic's means beyond 25% of those bill on the calibrated band (8 to 12 req/s), with token rates at our
+    means; within 25%, on the measured band (10 to 14.5 req/s)."""
+    load(conn, [run_row("a")], [point("a", 0, 10, 100), point("a", 1, 20, 2100)])
+    row = calibrated_band("a", 8.0, 12.0, *ours)
+    frame = pl.DataFrame([row], schema={n: c.dtype.type for n, c in CalibratedDelivered.to_schema().columns.items()})
+    write_table(conn, "calibrated.delivered_at_slo", frame, CalibratedDelivered)
+    delivered(conn)
+    write_references(conn, [reference_row(H100)])
+    project(conn)
+    write_table(conn, "benchmark.accelerator_prices", prices((H100, "on_demand", 3.6, 1)), AcceleratorPrices)
+    (cost,) = run_sql_file(conn, "cost/cost_per_request.sql").iter_rows(named=True)
+    assert cost["delivered_basis"] == basis and said in cost["delivered_basis_reason"]
+    low, high = (8.0, 12.0) if basis == "calibrated" else (10.0, 10 + 900 / 2000 * 10)
+    assert (cost["delivered_requests_per_s_low"], cost["delivered_requests_per_s_high"]) == pytest.approx((low, high))
+    assert cost["cost_per_request_usd_high"] == pytest.approx(3.6 / (low * 3600))
+    out_per_request = ours[1] if basis == "calibrated" else 50.0
+    assert cost["delivered_output_tokens_per_s_high"] == pytest.approx(high * out_per_request)
