@@ -16,6 +16,11 @@
    default stays, said in the notes).
 A held-out refit (`start`) refits the step costs from the fit on every level, its caps kept.
 No scipy: numpy least squares and a hand-written LM / golden section.
+
+The same sweeps give the same fit on any machine: BLAS kernels (and numpy's SIMD exp/log) differ by CPU in the last
+bits, and a simulation replays discrete events, so those bits would steer the LM to a visibly different fit. Every
+point the fit evaluates is therefore rounded first (log step costs to 1e-9, a relative 1e-9 on the step costs), costs
+are exact sums (`math.fsum`) and exp/log are the C library's, not numpy's vector kernels.
 """
 
 from __future__ import annotations
@@ -80,18 +85,37 @@ def _residuals(p: EngineParams, levels: list[Level], counter: list) -> np.ndarra
     return np.asarray(res)
 
 
+LOG_QUANTUM_DECIMALS = 9
+
+
+def _sumsq(r: np.ndarray) -> float:
+    """The sum of squares, correctly rounded (the same on every CPU, unlike a BLAS dot product)."""
+    return math.fsum(float(v) * float(v) for v in r)
+
+
+def _quantised(x) -> np.ndarray:
+    """A point of the fit in log space, rounded so that last-bit differences between machines vanish."""
+    return np.asarray([round(float(v), LOG_QUANTUM_DECIMALS) for v in x])
+
+
+def _significant(value: float, digits: int = 9) -> float:
+    return float(f"{value:.{digits}g}")
+
+
 def _nnls(A: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Exact non-negative least squares for a handful of unknowns (every active set)."""
     n = A.shape[1]
-    best, best_cost = np.zeros(n), float(np.sum(y**2))
+    best, best_cost = np.zeros(n), _sumsq(y)
     for mask in range(1, 1 << n):
         cols = [i for i in range(n) if mask >> i & 1]
         x, *_ = np.linalg.lstsq(A[:, cols], y, rcond=None)
         if np.all(x >= 0):
             full = np.zeros(n)
             full[cols] = x
-            cost = float(np.sum((A @ full - y) ** 2))
-            if cost < best_cost:
+            cost = _sumsq(A @ full - y)
+            # collinear columns (one token mix: prompt and answer costs trade) give several active sets one cost to
+            # the last bits; only a clear improvement replaces the earlier set, so the choice is the same everywhere
+            if cost < best_cost * (1 - 1e-9):
                 best, best_cost = full, cost
     return best
 
@@ -126,17 +150,17 @@ def initial_guess(levels: list[Level]) -> tuple[float, float, float, float]:
     y = np.asarray(ys, dtype=float)
     w = 1.0 / np.maximum(y, 1e-6)
     x = _nnls(A * w[:, None], y * w)
-    b0, b1, b2, c = (float(v) for v in x)
+    b0, b1, b2, c = (_significant(float(v)) for v in x)
     return max(b0, 0.05), max(b1, 1e-5), max(b2, 1e-4), max(c, 0.1)
 
 
 def _pack(p: EngineParams) -> np.ndarray:
-    return np.log([p.b0_ms, p.b1_ms, p.b2_ms, max(p.b3_ms, 1e-9), p.ttft_overhead_ms])
+    return _quantised(math.log(v) for v in (p.b0_ms, p.b1_ms, p.b2_ms, max(p.b3_ms, 1e-9), p.ttft_overhead_ms))
 
 
 def _unpack(base: EngineParams, x: np.ndarray) -> EngineParams:
-    b0, b1, b2, b3, c = np.exp(x)
-    return base.with_(b0_ms=float(b0), b1_ms=float(b1), b2_ms=float(b2), b3_ms=float(b3), ttft_overhead_ms=float(c))
+    b0, b1, b2, b3, c = (math.exp(v) for v in _quantised(x))
+    return base.with_(b0_ms=b0, b1_ms=b1, b2_ms=b2, b3_ms=b3, ttft_overhead_ms=c)
 
 
 # Weak priors (extra residuals) for what a sweep may not identify: the per-request overhead c (HTTP,
@@ -168,7 +192,7 @@ def _lm(base: EngineParams, levels: list[Level], counter: list, iters: int = 8, 
     updates (one simulation of the levels per iteration instead of five); a fresh Jacobian after a failed step."""
     x = _pack(base)
     r = _residuals(_unpack(base, x), levels, counter)
-    cost = float(r @ r)
+    cost = _sumsq(r)
     mu = 1e-2
     h = 0.08
 
@@ -177,6 +201,7 @@ def _lm(base: EngineParams, levels: list[Level], counter: list, iters: int = 8, 
         for i in range(len(x)):
             xx = x.copy()
             xx[i] += h
+            xx = _quantised(xx)
             J[:, i] = (_residuals(_unpack(base, xx), levels, counter) - r) / h
         return J
 
@@ -187,9 +212,9 @@ def _lm(base: EngineParams, levels: list[Level], counter: list, iters: int = 8, 
         H = J.T @ J
         step = -np.linalg.solve(H + mu * (np.diag(np.diag(H)) + 1e-9 * np.eye(len(x))), g)
         step = np.clip(step, -1.5, 1.5)
-        xn = x + step
+        xn = _quantised(x + step)
         rn = _residuals(_unpack(base, xn), levels, counter)
-        cn = float(rn @ rn)
+        cn = _sumsq(rn)
         # Broyden update of J along the step taken (good or bad, it is information)
         J = J + np.outer(rn - r - J @ step, step) / max(float(step @ step), 1e-12)
         if cn < cost:
@@ -261,7 +286,8 @@ def _search_log(f, lo: float, hi: float, grid: int = 7, refine: int = 4):
     section between the best point's neighbours."""
     if hi <= lo:
         hi = lo * 2
-    pts = np.exp(np.linspace(math.log(lo), math.log(hi), grid))
+    a_log, b_log = math.log(lo), math.log(hi)
+    pts = [math.exp(a_log + (b_log - a_log) * i / (grid - 1)) for i in range(grid)]
     vals = [f(max(1, int(round(x)))) for x in pts]
     i = int(np.argmin(vals))
     a, b = pts[max(0, i - 1)], pts[min(grid - 1, i + 1)]
@@ -344,7 +370,7 @@ def calibrate(
 
         def f(k: int, cap: str = cap, p: EngineParams = p) -> float:
             rr = _residuals(p.with_(**{cap: float(k)}), fit_levels, counter)
-            return float(rr @ rr)
+            return _sumsq(rr)
 
         k, kc, _ = _search_log(f, *bounds[cap])
         if cap == "kv_tokens" and k > bounds[cap][1] * 0.7:
