@@ -470,6 +470,7 @@ REPORT_ATTEMPTS = 3
 
 def report(args: argparse.Namespace) -> int:
     from assets.report import report as report_module
+    from assets.report.serving_tables import ServingFileTooOld
     from assets.warehouse.published_set import pipeline_member, read_record
 
     warehouse = Warehouse(dir=args.warehouse)
@@ -489,7 +490,8 @@ def report(args: argparse.Namespace) -> int:
         staging = output.with_name(f".{output.name}.{os.getpid()}.report")
         try:
             size = report_module.write_report(warehouse.serving_path, staging)
-        except FileNotFoundError as exc:
+        except (FileNotFoundError, ServingFileTooOld) as exc:
+            staging.unlink(missing_ok=True)
             print(f"benchbill report: {exc}", file=sys.stderr)
             return 1
         published = read_record(layout)

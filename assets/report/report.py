@@ -32,6 +32,7 @@ from assets.report.decision import (
     saving_text,
     sensitivity_text,
 )
+from assets.report.serving_tables import require_report_tables
 from assets.report.textformat import (
     SHORTLIST_COLUMNS,
     TEXT,
@@ -696,6 +697,7 @@ def write_report(serving_path: Path, output: Path, serving_name: Path | None = N
         )
     conn = duckdb.connect(str(serving_path), read_only=True)
     try:
+        require_report_tables(conn, str(serving_name or serving_path))
         data = read_report_data(conn, str((serving_name or serving_path).resolve()))
     finally:
         conn.close()
