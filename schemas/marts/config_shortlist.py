@@ -172,7 +172,10 @@ class ConfigShortlist(pa.DataFrameModel):
             "evidence from quality_status."
         ),
     )
-    caveats: str = pa.Field(description="Every difference between the reference and the config, separated by ';'.")
+    caveats: str = pa.Field(
+        description="Every difference between the reference and the config, and the band the costs rest on where it is "
+        "not the measured one, separated by ';'."
+    )
 
     class Config:
         strict = True
