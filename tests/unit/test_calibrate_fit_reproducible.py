@@ -7,21 +7,9 @@ import sys
 
 import numpy as np
 
-from assets.calibrate.engine import EngineParams
 from assets.calibrate.fit import _nnls, _pack, _unpack
 from tests.support.data import REPO_ROOT
-
-BASE = EngineParams(
-    b0_ms=6.0,
-    b1_ms=0.02,
-    b2_ms=0.1,
-    b3_ms=0.0006,
-    ttft_overhead_ms=20.0,
-    max_num_seqs=256,
-    max_batched_tokens=8192,
-    mixed=True,
-    chunked=True,
-)
+from tests.unit.test_calibrate_fit import TRUTH as BASE
 
 
 def test_a_point_of_the_fit_a_few_bits_away_is_the_same_engine():
