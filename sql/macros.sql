@@ -7,9 +7,6 @@
 --   replicas_for(peak_requests_per_s, delivered_requests_per_s) = ceil(peak / delivered), as a whole number
 --   monthly_usd(replicas, accelerators, usd_per_accelerator_hour) = replicas x accelerators x price x 730
 --   (a rate of 0 or NULL gives NULL: no cost without a rate; a month is 730 hours)
---   newest_prices(prices)  = the price table named, one row per accelerator x class x provider: the newest, the
---                            lowest on a tie, then the first in its file (its table is named, not written in: a macro
---                            binds its tables when it is made, before benchmark.accelerator_prices exists)
 CREATE OR REPLACE TEMP MACRO usd_per_request(usd_per_hour, requests_per_s) AS
     usd_per_hour / (nullif(requests_per_s, 0) * 3600);
 CREATE OR REPLACE TEMP MACRO usd_per_million_tokens(usd_per_hour, tokens_per_s) AS
@@ -18,13 +15,3 @@ CREATE OR REPLACE TEMP MACRO monthly_usd(replicas, accelerators, usd_per_acceler
     replicas * accelerators * usd_per_accelerator_hour * 730;
 CREATE OR REPLACE TEMP MACRO replicas_for(peak_requests_per_s, delivered_requests_per_s) AS
     CAST(ceil(peak_requests_per_s / nullif(delivered_requests_per_s, 0)) AS BIGINT);
-CREATE OR REPLACE TEMP MACRO newest_prices(prices) AS TABLE
-    SELECT *
-    FROM (
-        SELECT *,
-               row_number() OVER (PARTITION BY accelerator_id, price_class, provider
-                                  ORDER BY as_of DESC, usd_per_accelerator_hour, source_row) AS newest
-        FROM query_table(prices)
-        WHERE accelerator_id IS NOT NULL
-    )
-    WHERE newest = 1;

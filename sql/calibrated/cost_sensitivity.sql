@@ -13,7 +13,15 @@
 --                                    this row's and our mix's monthly_usd_high - this row's (the same model error
 --                                    moves both bills)
 WITH prices AS (
-    SELECT * FROM newest_prices('benchmark.accelerator_prices')
+    SELECT *
+    FROM (
+        SELECT *,
+               row_number() OVER (PARTITION BY accelerator_id, price_class, provider
+                                  ORDER BY as_of DESC, usd_per_accelerator_hour, source_row) AS newest
+        FROM benchmark.accelerator_prices
+        WHERE accelerator_id IS NOT NULL
+    )
+    WHERE newest = 1
 ),
 volume AS (
     SELECT DISTINCT profile, mean_requests_per_s, peak_requests_per_s FROM marts.capacity_plan

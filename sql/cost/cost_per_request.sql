@@ -18,7 +18,15 @@
 --              compared only when both are known); token rates are then the band x our means per request;
 --   measured   otherwise: the band the run sustained as measured (observed.delivered_at_slo).
 WITH prices AS (
-    SELECT * FROM newest_prices('benchmark.accelerator_prices')
+    SELECT *
+    FROM (
+        SELECT *,
+               row_number() OVER (PARTITION BY accelerator_id, price_class, provider
+                                  ORDER BY as_of DESC, usd_per_accelerator_hour, source_row) AS newest
+        FROM benchmark.accelerator_prices
+        WHERE accelerator_id IS NOT NULL
+    )
+    WHERE newest = 1
 ),
 measured_arrivals AS (
     SELECT run_id, avg(interarrival_cv) AS measured_cv
