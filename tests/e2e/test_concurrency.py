@@ -103,22 +103,27 @@ def test_readers_never_fail_nor_see_a_mix_while_two_runs_started_at_once_publish
     readers = {
         f"{mode} {i}": start_reader(mode, warehouse, stop) for mode, count in READERS.items() for i in range(count)
     }
+    # the second run waits for the whole of the first (the lock is held from ingestion to publish): on a loaded
+    # machine that is longer than the default 30 s wait, after which it would refuse, as it should
+    patient = {**os.environ, "BENCHBILL_LOCK_TIMEOUT_S": "600"}
+    logs = {name: tmp_path / f"run-{name}.err" for name in ("B", "C")}  # files: a full pipe would stall a run
     runs = {
         name: subprocess.Popen(
             [sys.executable, "-m", "pipelines.cli", *small_case.run_args(args, warehouse)],
             cwd=REPO_ROOT,
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
+            stderr=logs[name].open("w"),
+            env=patient,
         )
         for name, args in (("B", small_case.args_b), ("C", small_case.args_c))
     }
-    finished = {name: (run.wait(timeout=300), run.stderr.read()) for name, run in runs.items()}
+    finished = {name: (run.wait(timeout=900), logs[name].read_text()) for name, run in runs.items()}
     stop.touch()
     reports = {name: json.loads(reader.communicate(timeout=60)[0].strip()) for name, reader in readers.items()}
 
     # Both runs completed, one after the other: the second said it waited for the first.
-    assert all(code == 0 for code, _err in finished.values()), finished
+    for name, (code, err) in finished.items():
+        assert code == 0, f"run {name} exited {code}:\n{err}"
     waited = [name for name, (_code, err) in finished.items() if "is being written by another run" in err]
     assert len(waited) == 1, finished
     last = {"B": B, "C": C}[waited[0]]
