@@ -32,7 +32,10 @@ UNITS = ["tokens/s", "samples/s", "queries/s", "tasks/s", "streams", "ms", "s"]
 CALIBRATION_STATUSES = ["fitted", "too_few_levels", "unreliable", "not_calibrated"]  # calibrated.engine_models.status
 SCHEDULING_FAMILIES = ["mixed", "separate"]  # how the engine model puts prefill and decode in its steps
 HELD_OUT_KINDS = ["level", "workload"]  # calibrated.validation.held_out_kind
-DELIVERED_SOURCES = ["observed"]  # projected.measured_fractions.source: whose delivered-at-SLO band measured the gap
+DELIVERED_SOURCES = [
+    "observed",
+    "calibrated",
+]  # projected.measured_fractions.source: whose delivered-at-SLO band measured the gap
 # calibrated.delivered_at_slo.status: what our traffic through a config's engine model gives at a profile's SLO
 CALIBRATED_DELIVERY_STATUSES = [
     "delivered",

@@ -48,9 +48,13 @@ from assets.report.textformat import (
 EVIDENCE = {
     "benchmark": ("#1d4ed8", "published, auditable reference numbers (MLPerf results, list prices)"),
     "observed": ("#047857", "measured on our own stack (our benchmark dumps)"),
+    "calibrated": (
+        "#0f766e",
+        "a model of one of our configs, fitted on its own sweeps and run on our traffic, with its measured error",
+    ),
     "projected": (
         "#b45309",
-        "derived from a pattern, not measured for this config (MLPerf reference x the fraction our runs measured, "
+        "derived from a pattern, not measured for this config (MLPerf reference x the fraction our bands measured, "
         "else the profile's prior)",
     ),
     "requirement": ("#6d28d9", "what we demand (SLO bounds, priors)"),

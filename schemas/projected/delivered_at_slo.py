@@ -45,7 +45,9 @@ class ProjectedDeliveredAtSlo(pa.DataFrameModel):
         "prior's high.",
     )
     delivered_fraction_runs: int = pa.Field(
-        ge=0, description="How many of our runs' bands the fraction was learnt from; 0: the prior."
+        ge=0,
+        description="How many of our bands (runs as measured, configs calibrated) the fraction was learnt from; "
+        "0: the prior.",
     )
     delivered_fraction_basis: str = pa.Field(
         description="Which fraction was applied, measured (on which runs, each with its fraction) or the prior, "

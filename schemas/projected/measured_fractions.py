@@ -7,16 +7,21 @@ from schemas.vocab import DELIVERED_SOURCES
 
 
 class MeasuredFractions(pa.DataFrameModel):
-    """The batching gap our runs measured: per profile x delivered band of ours, its delivered output tokens/s per
+    """The batching gap our runs measured: per profile x delivered band of ours (each run as measured, each config
+    calibrated on our traffic), its delivered output tokens/s per
     accelerator / the MLPerf reference of the same accelerator and model (in the profile's scenario), and
     whether a config we never ran learns from it (projected.delivered_at_slo)."""
 
     profile: str = pa.Field(description="Profile whose SLO the delivered band is at.")
     source: str = pa.Field(
-        isin=DELIVERED_SOURCES, description="Evidence class of the delivered band: observed (our run's sweep)."
+        isin=DELIVERED_SOURCES,
+        description="Evidence class of the band: observed (our run's sweep, as measured) or calibrated (our traffic "
+        "through the config's engine model, calibrated.delivered_at_slo).",
     )
-    config_key: str = pa.Field(description="The band's config: the run_id of our run (observed).")
-    run_labels: str = pa.Field(description="Label(s) of the run(s) the band was measured on.")
+    config_key: str = pa.Field(
+        description="The band's config: the run_id of our run (observed), the engine model's config_key (calibrated)."
+    )
+    run_labels: str = pa.Field(description="Label(s) of the run(s) the band rests on, joined by ' + '.")
     model_id: str = pa.Field(description="Canonical model id.")
     accelerator_id: str = pa.Field(nullable=True, description="Canonical accelerator id; empty when unknown.")
     accelerator_count: int = pa.Field(ge=1, description="Accelerators the band was delivered on.")
@@ -48,7 +53,9 @@ class MeasuredFractions(pa.DataFrameModel):
         description="delivered_output_tokens_per_s_high / accelerator_count / reference_tokens_per_s_per_accel.",
     )
     learnt_from: bool = pa.Field(
-        description="True when projections learn from the row: a feasible band with both fractions in (0.001, 1.5]."
+        description="True when projections learn from the row: a band that delivers (observed: feasible; calibrated: "
+        "status delivered and the model bills) with both fractions in (0.001, 1.5]; a run's observed band is not "
+        "learnt from where its config's calibrated band is."
     )
     not_learnt_reason: str = pa.Field(nullable=True, description="Why the row is not learnt from; empty when it is.")
 

@@ -2,18 +2,19 @@
 -- and source: the MLPerf results behind the reference (the profile's scenario, Server or Interactive, first, then
 -- the Server and Offline results beside it: round, submitter, system, file, record),
 -- the load points of our run that bound the delivered band (dump file), for projected configs the fraction
--- they apply (each end of each band of ours learnt from, with the load point it rests on:
--- projected.measured_fractions; else the profile's prior), and the price rows (prices file, line).
+-- they apply (each end of each band of ours learnt from, with the load point it rests on, or, for a band calibrated
+-- on our traffic, the calibrated.delivered_at_slo row it is: projected.measured_fractions; else the profile's
+-- prior), and the price rows (prices file, line).
 --
 -- Columns described on: marts.config_shortlist
 -- column number: Which number the row explains, in words (e.g. MLPerf Server tokens/s per accelerator).
 -- column value: The number's value, in unit (for a load point: its achieved requests/s).
 -- column unit: Unit of value.
--- column number_evidence: Evidence class of the number: benchmark, observed or requirement.
+-- column number_evidence: Evidence class of the number: benchmark, observed, calibrated or requirement.
 -- column round: MLPerf round of the result (MLPerf numbers only).
 -- column submitter: Submitter of the MLPerf result (MLPerf numbers only).
 -- column system: System of the MLPerf result (MLPerf numbers only).
--- column source: File path or URL the number was read from.
+-- column source: File path or URL the number was read from (a table, for a number benchbill computed).
 -- column source_sha256: SHA-256 of that file's bytes.
 -- column location: Where in the file: record N of a round table, line N of a CSV, a dump file's load level.
 WITH configs AS (
@@ -87,6 +88,23 @@ learnt_fractions AS (
     JOIN observed.load_points AS lp ON lp.run_id = d.run_id AND lp.load_index = bound.load_index
     WHERE c.evidence = 'projected' AND m.source = 'observed'
 ),
+-- a config's band calibrated on our traffic is computed, not read: it points at the row that holds it
+learnt_calibrated AS (
+    SELECT c.profile, c.config_key, c.evidence, c.run_label, c.accelerator,
+           'delivered fraction our config ' || m.run_labels || ' calibrated on our traffic on ' || m.accelerator_id
+               || ', ' || bound.name || ' end (learnt from)' AS number, bound.value,
+           'fraction of the MLPerf reference' AS unit, m.source AS number_evidence,
+           NULL AS round, NULL AS submitter, NULL AS system,
+           'calibrated.delivered_at_slo' AS source, NULL AS source_sha256,
+           'profile ' || m.profile || ', config ' || m.config_key AS location,
+           CASE bound.name WHEN 'low' THEN 5 ELSE 6 END AS sort_key
+    FROM configs AS c
+    JOIN projected.delivered_at_slo AS pj ON pj.profile = c.profile AND c.config_key = 'mlperf:' || pj.mlperf_result_key
+    JOIN projected.measured_fractions AS m ON m.profile = c.profile AND m.learnt_from AND m.source = 'calibrated'
+    CROSS JOIN LATERAL (VALUES ('low', m.delivered_fraction_low), ('high', m.delivered_fraction_high))
+        AS bound(name, value)
+    WHERE c.evidence = 'projected'
+),
 prices AS (
     SELECT DISTINCT s.profile, s.config_key, s.evidence, s.run_label, s.accelerator,
            'price: ' || ap.price_class || ', ' || ap.provider || ', as of ' || ap.as_of AS number,
@@ -108,6 +126,7 @@ FROM (
     UNION ALL SELECT * FROM observed_points
     UNION ALL SELECT * FROM priors
     UNION ALL SELECT * FROM learnt_fractions
+    UNION ALL SELECT * FROM learnt_calibrated
     UNION ALL SELECT * FROM prices
 )
 ORDER BY profile, config_key, sort_key, number

@@ -221,7 +221,7 @@ SELECT
             || coalesce(mlperf_reference_scenario, 'Server') || ' x '
             || CASE WHEN fraction_runs > 0
                     THEN 'the fraction our runs measured [' || round(fraction_lo, 3) || ', ' || round(fraction_hi, 3)
-                        || '] (' || fraction_runs || CASE WHEN fraction_runs = 1 THEN ' run' ELSE ' runs' END
+                        || '] (' || fraction_runs || CASE WHEN fraction_runs = 1 THEN ' band' ELSE ' bands' END
                         || ': delivered_fraction_basis)'
                     ELSE 'prior [' || fraction_lo || ', ' || fraction_hi || ']' END END,
         CASE WHEN evidence = 'projected' AND fraction_runs > 0 AND fraction_hi > 1

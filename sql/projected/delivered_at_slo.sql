@@ -3,11 +3,12 @@
 -- scenario is the one that matches the profile (benchmark.mlperf_profile_reference: Interactive when the
 -- profile is at least as strict as Interactive's bounds and a result exists, else Server).
 --
--- The fraction is learnt from our own runs where they measure the gap (projected.measured_fractions: the
--- profile's bands on an accelerator with an MLPerf reference of the same model, each fraction in (0.001, 1.5]):
--- low = the least of their low fractions, high = the greatest of their high fractions, over every accelerator
--- we ran (one band: its own low and high). Where none measures it, the profile's delivered_fraction_prior.
--- delivered_fraction_basis says which, on which runs, and which bands were not learnt from and why.
+-- The fraction is learnt from our own bands where they measure the gap (projected.measured_fractions: the
+-- profile's bands, measured as run or calibrated on our traffic, on an accelerator with an MLPerf reference of the
+-- same model, each fraction in (0.001, 1.5]): low = the least of their low fractions, high = the greatest of their
+-- high fractions, over every accelerator we ran (one band: its own low and high). Where none measures it, the
+-- profile's delivered_fraction_prior. delivered_fraction_basis says which, on which bands, and which bands were not
+-- learnt from and why.
 --
 -- Requests/s need output tokens per request: the profile's workload if given, else the mean of its traffic log
 -- (requirement.traffic_shape), else the reference result's TOKENS_PER_SAMPLE; with none, requests/s (and cost per
@@ -17,11 +18,13 @@ WITH learnt AS (
            min(delivered_fraction_low) FILTER (WHERE learnt_from) AS fraction_low,
            max(delivered_fraction_high) FILTER (WHERE learnt_from) AS fraction_high,
            count(*) FILTER (WHERE learnt_from) AS runs,
-           string_agg(run_labels || ' on ' || accelerator_id || ' ' || printf('%.3f', delivered_fraction_low)
+           string_agg(run_labels || CASE WHEN source = 'calibrated' THEN ' calibrated on our traffic' ELSE '' END
+                          || ' on ' || accelerator_id || ' ' || printf('%.3f', delivered_fraction_low)
                           || '-' || printf('%.3f', delivered_fraction_high), ', ' ORDER BY accelerator_id, run_labels)
-               FILTER (WHERE learnt_from) AS learnt_runs,
-           string_agg(run_labels || ' (' || not_learnt_reason || ')', ', ' ORDER BY accelerator_id, run_labels)
-               FILTER (WHERE NOT learnt_from AND mlperf_result_key IS NOT NULL) AS refused_runs
+               FILTER (WHERE learnt_from) AS learnt_bands,
+           string_agg(run_labels || CASE WHEN source = 'calibrated' THEN ' calibrated' ELSE '' END || ' ('
+                          || not_learnt_reason || ')', ', ' ORDER BY accelerator_id, run_labels, source)
+               FILTER (WHERE NOT learnt_from AND mlperf_result_key IS NOT NULL) AS refused_bands
     FROM projected.measured_fractions
     GROUP BY profile
 ),
@@ -32,16 +35,16 @@ fractions AS (
            CASE WHEN l.runs > 0 THEN l.fraction_high ELSE p.delivered_fraction_prior_hi END AS fraction_high,
            CASE
                WHEN l.runs > 0
-                   THEN 'measured on ' || l.runs || CASE WHEN l.runs = 1 THEN ' run' ELSE ' runs' END || ' of ours ('
-                       || l.learnt_runs || '; delivered / MLPerf of the same accelerator and model): '
-                       || CASE WHEN l.runs = 1 THEN 'one run, so min and max are its own band, no spread across runs'
+                   THEN 'learnt from ' || l.runs || CASE WHEN l.runs = 1 THEN ' band' ELSE ' bands' END || ' of ours ('
+                       || l.learnt_bands || '; delivered / MLPerf of the same accelerator and model): '
+                       || CASE WHEN l.runs = 1 THEN 'one band, so min and max are its own, no spread across configs'
                                ELSE 'min of their low ends to max of their high ends' END
-               WHEN l.refused_runs IS NOT NULL
+               WHEN l.refused_bands IS NOT NULL
                    THEN 'prior [' || p.delivered_fraction_prior_lo || ', ' || p.delivered_fraction_prior_hi
-                       || '] of the profile: no run of ours is learnt from'
+                       || '] of the profile: no band of ours is learnt from'
                ELSE 'prior [' || p.delivered_fraction_prior_lo || ', ' || p.delivered_fraction_prior_hi
                    || '] of the profile: no run of ours shares an accelerator and model with an MLPerf reference'
-           END || coalesce('; not learnt from: ' || l.refused_runs, '') AS delivered_fraction_basis
+           END || coalesce('; not learnt from: ' || l.refused_bands, '') AS delivered_fraction_basis
     FROM requirement.profiles AS p
     LEFT JOIN learnt AS l ON l.profile = p.profile
 ),
@@ -110,7 +113,7 @@ SELECT
     delivered_output_tokens_per_s_low,
     delivered_output_tokens_per_s_high,
     'MLPerf ' || reference_scenario || ' tokens/s per accelerator x delivered fraction [low, high] ('
-        || CASE WHEN delivered_fraction_runs > 0 THEN 'measured on ' || delivered_fraction_runs || ' of our runs'
+        || CASE WHEN delivered_fraction_runs > 0 THEN 'learnt from ' || delivered_fraction_runs || ' of our bands'
                 ELSE 'the profile''s prior' END || '); requests/s = tokens/s / '
         || coalesce(output_tokens_basis, 'unknown output tokens per request') AS method,
     'projected' AS evidence

@@ -1,27 +1,49 @@
 -- projected.measured_fractions: the batching gap our own runs measured, which configs we never ran learn from.
--- One row per profile x delivered band of ours (observed.delivered_at_slo: every run of the profile's model);
--- a band measures the gap when the MLPerf reference of its own accelerator and model, in the profile's scenario
+-- One row per profile x delivered band of ours, from two sources:
+--   observed    each run of the profile's model (observed.delivered_at_slo): the band it sustained as measured,
+--               under the load tool's workload;
+--   calibrated  each config of the profile's model (calibrated.delivered_at_slo): the band our traffic is
+--               delivered at through the config's engine model (token rates = the band x our output tokens per
+--               request).
+-- A band measures the gap when the MLPerf reference of its own accelerator and model, in the profile's scenario
 -- (benchmark.mlperf_profile_reference), exists:
 --   delivered_fraction_low/high = delivered output tokens/s low/high / accelerator_count
 --                                 / the reference's tokens/s per accelerator
 -- (normalised per accelerator on both sides: our run's accelerators and the MLPerf system's may differ).
--- learnt_from says whether projected.delivered_at_slo learns from the row: only a feasible band whose two
--- fractions lie in (0.001, 1.5] (the range a profile's delivered_fraction_prior may take); any other row
--- says why not in not_learnt_reason, never dropped.
---
--- The bands come from one union arm per source (`delivered` below); a source with the same columns (the
--- calibrated delivered-at-SLO on our traffic) is one more arm, with its own `source` (a word of
--- schemas/vocab.py DELIVERED_SOURCES), e.g.
---     UNION ALL
---     SELECT profile, 'calibrated', config_key, run_labels, model_id, accelerator_id, accelerator_count,
---            <its band exists>, <output tokens/s low>, <output tokens/s high>
---     FROM calibrated.delivered_at_slo
-WITH delivered AS (
+-- learnt_from says whether projected.delivered_at_slo learns from the row: only a band that delivers (observed:
+-- feasible; calibrated: status delivered from an engine model that bills) whose two fractions lie in (0.001, 1.5]
+-- (the range a profile's delivered_fraction_prior may take). A config's calibrated band, where learnt from, stands
+-- for its runs: the gap is applied to our traffic, and the band on our traffic is that gap, so the runs' observed
+-- bands are then not learnt from (one config, one band). Any other row says why not in not_learnt_reason, never
+-- dropped.
+WITH calibrated_bands AS (
+    SELECT c.profile, c.config_key, c.model_id, c.accelerator_id, c.accelerator_count, c.status, c.bills,
+           c.config_status, c.status_reason, c.delivered_requests_per_s_low, c.delivered_requests_per_s_high,
+           c.output_tokens_mean,
+           c.run_labels AS run_labels_json,
+           (SELECT string_agg(label, ' + ' ORDER BY label)
+            FROM unnest(from_json(c.run_labels, '["VARCHAR"]')) AS t(label)) AS run_labels
+    FROM calibrated.delivered_at_slo AS c
+),
+delivered AS (
     SELECT profile, 'observed' AS source, run_id AS config_key, run_label AS run_labels, model_id,
            accelerator_id, accelerator_count, feasible,
+           CASE WHEN NOT feasible THEN 'no load point meets the SLO: nothing delivered, no fraction' END
+               AS not_delivered_reason,
            delivered_output_tokens_per_s_low AS output_tokens_per_s_low,
            delivered_output_tokens_per_s_high AS output_tokens_per_s_high
     FROM observed.delivered_at_slo
+    UNION ALL
+    SELECT profile, 'calibrated', config_key, run_labels, model_id, accelerator_id, accelerator_count,
+           bills AND status = 'delivered',
+           CASE WHEN status <> 'delivered'
+                    THEN 'calibrated ' || status || coalesce(' (' || status_reason || ')', '')
+                        || ': no band to learn from'
+                WHEN NOT bills
+                    THEN 'the engine model is ' || config_status || ': a band that may not bill is not learnt from' END,
+           delivered_requests_per_s_low * output_tokens_mean,
+           delivered_requests_per_s_high * output_tokens_mean
+    FROM calibrated_bands
 ),
 fractions AS (
     SELECT d.*, pr.reference_result_key, pr.reference_scenario, pr.reference_tokens_per_s_per_accel,
@@ -41,7 +63,7 @@ judged AS (
                WHEN reference_result_key IS NULL
                    THEN 'no MLPerf reference of ' || accelerator_id || ' and ' || model_id
                        || ': this band measures no gap'
-               WHEN NOT feasible THEN 'no load point meets the SLO: nothing delivered, no fraction'
+               WHEN NOT feasible THEN not_delivered_reason
                WHEN fraction_low IS NULL OR fraction_high IS NULL
                    THEN 'no delivered output tokens/s: no fraction'
                WHEN NOT (fraction_low > 0.001 AND fraction_low <= 1.5 AND fraction_high > 0.001
@@ -50,6 +72,22 @@ judged AS (
                        || ' outside (0.001, 1.5]: not learnt from (a unit or workload mismatch, not a batching gap)'
            END AS not_learnt_reason
     FROM fractions
+),
+-- a run whose config's calibrated band is learnt from
+superseded AS (
+    SELECT j.profile, unnest(from_json(c.run_labels_json, '["VARCHAR"]')) AS run_label, j.config_key
+    FROM judged AS j
+    JOIN calibrated_bands AS c ON c.profile = j.profile AND c.config_key = j.config_key
+    WHERE j.source = 'calibrated' AND j.not_learnt_reason IS NULL
+),
+decided AS (
+    SELECT j.* REPLACE (
+               coalesce(j.not_learnt_reason,
+                        CASE WHEN s.config_key IS NOT NULL
+                             THEN 'its config''s band calibrated on our traffic (' || s.config_key
+                                 || ') is learnt from instead: one config, one band' END) AS not_learnt_reason)
+    FROM judged AS j
+    LEFT JOIN superseded AS s ON j.source = 'observed' AND s.profile = j.profile AND s.run_label = j.run_labels
 )
 SELECT
     profile,
@@ -68,5 +106,5 @@ SELECT
     fraction_high AS delivered_fraction_high,
     not_learnt_reason IS NULL AS learnt_from,
     not_learnt_reason
-FROM judged
+FROM decided
 ORDER BY profile, source, accelerator_id, run_labels

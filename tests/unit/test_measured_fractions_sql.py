@@ -1,12 +1,26 @@
 """Configs we never ran learn the batching gap from those we ran, on a small DuckDB: projected.measured_fractions
 (each run's delivered output tokens/s per accelerator / the MLPerf reference of its accelerator and model) and the
 fraction projected.delivered_at_slo applies (the least low and greatest high learnt fraction, else the prior),
-every figure recomputed by hand."""
+every figure recomputed by hand; a config's band calibrated on our traffic (calibrated.delivered_at_slo) stands for
+its runs where it may bill."""
 
 import duckdb
+import polars as pl
 import pytest
 
-from tests.unit.test_sql import H100, delivered, load, point, project, reference_row, run_row, write_references
+from assets.warehouse.write import write_table
+from schemas.calibrated.delivered_at_slo import DeliveredAtSlo as CalibratedDelivered
+from tests.unit.test_sql import (
+    H100,
+    calibrated_band,
+    delivered,
+    load,
+    point,
+    project,
+    reference_row,
+    run_row,
+    write_references,
+)
 
 A100 = "nvidia-a100-sxm-80gb"
 B200 = "nvidia-b200-sxm-180gb"
@@ -60,9 +74,9 @@ def test_a_projected_band_spans_the_least_and_greatest_fraction_our_runs_measure
     assert row["delivered_output_tokens_per_s_high"] == pytest.approx(4000 * 8 * b[1])
     assert row["delivered_requests_per_s_high"] == pytest.approx(4000 * 8 * b[1] / TOKENS)
     basis = row["delivered_fraction_basis"]
-    assert basis.startswith("measured on 2 runs of ours (")
+    assert basis.startswith("learnt from 2 bands of ours (")
     assert f"a on {H100} {a[0]:.3f}-{a[1]:.3f}" in basis and f"b on {A100} 0.500-0.500" in basis
-    assert "measured on 2 of our runs" in row["method"]
+    assert "learnt from 2 of our bands" in row["method"]
     # the prior stays beside it, as the fallback
     assert (row["delivered_fraction_prior_lo"], row["delivered_fraction_prior_hi"]) == (0.5, 0.8)
 
@@ -74,8 +88,8 @@ def test_a_single_run_gives_min_equal_to_max_with_a_count_of_one_and_says_so(con
     row = projected_on(project(conn), B200)
     assert row["delivered_fraction_low"] == row["delivered_fraction_high"] == pytest.approx(20 * TOKENS / 1000)
     assert row["delivered_fraction_runs"] == 1
-    assert "measured on 1 run of ours" in row["delivered_fraction_basis"]
-    assert "one run, so min and max are its own band, no spread across runs" in row["delivered_fraction_basis"]
+    assert "learnt from 1 band of ours" in row["delivered_fraction_basis"]
+    assert "one band, so min and max are its own, no spread across configs" in row["delivered_fraction_basis"]
 
 
 def test_fractions_outside_the_range_and_infeasible_runs_are_not_learnt_from_and_said(conn):
@@ -102,7 +116,7 @@ def test_fractions_outside_the_range_and_infeasible_runs_are_not_learnt_from_and
         0,
     )
     basis = row["delivered_fraction_basis"]
-    assert basis.startswith("prior [0.5, 0.8] of the profile: no run of ours is learnt from; not learnt from: ")
+    assert basis.startswith("prior [0.5, 0.8] of the profile: no band of ours is learnt from; not learnt from: ")
     assert "a (fraction 2 - 2 outside (0.001, 1.5]" in basis and "b (no load point meets the SLO" in basis
     assert "c (fraction 0.0001 - 0.0001 outside" in basis
     assert "the profile's prior" in row["method"]
@@ -124,3 +138,76 @@ def test_a_run_on_an_accelerator_mlperf_never_measured_learns_nothing_and_the_pr
     assert row["delivered_fraction_basis"] == (
         "prior [0.5, 0.8] of the profile: no run of ours shares an accelerator and model with an MLPerf reference"
     )
+
+
+def by_source(conn):
+    rows = conn.execute(
+        "SELECT source, run_labels, delivered_fraction_low, delivered_fraction_high, learnt_from, not_learnt_reason "
+        "FROM projected.measured_fractions"
+    ).fetchall()
+    return {(source, label): rest for source, label, *rest in rows}
+
+
+def calibrate(conn, *rows):
+    schema = {name: column.dtype.type for name, column in CalibratedDelivered.to_schema().columns.items()}
+    write_table(conn, "calibrated.delivered_at_slo", pl.DataFrame(list(rows), schema=schema), CalibratedDelivered)
+
+
+def test_a_configs_band_calibrated_on_our_traffic_is_learnt_in_place_of_its_runs_measured_band(conn):
+    # run a on 1 x H100 sustained 10-14.5 req/s of 50-token answers as measured; our traffic (1000 in, 40 out)
+    # through its config's engine model: 8-12 req/s; H100's MLPerf 1000 tokens/s per accelerator
+    load(conn, [run_row("a")], [point("a", 0, 10, 100), point("a", 1, 20, 2100)])
+    calibrate(conn, calibrated_band("a", 8.0, 12.0, 1000.0, 40.0))
+    delivered(conn)
+    write_references(conn, [reference_row(H100, 1000.0), reference_row(B200, 4000.0, total=8)])
+    row = projected_on(project(conn), B200)
+    fractions = by_source(conn)
+    assert fractions[("calibrated", "a")] == pytest.approx([8 * 40 / 1000, 12 * 40 / 1000, True, None])
+    measured_a = fractions[("observed", "a")]
+    assert measured_a[:2] == pytest.approx([10 * TOKENS / 1000, (10 + 900 / 2000 * 10) * TOKENS / 1000])
+    assert measured_a[2] is False
+    assert (
+        measured_a[3]
+        == "its config's band calibrated on our traffic (cfg-a) is learnt from instead: one config, one band"
+    )
+    assert (row["delivered_fraction_low"], row["delivered_fraction_high"]) == pytest.approx((0.32, 0.48))
+    assert row["delivered_fraction_runs"] == 1
+    assert row["delivered_output_tokens_per_s_high"] == pytest.approx(4000 * 8 * 0.48)
+    assert row["delivered_fraction_basis"].startswith(
+        f"learnt from 1 band of ours (a calibrated on our traffic on {H100} 0.320-0.480; "
+    )
+
+
+def test_a_band_that_may_not_bill_is_not_learnt_and_the_runs_measured_band_is(conn):
+    load(conn, [run_row("a")], [point("a", 0, 10, 100), point("a", 1, 20, 2100)])
+    unreliable = calibrated_band("a", 8.0, 12.0, 1000.0, 40.0) | {"bills": False, "config_status": "unreliable"}
+    calibrate(conn, unreliable)
+    delivered(conn)
+    write_references(conn, [reference_row(H100, 1000.0), reference_row(B200, 4000.0, total=8)])
+    row = projected_on(project(conn), B200)
+    fractions = by_source(conn)
+    assert fractions[("calibrated", "a")][2:] == [
+        False,
+        "the engine model is unreliable: a band that may not bill is not learnt from",
+    ]
+    assert fractions[("observed", "a")][2:] == [True, None]
+    assert row["delivered_fraction_high"] == pytest.approx((10 + 900 / 2000 * 10) * TOKENS / 1000)
+    assert "a calibrated (the engine model is unreliable" in row["delivered_fraction_basis"]
+
+
+def test_a_calibrated_status_other_than_delivered_is_kept_with_its_reason(conn):
+    load(conn, [run_row("a")], [point("a", 0, 10, 100), point("a", 1, 20, 2100)])
+    missed = calibrated_band("a", None, None, 1000.0, 40.0) | {
+        "status": "misses_slo",
+        "status_reason": "even the lightest point of the curve misses ttft_p95_ms",
+    }
+    calibrate(conn, missed)
+    delivered(conn)
+    write_references(conn, [reference_row(H100, 1000.0), reference_row(B200, 4000.0, total=8)])
+    project(conn)
+    fractions = by_source(conn)
+    assert fractions[("calibrated", "a")][2:] == [
+        False,
+        "calibrated misses_slo (even the lightest point of the curve misses ttft_p95_ms): no band to learn from",
+    ]
+    assert fractions[("observed", "a")][2] is True
