@@ -55,7 +55,7 @@ def our_traffic(context: dg.AssetExecutionContext, warehouse: Warehouse) -> Iter
         yield dg.MaterializeResult(asset_key=table.split("."), metadata=table_metadata(reports[table]))
 
 
-_PRICED = [["calibrated", "delivered_at_slo"], ["benchmark", "accelerator_prices"], ["marts", "capacity_plan"]]
+_PRICED = [["calibrated", "delivered_at_slo"], ["benchmark", "prices_in_force"], ["marts", "capacity_plan"]]
 
 
 @dg.multi_asset(

@@ -2,12 +2,11 @@
 -- evidence); costs use the newest price per accelerator, price class and provider.
 --
 -- Columns described on: benchmark.accelerator_prices
--- column used_for_costs: True when this is the newest price of its accelerator, class and provider (the one cost.cost_per_request applies); unknown accelerators are never used.
+-- column used_for_costs: True when this is the price in force of its accelerator, class and provider (benchmark.prices_in_force: the one costs apply); unknown accelerators are never used.
 SELECT
-    *,
-    accelerator_id IS NOT NULL AND row_number() OVER (
-        PARTITION BY accelerator_id, price_class, provider
-        ORDER BY as_of DESC, usd_per_accelerator_hour, source_row
-    ) = 1 AS used_for_costs
-FROM benchmark.accelerator_prices
+    p.*,
+    EXISTS (
+        SELECT 1 FROM benchmark.prices_in_force AS f WHERE f.source = p.source AND f.source_row = p.source_row
+    ) AS used_for_costs
+FROM benchmark.accelerator_prices AS p
 ORDER BY accelerator_raw, price_class, usd_per_accelerator_hour

@@ -1,7 +1,7 @@
 -- calibrated.cost_sensitivity: what the token mix and the bursts cost, priced. Run by
 -- assets/calibrate/cost_sensitivity.py over `sensitivity_rates` (per profile x config x variant: the delivered band
--- the engine model re-derives for that variant of our traffic), one row per rate row x price (the newest per
--- accelerator, class and provider, as cost.cost_per_request picks it). The arithmetic is that of sql/macros.sql:
+-- the engine model re-derives for that variant of our traffic), one row per rate row x price in force
+-- (benchmark.prices_in_force, as cost.cost_per_request applies it). The arithmetic is that of sql/macros.sql:
 --
 --   cost_per_request_usd_low/high  = usd_per_request(usd_per_hour, delivered_high / delivered_low)
 --   cost_per_million_output_tokens = usd_per_million_tokens(usd_per_hour, delivered x output_tokens_mean)
@@ -12,18 +12,7 @@
 --   bursts_monthly_usd_low/high    = (poisson_arrivals rows) the smaller / larger of our mix's monthly_usd_low -
 --                                    this row's and our mix's monthly_usd_high - this row's (the same model error
 --                                    moves both bills)
-WITH prices AS (
-    SELECT *
-    FROM (
-        SELECT *,
-               row_number() OVER (PARTITION BY accelerator_id, price_class, provider
-                                  ORDER BY as_of DESC, usd_per_accelerator_hour, source_row) AS newest
-        FROM benchmark.accelerator_prices
-        WHERE accelerator_id IS NOT NULL
-    )
-    WHERE newest = 1
-),
-volume AS (
+WITH volume AS (
     SELECT DISTINCT profile, mean_requests_per_s, peak_requests_per_s FROM marts.capacity_plan
 ),
 priced AS (
@@ -31,7 +20,7 @@ priced AS (
            p.usd_per_accelerator_hour * r.accelerator_count AS usd_per_hour,
            v.mean_requests_per_s, v.peak_requests_per_s
     FROM sensitivity_rates AS r
-    LEFT JOIN prices AS p ON p.accelerator_id = r.accelerator_id AND r.status = 'priced'
+    LEFT JOIN benchmark.prices_in_force AS p ON p.accelerator_id = r.accelerator_id AND r.status = 'priced'
     LEFT JOIN volume AS v ON v.profile = r.profile AND r.status = 'priced'
 ),
 costed AS (

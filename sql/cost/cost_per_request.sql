@@ -1,4 +1,5 @@
--- cost.cost_per_request: per config x profile x price (the newest per accelerator, class and provider).
+-- cost.cost_per_request: per config x profile x price in force (benchmark.prices_in_force: the newest per
+-- accelerator, class and provider).
 --
 --   cost per request   = usd_per_accelerator_hour x accelerators / (requests_per_s x 3600)
 --   cost per 1M tokens = usd_per_accelerator_hour x accelerators / (tokens_per_s x 3600) x 1e6, for
@@ -17,18 +18,7 @@
 --              requests, observed.request_stats; else constant 0, poisson 1; closed-loop and trace runs have none:
 --              compared only when both are known); token rates are then the band x our means per request;
 --   measured   otherwise: the band the run sustained as measured (observed.delivered_at_slo).
-WITH prices AS (
-    SELECT *
-    FROM (
-        SELECT *,
-               row_number() OVER (PARTITION BY accelerator_id, price_class, provider
-                                  ORDER BY as_of DESC, usd_per_accelerator_hour, source_row) AS newest
-        FROM benchmark.accelerator_prices
-        WHERE accelerator_id IS NOT NULL
-    )
-    WHERE newest = 1
-),
-measured_arrivals AS (
+WITH measured_arrivals AS (
     SELECT run_id, avg(interarrival_cv) AS measured_cv
     FROM observed.request_stats
     WHERE interarrival_cv IS NOT NULL
@@ -115,7 +105,7 @@ hourly AS (
            p.as_of AS price_as_of, p.price_source,
            p.usd_per_accelerator_hour * c.accelerator_count AS usd_per_hour
     FROM configs AS c
-    JOIN prices AS p ON p.accelerator_id = c.accelerator_id
+    JOIN benchmark.prices_in_force AS p ON p.accelerator_id = c.accelerator_id
 )
 SELECT
     profile,

@@ -122,6 +122,8 @@ def priced() -> list[dict]:
         "DATE '2025-01-01', 2.5::DOUBLE, 2)) "
         "AS t(accelerator_id, price_class, provider, as_of, usd_per_accelerator_hour, source_row)"
     )
+    conn.register("in_force", run_sql_file(conn, "benchmark/prices_in_force.sql"))  # the newer price, 2.5
+    conn.execute("CREATE TABLE benchmark.prices_in_force AS SELECT * FROM in_force")
     conn.execute(
         "CREATE TABLE marts.capacity_plan AS SELECT 'chat' AS profile, 100.0::DOUBLE AS mean_requests_per_s, "
         "250.0::DOUBLE AS peak_requests_per_s"
@@ -182,7 +184,7 @@ def test_a_bursty_profile_is_priced_at_our_arrivals_and_at_poisson_through_the_w
         "requirement.slo_bounds": [{"profile": "chat", "measure": m, "bound": b} for m, b in BOUNDS.items()],
         "calibrated.engine_models": [{"config_key": "cfg-test", **engine_columns(ENGINE)}],
         "calibrated.delivered_at_slo": [delivered_row()],
-        "benchmark.accelerator_prices": [
+        "benchmark.prices_in_force": [
             {"accelerator_id": H100, "price_class": "on_demand", "provider": "P", "as_of": datetime.date(2025, 1, 1)}
             | {"usd_per_accelerator_hour": 2.5, "source_row": 1}
         ],

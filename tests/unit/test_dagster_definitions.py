@@ -22,6 +22,7 @@ ASSETS = {
     "benchmark/mlperf_round_over_round",
     "benchmark/mlperf_reference",
     "benchmark/accelerator_prices",
+    "benchmark/prices_in_force",
     "requirement/profiles",
     "requirement/slo_bounds",
     "requirement/traffic_shape",

@@ -12,6 +12,7 @@ from assets.warehouse.write import write_table
 from schemas.benchmark.accelerator_prices import AcceleratorPrices
 from schemas.benchmark.mlperf_profile_reference import MlperfProfileReference
 from schemas.benchmark.mlperf_reference import MlperfReference
+from schemas.benchmark.prices_in_force import PricesInForce
 from schemas.calibrated.delivered_at_slo import DeliveredAtSlo as CalibratedDelivered
 from schemas.cost.cost_per_request import CostPerRequest
 from schemas.observed.delivered_at_slo import DeliveredAtSlo
@@ -330,6 +331,15 @@ def prices(*rows):
     )
 
 
+def write_prices(conn, *rows):
+    """benchmark.accelerator_prices from `rows` (accelerator, class, USD, day of January), then the prices in force
+    as the asset builds them."""
+    write_table(conn, "benchmark.accelerator_prices", prices(*rows), AcceleratorPrices)
+    in_force = run_sql_file(conn, "benchmark/prices_in_force.sql")
+    write_table(conn, "benchmark.prices_in_force", in_force, PricesInForce)
+    return in_force
+
+
 def test_projection_and_cost_formulas(conn):
     load(conn, [run_row("a")], [point("a", 0, 10, 100), point("a", 1, 20, 2100)])
     delivered(conn)
@@ -348,14 +358,10 @@ def test_projection_and_cost_formulas(conn):
     assert row["delivered_requests_per_s_low"] == pytest.approx(16000 / 50)
 
     # an older price of the same class and provider is superseded by the newest
-    write_table(
-        conn,
-        "benchmark.accelerator_prices",
-        prices(
-            (H100, "on_demand", 3.6, 2), (H100, "on_demand", 9.9, 1), ("nvidia-b200-sxm-180gb", "tco_model", 1.8, 1)
-        ),
-        AcceleratorPrices,
+    in_force = write_prices(
+        conn, (H100, "on_demand", 3.6, 2), (H100, "on_demand", 9.9, 1), ("nvidia-b200-sxm-180gb", "tco_model", 1.8, 1)
     )
+    assert sorted(in_force["usd_per_accelerator_hour"].to_list()) == [1.8, 3.6]
     cost = run_sql_file(conn, "cost/cost_per_request.sql")
     write_table(conn, "cost.cost_per_request", cost, CostPerRequest)
     rows = {r["accelerator_id"]: r for r in cost.iter_rows(named=True)}
@@ -403,7 +409,7 @@ def test_the_bill_rests_on_the_calibrated_band_where_the_runs_token_means_differ
     delivered(conn)
     write_references(conn, [reference_row(H100)])
     project(conn)
-    write_table(conn, "benchmark.accelerator_prices", prices((H100, "on_demand", 3.6, 1)), AcceleratorPrices)
+    write_prices(conn, (H100, "on_demand", 3.6, 1))
     (cost,) = run_sql_file(conn, "cost/cost_per_request.sql").iter_rows(named=True)
     assert cost["delivered_basis"] == basis and said in cost["delivered_basis_reason"]
     low, high = (8.0, 12.0) if basis == "calibrated" else (10.0, 10 + 900 / 2000 * 10)
