@@ -52,7 +52,7 @@ def failure_of(exc: BaseException) -> Failed:
     return Failed(str(exc), kind)
 
 
-def _failures(result: dg.ExecuteInProcessResult | dg.ExecuteJobResult) -> tuple[list[Failed], list[str]]:
+def run_failures(result: dg.ExecuteInProcessResult | dg.ExecuteJobResult) -> tuple[list[Failed], list[str]]:
     """(failures, warnings): failed steps and failed ERROR checks, in words; failed WARN checks."""
     errors: list[Failed] = []
     warnings: list[str] = []
@@ -73,7 +73,7 @@ def _failures(result: dg.ExecuteInProcessResult | dg.ExecuteJobResult) -> tuple[
     return errors, warnings
 
 
-def _report_failure(failures: list[Failed], warehouse: Warehouse | None = None) -> int:
+def report_failure(failures: list[Failed], warehouse: Warehouse | None = None) -> int:
     state = "" if warehouse is None else f" {published_state(warehouse.layout)}."
     print(f"benchbill: run failed;{state or ' the published serving file (if any) is unchanged.'}", file=sys.stderr)
     for failure in failures:

@@ -175,7 +175,7 @@ def read_findings(serving_path: Path) -> list[str]:
     return lines
 
 
-def _print_published(warehouse: Warehouse, warnings: list[str], show_all: bool = False) -> int:
+def print_published(warehouse: Warehouse, warnings: list[str], show_all: bool = False) -> int:
     """The shortlist of the published serving file (the top configs per profile, or every one with `show_all`),
     its quarantine counts, the warnings, and where things are; every line fits a 160-column terminal."""
     try:

@@ -15,8 +15,8 @@ from assets.warehouse.lock import WarehouseProblem
 from assets.warehouse.objectstore import RunStoreUnreachable
 from assets.warehouse.published_set import published_state
 from pipelines import settings
-from pipelines.failures import Failed, _failures, _report_failure, failure_of
-from pipelines.published_output import _print_published
+from pipelines.failures import Failed, failure_of, report_failure, run_failures
+from pipelines.published_output import print_published
 
 
 def _execute(job: dg.JobDefinition, instance: dg.DagsterInstance, warnings: list[str], **kwargs) -> list[Failed]:
@@ -26,7 +26,7 @@ def _execute(job: dg.JobDefinition, instance: dg.DagsterInstance, warnings: list
     result = job.execute_in_process(
         instance=instance, run_config={"loggers": {"progress": {}}, **run_config}, raise_on_error=False, **kwargs
     )
-    failures, warned = _failures(result)
+    failures, warned = run_failures(result)
     warnings += warned
     if not result.success and not failures:
         failures = [Failed(f"{job.name}: the run did not succeed and named no failed step", "bug")]
@@ -54,15 +54,15 @@ def run(args: argparse.Namespace) -> int:
         for warning in noticed:
             print(f"benchbill: warning: {warning}", file=sys.stderr)
     except IngestError as problem:
-        return _report_failure([failure_of(problem)])
+        return report_failure([failure_of(problem)])
     previous = signal.signal(signal.SIGTERM, _interrupt)  # SIGTERM ends the run as Ctrl-C does: with a message
     try:
         with warehouse.hold():  # one writer from the fingerprint check through the publish
             return _run(inputs, warehouse, force=args.force, show_all=args.all, executor=args.executor, noticed=noticed)
     except WarehouseProblem as problem:  # busy, read-only, full, a link for a lock file: one message, no traceback
-        return _report_failure([failure_of(problem)])
+        return report_failure([failure_of(problem)])
     except RunStoreUnreachable as problem:  # the run store's endpoint does not answer: one message, no traceback
-        return _report_failure([failure_of(problem)], warehouse)
+        return report_failure([failure_of(problem)], warehouse)
     except KeyboardInterrupt:
         print(f"benchbill: interrupted; {published_state(warehouse.layout)}.", file=sys.stderr)
         return 130
@@ -110,7 +110,7 @@ def _run(
                 f"inputs by checksum, same code, same settings): showing it; --force builds anyway",
                 file=sys.stderr,
             )
-            return _print_published(warehouse, list(noticed or []), show_all)
+            return print_published(warehouse, list(noticed or []), show_all)
         if found is not None:
             inputs = Inputs(
                 **{
@@ -171,7 +171,7 @@ def _run_jobs(
             list(inputs.mlperf), load_sources(inputs.sources_file), log=lambda m: print(f"  {m}", file=sys.stderr)
         )
     except IngestError as exc:
-        return _report_failure([Failed(f"finding the MLPerf rounds failed: {exc}", failure_of(exc).kind)], warehouse)
+        return report_failure([Failed(f"finding the MLPerf rounds failed: {exc}", failure_of(exc).kind)], warehouse)
     instance = dg.DagsterInstance.ephemeral()
     warnings: list[str] = list(noticed or [])
     instance.add_dynamic_partitions(MLPERF_ROUND_PARTITIONS, list(plan))
@@ -182,17 +182,17 @@ def _run_jobs(
             ingest, instance, warnings, partition_key=round_name, run_config=round_run_config(locations)
         )
         if failures:
-            return _report_failure(failures, warehouse)
+            return report_failure(failures, warehouse)
     if executor != "in_process" and inputs.dumps:
         # The run partitions in parallel processes first; build_warehouse then finds every one stored and reused.
         from pipelines.parallel import scan_in_processes
 
         print(f"benchbill: run partitions of the dump folders on the {executor} executor", file=sys.stderr)
-        failures, warned = _failures(scan_in_processes(inputs, warehouse, executor))
+        failures, warned = run_failures(scan_in_processes(inputs, warehouse, executor))
         warnings += warned
         if failures:
-            return _report_failure(failures, warehouse)
+            return report_failure(failures, warehouse)
     failures = _execute(definitions.resolve_job_def("build_warehouse"), instance, warnings)
     if failures:
-        return _report_failure(failures, warehouse)
-    return _print_published(warehouse, warnings, show_all)
+        return report_failure(failures, warehouse)
+    return print_published(warehouse, warnings, show_all)

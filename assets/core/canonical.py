@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from assets.core.mlperf_names import split_accuracy_target
 from assets.core.paths import REFERENCE_DIR
 from assets.core.precisions import Precision, normalise_precision, precision_entry, read_precision
-from assets.core.reference_tables import _read_csv
+from assets.core.reference_tables import read_reference_csv
 
 
 def alias_key(name: str) -> str:
@@ -32,9 +32,9 @@ class AcceleratorMatch:
 
 @functools.cache
 def _accelerator_aliases() -> dict[str, AcceleratorMatch]:
-    known = {row["accelerator_id"] for row in _read_csv("accelerators.csv")}
+    known = {row["accelerator_id"] for row in read_reference_csv("accelerators.csv")}
     table: dict[str, AcceleratorMatch] = {}
-    for row in _read_csv("accelerator_aliases.csv"):
+    for row in read_reference_csv("accelerator_aliases.csv"):
         if row["accelerator_id"] not in known:
             raise ValueError(
                 f"{REFERENCE_DIR / 'accelerator_aliases.csv'}: alias {row['alias']!r} points at "
@@ -107,9 +107,9 @@ def accelerator_id(name: str | None) -> str | None:
 
 @functools.cache
 def _model_aliases() -> dict[str, str]:
-    known = {row["model_id"] for row in _read_csv("models.csv")}
+    known = {row["model_id"] for row in read_reference_csv("models.csv")}
     table = {}
-    for row in _read_csv("model_aliases.csv"):
+    for row in read_reference_csv("model_aliases.csv"):
         if row["model_id"] not in known:
             raise ValueError(f"model alias {row['alias']!r} points at unknown model_id {row['model_id']!r}")
         table[alias_key(row["alias"])] = row["model_id"]
@@ -132,7 +132,7 @@ def model_id(name: str | None) -> str | None:
 @functools.cache
 def _checkpoint_precisions() -> dict[str, str]:
     table = {}
-    for row in _read_csv("models.csv"):
+    for row in read_reference_csv("models.csv"):
         if row.get("checkpoint_precision"):
             found = normalise_precision(row["checkpoint_precision"])
             if found is None:
@@ -224,7 +224,7 @@ def _peel_quantisation(checkpoint: str) -> tuple[str, Precision | None]:
 def _model_aliases_without_organisation() -> dict[str, str | None]:
     """The Hugging Face aliases keyed by their name after the organisation; None when two models share it."""
     table: dict[str, str | None] = {}
-    for row in _read_csv("model_aliases.csv"):
+    for row in read_reference_csv("model_aliases.csv"):
         if "/" not in row["alias"]:
             continue
         key = alias_key(row["alias"].rsplit("/", 1)[1])

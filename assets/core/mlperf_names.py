@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 
 from assets.core.paths import REFERENCE_DIR
-from assets.core.reference_tables import _read_csv
+from assets.core.reference_tables import read_reference_csv
 
 
 def split_accuracy_target(mlperf_model: str) -> tuple[str, str | None]:
@@ -75,7 +75,7 @@ class ResultRule:
 
 @functools.cache
 def _unit_rules() -> list[dict[str, str]]:
-    return _read_csv("mlperf_units.csv")
+    return read_reference_csv("mlperf_units.csv")
 
 
 def mlperf_rule(mlperf_model: str, scenario: str, round_name: str) -> ResultRule:
@@ -99,7 +99,7 @@ def mlperf_rule(mlperf_model: str, scenario: str, round_name: str) -> ResultRule
 
 @functools.cache
 def _model_folders() -> dict[str, str]:
-    return {row["folder"]: row["mlperf_model"] for row in _read_csv("mlperf_model_folders.csv")}
+    return {row["folder"]: row["mlperf_model"] for row in read_reference_csv("mlperf_model_folders.csv")}
 
 
 def mlperf_benchmark(folder: str, extra: dict[str, str] | None = None) -> str:
@@ -113,7 +113,7 @@ def mlperf_benchmark(folder: str, extra: dict[str, str] | None = None) -> str:
 
 @functools.cache
 def _workloads() -> dict[str, dict[str, str]]:
-    return {row["mlperf_model"]: row for row in _read_csv("mlperf_workloads.csv")}
+    return {row["mlperf_model"]: row for row in read_reference_csv("mlperf_workloads.csv")}
 
 
 def mlperf_dataset(mlperf_model: str) -> str | None:
@@ -145,7 +145,7 @@ def mlperf_accuracy_targets() -> tuple[AccuracyTarget, ...]:
     """The accuracy bounds of MLPerf's submission checker per benchmark and metric (see the CSV's .md)."""
     where = REFERENCE_DIR / "mlperf_accuracy_targets.csv"
     targets = []
-    for line, row in enumerate(_read_csv("mlperf_accuracy_targets.csv"), start=2):
+    for line, row in enumerate(read_reference_csv("mlperf_accuracy_targets.csv"), start=2):
         try:
             reference, fraction = float(row["reference_value"]), float(row["target_fraction"])
         except ValueError:

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 
 from assets.core.paths import REFERENCE_DIR
-from assets.core.reference_tables import _read_csv
+from assets.core.reference_tables import read_reference_csv
 
 # Values that state no precision (MLPerf's UNSET, a dash): read as "not given".
 _NO_PRECISION = {"UNSET", "N/A", "NA", "NONE", "-", "UNKNOWN", "NOT STATED"}
@@ -51,7 +51,7 @@ def _precisions() -> dict[str, PrecisionEntry]:
     table: dict[str, PrecisionEntry] = {}
     bits: dict[str, int] = {}
     where = REFERENCE_DIR / "precisions.csv"
-    for line, row in enumerate(_read_csv("precisions.csv"), start=2):
+    for line, row in enumerate(read_reference_csv("precisions.csv"), start=2):
         try:
             weight = int(row["weight_bits"])
             activation = int(row["activation_bits"]) if row["activation_bits"] else None

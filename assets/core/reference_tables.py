@@ -7,6 +7,6 @@ import csv
 from assets.core.paths import REFERENCE_DIR
 
 
-def _read_csv(name: str) -> list[dict[str, str]]:
+def read_reference_csv(name: str) -> list[dict[str, str]]:
     with open(REFERENCE_DIR / name, newline="", encoding="utf-8") as handle:
         return list(csv.DictReader(handle))

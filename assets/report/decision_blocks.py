@@ -24,14 +24,14 @@ from assets.report.textformat import TEXT, escape, number_text, shortlist_cell
 CAPACITY_COLORS = ["#047857", "#1d4ed8", "#b45309", "#be123c", "#6d28d9"]
 
 
-def _decisions(data: ReportData) -> dict[str, Decision]:
+def decisions_by_profile(data: ReportData) -> dict[str, Decision]:
     return {
         p["profile"]: decide(p["profile"], data.capacity.get(p["profile"], []), data.measure_next.get(p["profile"], []))
         for p in data.profiles
     }
 
 
-def _decision_block(decision: Decision, profile: dict[str, Any], sensitivity: list[dict[str, Any]]) -> str:
+def decision_block(decision: Decision, profile: dict[str, Any], sensitivity: list[dict[str, Any]]) -> str:
     """A profile's decision lines: the recommended config and its bill, the saving against the baseline, what the
     token mix and the bursts cost each top config, what to measure next."""
     name = escape(decision.profile)
@@ -84,7 +84,7 @@ def _decision_block(decision: Decision, profile: dict[str, Any], sensitivity: li
     return "".join(parts)
 
 
-def _capacity_chart(decision: Decision, windows: list[dict[str, Any]]) -> str:
+def capacity_chart(decision: Decision, windows: list[dict[str, Any]]) -> str:
     """Our traffic per window over the log against each top config's static capacity (replicas at the peak x
     the low end of what one replica delivers within the SLO)."""
     if not decision.top:
@@ -135,7 +135,7 @@ def _capacity_chart(decision: Decision, windows: list[dict[str, Any]]) -> str:
     )
 
 
-def _at_a_glance(data: ReportData) -> str:
+def at_a_glance(data: ReportData) -> str:
     """Per profile, its first-ranked row (rank_in_profile 1: the recommended config at its cheapest price where
     the profile states a volume, else the lowest cost per request), with the monthly bill when there is one."""
     body = []

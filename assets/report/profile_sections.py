@@ -225,7 +225,7 @@ def _sources_table(rows: list[dict[str, Any]]) -> str:
     )
 
 
-def _profile_section(data: ReportData, profile: dict[str, Any]) -> str:
+def profile_section(data: ReportData, profile: dict[str, Any]) -> str:
     name = profile["profile"]
     rows = data.shortlist.get(name, [])
     parts = [

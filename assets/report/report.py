@@ -16,9 +16,9 @@ from pathlib import Path
 import duckdb
 
 from assets.core.inert import inert
-from assets.report.decision_blocks import _at_a_glance, _capacity_chart, _decision_block, _decisions
+from assets.report.decision_blocks import at_a_glance, capacity_chart, decision_block, decisions_by_profile
 from assets.report.evidence_marks import EVIDENCE, tag
-from assets.report.profile_sections import _profile_section
+from assets.report.profile_sections import profile_section
 from assets.report.report_data import ReportData, read_report_data
 from assets.report.serving_tables import require_report_tables
 from assets.report.textformat import escape
@@ -55,12 +55,12 @@ def render(data: ReportData, generated_at: datetime.datetime) -> str:
     contents = " | ".join(
         f'<a href="#profile-{escape(p["profile"])}">{escape(p["profile"])}</a>' for p in data.profiles
     )
-    sections = "".join(_profile_section(data, p) for p in data.profiles)
-    decisions = _decisions(data)
+    sections = "".join(profile_section(data, p) for p in data.profiles)
+    decisions = decisions_by_profile(data)
     decision_blocks = "".join(
-        _decision_block(decisions[p["profile"]], p, data.sensitivity.get(p["profile"], [])) for p in data.profiles
+        decision_block(decisions[p["profile"]], p, data.sensitivity.get(p["profile"], [])) for p in data.profiles
     )
-    capacity_charts = "".join(_capacity_chart(d, data.traffic.get(name, [])) for name, d in decisions.items())
+    capacity_charts = "".join(capacity_chart(d, data.traffic.get(name, [])) for name, d in decisions.items())
     document = f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>benchbill report</title>
 <meta name="viewport" content="width=device-width, initial-scale=1"><style>{CSS}</style></head>
@@ -84,7 +84,7 @@ the fraction our runs measured against MLPerf on their accelerators, else the pr
 The two stay in separate columns so the gap is visible.</p>
 <p class="legend">{legend}</p>
 <p>Profiles: {contents}</p>
-{_at_a_glance(data)}
+{at_a_glance(data)}
 <h3>Inputs</h3>
 <table><thead><tr><th>MLPerf round</th><th>results</th><th>submitters</th><th>accelerators</th><th>file</th></tr>
 </thead><tbody>{rounds}</tbody></table>
