@@ -6,7 +6,7 @@ from __future__ import annotations
 import duckdb
 import polars as pl
 
-from assets.core import canonical
+from assets.core import mlperf_names
 from assets.core.paths import REFERENCE_DIR
 from assets.core.records import SourceFile
 from assets.inputs.files import sha256_file
@@ -28,12 +28,12 @@ def accuracy_target_rows() -> list[dict]:
             "target_value": t.target_value,
             "first_round": t.first_round,
             "last_round": t.last_round,
-            "first_round_order": canonical.round_sort_key(t.first_round),
-            "last_round_order": canonical.round_sort_key(t.last_round),
+            "first_round_order": mlperf_names.round_sort_key(t.first_round),
+            "last_round_order": mlperf_names.round_sort_key(t.last_round),
             "note": t.note or None,
             "evidence": "benchmark",
         }
-        for t in canonical.mlperf_accuracy_targets()
+        for t in mlperf_names.mlperf_accuracy_targets()
     ]
 
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from assets.core import canonical
+from assets.core import mlperf_names
 from assets.core.errors import IngestError
 from assets.inputs.fetch import fetch_url
 from assets.inputs.textinput import decode_json
@@ -90,5 +90,5 @@ def discover(
         next_cursor[name] = {"pushed_at": pushed_at, "sha": table[1] if table else None}
         if table is None or table[1] == seen.get("sha"):
             continue
-        found.append(FoundRound(canonical.normalise_round(match.group(1)), name, table[0], table[1]))
+        found.append(FoundRound(mlperf_names.normalise_round(match.group(1)), name, table[0], table[1]))
     return found, next_cursor

@@ -10,10 +10,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from assets.core.canonical import round_sort_key
 from assets.core.errors import IngestError
+from assets.core.mlperf_names import round_sort_key
 from assets.core.records import Reject, SourceFile
-from assets.formats.mlperf import plausibility, registry, tree
+from assets.formats.mlperf import plausibility, registry, tree, tree_layout
 from assets.formats.mlperf.exchange import MlperfFile
 from assets.formats.mlperf.registry import Detected
 from assets.formats.mlperf.rows import Origin, RowProblem, records_to_rows, round_of
@@ -210,7 +210,7 @@ class _Reader:
             self.log(f"read {fetched.name} ({fmt}): {len(mine)} results, {len(my_rejects)} quarantined")
 
     def add_tree(self, root: Path, only: Path | None) -> None:
-        round_name = tree.tree_round(root)
+        round_name = tree_layout.tree_round(root)
         if not self.wanted(round_name):
             return
         found = _tree(root, only)
@@ -237,7 +237,7 @@ class _Reader:
             self.log(f"read submission tree {root}: {len(found.results)} results, {len(found.rejects)} quarantined")
 
     def add_folder(self, folder: Path) -> None:
-        roots = tree.find_tree_roots(folder)
+        roots = tree_layout.find_tree_roots(folder)
         claimed = [root / division for root in roots for division in tree.DIVISIONS]
         resolved = folder.resolve()
         for root in roots:

@@ -14,8 +14,8 @@ import duckdb
 import polars as pl
 
 from assets.config.sources import Sources
-from assets.core.canonical import round_sort_key
 from assets.core.errors import IngestError
+from assets.core.mlperf_names import round_sort_key
 from assets.core.records import LOCATION_COLUMN, SOURCE_COLUMN
 from assets.mlperf_rounds.ingest import Batch, read_locations
 from assets.warehouse.validate import frame_from_rows

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from assets.config.sources import Sources
-from assets.core.canonical import round_sort_key
 from assets.core.errors import IngestError
+from assets.core.mlperf_names import round_sort_key
 from assets.inputs.fetch import is_url
 from assets.mlperf_rounds.discovery import FoundRound, discover
 from assets.mlperf_rounds.ingest import read_locations

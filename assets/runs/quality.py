@@ -20,7 +20,7 @@ from typing import Any
 import duckdb
 import polars as pl
 
-from assets.core import canonical
+from assets.core import canonical, precisions
 from assets.core.records import Reject, SourceFile
 from assets.formats.dumps.exchange import Dump
 from assets.formats.quality import registry
@@ -69,7 +69,7 @@ class Identity:
     precision_note: str | None
     model_known: bool = True
     model_note: str | None = None
-    scheme: canonical.Precision | None = None  # the precision as read, with its scheme (activations, method)
+    scheme: precisions.Precision | None = None  # the precision as read, with its scheme (activations, method)
 
     @property
     def scheme_columns(self) -> dict[str, Any]:
@@ -84,9 +84,9 @@ class Identity:
         }
 
 
-def _precision_word(where: str, raw: str) -> tuple[canonical.Precision | None, str | None]:
+def _precision_word(where: str, raw: str) -> tuple[precisions.Precision | None, str | None]:
     """(the precision read, problem) of a stated precision word; None when it states none."""
-    found = canonical.read_precision(raw)
+    found = precisions.read_precision(raw)
     if not found.known:
         return None, f"precision {raw!r} ({where}) is not in assets/reference/precisions.csv"
     return (found if found.precision else None), None
@@ -151,7 +151,7 @@ def _identity(
         if found and found.precision:
             precision = found.precision
             contradiction = _contradiction(source, precision, parsed, result)
-            scheme = found if contradiction else canonical.fuller(found, match.implied_precision)
+            scheme = found if contradiction else precisions.fuller(found, match.implied_precision)
             return Identity(match.key, model_raw, model_field, precision, word, source, contradiction, scheme=scheme)
     implied = match.implied_precision
     if implied is not None and implied.precision:
@@ -195,7 +195,7 @@ def _contradiction(source: str, precision: str, parsed: QualityParsed, result: Q
     implied = canonical.model_and_precision(named).implied_precision if named else None
     own = [(f"the checkpoint name {named!r}", implied.precision if implied else None)]
     if parsed.quantization:
-        own.insert(0, (parsed.quantization[0], canonical.read_precision(parsed.quantization[1]).precision))
+        own.insert(0, (parsed.quantization[0], precisions.read_precision(parsed.quantization[1]).precision))
     for where, found in own:
         if found and found != precision:
             return f"run.yaml states {precision}; {where} implies {found}: run.yaml's is used"
@@ -242,7 +242,7 @@ def quality_rows(reads: list[QualityRead], settings_for: Settings) -> tuple[list
                         "model_field": found.model_field,
                         "model_note": found.model_note,
                         "precision": found.precision,
-                        "weight_bits": canonical.read_precision(found.precision).weight_bits,
+                        "weight_bits": precisions.read_precision(found.precision).weight_bits,
                         **scheme,
                         "precision_raw": found.precision_raw,
                         "precision_source": found.precision_source,

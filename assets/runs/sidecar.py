@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import PurePosixPath
 from typing import Any
 
-from assets.core import canonical
+from assets.core import canonical, precisions
 from assets.core.errors import IngestError
 from assets.core.ranges import RUN_YAML, OutOfRange, check
 from assets.inputs.files import Fetched, LargeFile
@@ -48,7 +48,7 @@ def merge_sidecars(chain: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
 
 
 def run_precision(
-    raw: object, stated: canonical.Precision, model_raw: str, implied: canonical.Precision | None
+    raw: object, stated: precisions.Precision, model_raw: str, implied: precisions.Precision | None
 ) -> dict[str, Any]:
     """The run's precision columns. run.yaml's value wins; without one, the precision the model name
     implies (`...-FP8`, `...-AWQ`, `...-Q4_K_M.gguf`). A value not in precisions.csv is kept raw and
@@ -99,7 +99,7 @@ def run_precision(
         "precision_source": "run.yaml",
         "weight_bits": stated.weight_bits,
         "activation_bits": activation_bits,
-        "precision_scheme": (stated if note else canonical.fuller(stated, implied)).scheme,
+        "precision_scheme": (stated if note else precisions.fuller(stated, implied)).scheme,
         "precision_note": note,
     }
 
@@ -161,7 +161,7 @@ def _run_config(merged: dict[str, Any], where: str) -> dict[str, Any]:
         raise SidecarProblem(f"{where}: settings must be a mapping of engine settings (name: value), got {kind}")
     model_raw = str(merged["model"]).strip() if merged.get("model") not in (None, "") else ""
     checkpoint = canonical.model_and_precision(model_raw)
-    stated = canonical.read_precision(merged.get("precision"))
+    stated = precisions.read_precision(merged.get("precision"))
     missing = [k for k in REQUIRED_KEYS if merged.get(k) in (None, "")]
     if "precision" in missing and checkpoint.implied_precision is not None:
         missing.remove("precision")  # the model name states it (run_precision)

@@ -4,7 +4,8 @@ a network failure is no bad input; steps and checks are named as tables and outc
 import re
 
 from assets.inputs import fetch
-from pipelines.cli import ADVICE, main
+from pipelines.cli import main
+from pipelines.failures import ADVICE
 from tests.support.data import V51_TABLE
 from tests.support.httpserver import ScriptedServer
 

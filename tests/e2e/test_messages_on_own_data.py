@@ -11,7 +11,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from pipelines.cli import main, read_shortlist
+from pipelines.cli import main
+from pipelines.published_output import read_shortlist
 from tests.support.data import DATA, REPO_ROOT, build_published
 
 PUBLIC = "vllm-nerdalert-vllm-benchmark-graphs"

@@ -15,7 +15,8 @@ import pytest
 
 from assets.report.decision import decide
 from assets.report.textformat import format_shortlist
-from pipelines.cli import main, read_shortlist
+from pipelines.cli import main
+from pipelines.published_output import read_shortlist
 from tests.support.data import REPO_ROOT, build_published
 
 RUN_PROFILES = REPO_ROOT / "examples" / "run-profiles.yaml"

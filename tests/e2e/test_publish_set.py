@@ -16,7 +16,8 @@ from assets.core.faults import ENV, TERMINATE
 from assets.warehouse.layout import WarehouseLayout
 from assets.warehouse.lock import WarehouseProblem
 from assets.warehouse.published_set import read_record, stale_members
-from pipelines.cli import main, open_published
+from pipelines.cli import main
+from pipelines.published_output import open_published
 from tests.support.data import REPO_ROOT
 from tests.support.smallcase import content, leftovers
 

@@ -10,7 +10,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from assets.report.report import REPORT_COLUMNS, data_value
+from assets.report.evidence_marks import data_value
+from assets.report.profile_sections import REPORT_COLUMNS
 from assets.report.textformat import shortlist_cell, shows_quality
 from pipelines.cli import main
 from tests.support.data import DATA, REPO_ROOT, build_published

@@ -8,7 +8,7 @@ import shutil
 import pytest
 
 from assets.core.errors import IngestError
-from assets.formats.mlperf import tree
+from assets.formats.mlperf import tree_layout
 from assets.mlperf_rounds.ingest import read_locations
 from tests.support.data import DATA, V41_TABLE, V51_TABLE
 
@@ -160,5 +160,5 @@ def test_a_tree_whose_round_no_folder_names_is_a_clear_error(tmp_path):
 
 
 def test_tree_roots_are_found_above_and_below_a_folder():
-    assert tree.find_tree_roots(TREES) == [TREES / "v4.1", TREES / "v5.1"]
-    assert tree.find_tree_roots(TREES / "v5.1" / "closed" / "AMD") == [TREES / "v5.1"]
+    assert tree_layout.find_tree_roots(TREES) == [TREES / "v4.1", TREES / "v5.1"]
+    assert tree_layout.find_tree_roots(TREES / "v5.1" / "closed" / "AMD") == [TREES / "v5.1"]

@@ -14,7 +14,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from assets.core import canonical
+from assets.core import mlperf_names
 from assets.runs.collect import collect
 from tests.support.data import DATA, V51_TABLE
 from tests.support.quality import quality_gate
@@ -264,7 +264,7 @@ def test_mlperf_accuracy_targets_hold_for_every_closed_v51_result():
     """The checker's bounds (assets/reference/mlperf_accuracy_targets.csv) against the real v5.1 round table:
     every closed-division result passed MLPerf's accuracy gate, so each published metric with a bound is within
     it; and every LLM benchmark of the round has its bounds."""
-    targets = canonical.mlperf_accuracy_targets()
+    targets = mlperf_names.mlperf_accuracy_targets()
     table = json.loads(V51_TABLE.read_text())
     checked, outside = 0, collections.Counter()
     for record in table:

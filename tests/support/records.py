@@ -9,7 +9,7 @@ from typing import Any
 import duckdb
 import polars as pl
 
-from assets.core import canonical
+from assets.core import mlperf_names
 from assets.core.records import Reject
 from assets.formats.dumps.exchange import RequestScan
 from assets.formats.dumps.scan_sql import checked_scan_sql
@@ -47,5 +47,5 @@ def parse_summary_results(records: list[Any], fetched: Fetched) -> tuple[list[di
 
 def mlperf_unit(mlperf_model: str, scenario: str, round_name: str) -> tuple[str, str]:
     """The unit the number really has for (round, model, scenario), and the rule's note."""
-    rule = canonical.mlperf_rule(mlperf_model, scenario, round_name)
+    rule = mlperf_names.mlperf_rule(mlperf_model, scenario, round_name)
     return rule.unit, rule.note

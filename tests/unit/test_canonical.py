@@ -2,7 +2,7 @@
 
 import pytest
 
-from assets.core import canonical
+from assets.core import canonical, mlperf_names, precisions
 from tests.support.records import mlperf_unit
 
 
@@ -87,9 +87,9 @@ def test_model_names_resolve(name):
 
 def test_mlperf_model_with_accuracy_suffix():
     assert canonical.model_id("llama2-70b-99.9") == "llama-2-70b-chat"
-    assert canonical.split_accuracy_target("llama2-70b-99.9") == ("llama2-70b", "99.9")
-    assert canonical.split_accuracy_target("dlrm-v2-99") == ("dlrm-v2", "99")
-    assert canonical.split_accuracy_target("llama3.1-8b") == ("llama3.1-8b", None)
+    assert mlperf_names.split_accuracy_target("llama2-70b-99.9") == ("llama2-70b", "99.9")
+    assert mlperf_names.split_accuracy_target("dlrm-v2-99") == ("dlrm-v2", "99")
+    assert mlperf_names.split_accuracy_target("llama3.1-8b") == ("llama3.1-8b", None)
     assert canonical.model_id("Qwen/Qwen3.5-397B-A17B") is None
 
 
@@ -112,12 +112,12 @@ def test_mlperf_model_with_accuracy_suffix():
     ],
 )
 def test_precision_normalisation(raw, expected):
-    assert canonical.normalise_precision(raw) == expected
+    assert precisions.normalise_precision(raw) == expected
 
 
 def test_unknown_precision_is_an_error_not_a_guess():
-    with pytest.raises(canonical.PrecisionError, match="fp7"):
-        canonical.normalise_precision("fp7")
+    with pytest.raises(precisions.PrecisionError, match="fp7"):
+        precisions.normalise_precision("fp7")
 
 
 @pytest.mark.parametrize(
@@ -175,7 +175,7 @@ def test_unknown_precision_is_an_error_not_a_guess():
     ],
 )
 def test_precision_vocabulary_gives_the_canonical_name_and_bits(raw, precision, weight_bits, activation_bits):
-    found = canonical.read_precision(raw)
+    found = precisions.read_precision(raw)
     assert (found.precision, found.weight_bits, found.activation_bits) == (precision, weight_bits, activation_bits)
     assert found.known and found.stated
 
@@ -183,20 +183,20 @@ def test_precision_vocabulary_gives_the_canonical_name_and_bits(raw, precision, 
 @pytest.mark.parametrize("raw", ["fp7", "auto", "bitsandbytes", "compressed-tensors", "fp8,quantum8"])
 def test_an_unknown_precision_is_kept_raw_and_flagged_never_raised(raw):
     """`bitsandbytes`, `compressed-tensors`: a method whose width the name does not say is not guessed."""
-    found = canonical.read_precision(raw)
+    found = precisions.read_precision(raw)
     assert found.precision is None and not found.known and found.stated and found.unknown
 
 
 @pytest.mark.parametrize("raw", [None, "", "UNSET", "N/A"])
 def test_a_value_that_states_no_precision_is_not_stated(raw):
-    found = canonical.read_precision(raw)
+    found = precisions.read_precision(raw)
     assert found.precision is None and not found.stated and found.known
 
 
 def test_every_canonical_precision_has_one_width_in_the_table():
     widths: dict[str, set[int]] = {}
     for spelling in ["fp8", "float8_e4m3fn", "w8a8_fp8", "q4_k_m", "q4_0_4_4", "nvfp4", "w4a16_mxfp4"]:
-        found = canonical.read_precision(spelling)
+        found = precisions.read_precision(spelling)
         widths.setdefault(found.precision, set()).add(found.weight_bits)
     assert all(len(w) == 1 for w in widths.values()), widths
 
@@ -279,4 +279,4 @@ def test_unit_rules(model, scenario, round_name, unit):
     ],
 )
 def test_runtime_from_mlperf_software(software, expected):
-    assert canonical.split_runtime(software) == expected
+    assert mlperf_names.split_runtime(software) == expected

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from assets.core import canonical
+from assets.core import canonical, precisions
 from assets.runs.sidecar import run_precision
 
 
@@ -29,22 +29,22 @@ from assets.runs.sidecar import run_precision
     ],
 )
 def test_each_spelling_keeps_its_activations_and_method(spelling, scheme, method):
-    found = canonical.read_precision(spelling)
+    found = precisions.read_precision(spelling)
     assert (found.scheme, found.method) == (scheme, method)
 
 
 def test_schemes_agree_only_when_one_is_the_other_known_in_part():
-    assert canonical.schemes_agree("int4", "int4-w4a16-awq")
-    assert canonical.schemes_agree("int4-w4a16", "int4-w4a16-gptq")
-    assert not canonical.schemes_agree("int4-w4a8", "int4-w4a16")
-    assert not canonical.schemes_agree("int4-w4a16-awq", "int4-w4a16-gptq")
-    assert not canonical.schemes_agree("fp8", "fp8_e5m2")
+    assert precisions.schemes_agree("int4", "int4-w4a16-awq")
+    assert precisions.schemes_agree("int4-w4a16", "int4-w4a16-gptq")
+    assert not precisions.schemes_agree("int4-w4a8", "int4-w4a16")
+    assert not precisions.schemes_agree("int4-w4a16-awq", "int4-w4a16-gptq")
+    assert not precisions.schemes_agree("fp8", "fp8_e5m2")
 
 
 def test_a_run_keeps_its_scheme_completed_by_the_model_name_when_they_agree():
     def scheme(raw: str, model: str) -> str | None:
         implied = canonical.model_and_precision(model).implied_precision
-        return run_precision(raw, canonical.read_precision(raw), model, implied)["precision_scheme"]
+        return run_precision(raw, precisions.read_precision(raw), model, implied)["precision_scheme"]
 
     assert scheme("w4a8", "acme/chat-3b") == "int4-w4a8"
     assert scheme("int4", "Qwen/Qwen3-0.6B-AWQ") == "int4-w4a16-awq"

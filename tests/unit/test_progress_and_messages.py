@@ -14,8 +14,8 @@ from assets.inputs.fetch import fetch_url
 from assets.inputs.files import read_local
 from assets.report.charts import linear_ticks, log_ticks
 from pipelines import query, settings
-from pipelines.cli import FAILURE_KINDS, failure_of
 from pipelines.definitions import defs
+from pipelines.failures import FAILURE_KINDS, failure_of
 from pipelines.progress import check_words, console_logger, failure_cause, skipped_words, step_words
 from tests.support.httpserver import ScriptedServer
 

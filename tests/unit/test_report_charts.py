@@ -3,7 +3,7 @@ profile is held to it (benchmark.mlperf_profile_reference), else Server; Offline
 
 import re
 
-from assets.report.report import _latency_charts
+from assets.report.profile_sections import _latency_charts
 
 RUN = {
     "run_label": "vllm",

@@ -7,7 +7,7 @@ import re
 import duckdb
 import pytest
 
-from assets.report.report import read_report_data
+from assets.report.report_data import read_report_data
 from assets.report.serving_tables import REPORT_TABLES, ServingFileTooOld, require_report_tables
 from pipelines.cli import main
 

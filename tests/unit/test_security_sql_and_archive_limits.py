@@ -24,7 +24,7 @@ REVIEWED = {
         "assets/mlperf_rounds/rounds.py",
         "sql",
     ): "_existing(): its two callers pass literal SELECTs with bound parameters",
-    ("assets/report/report.py", "sql"): "_rows(): its callers pass literal SELECTs",
+    ("assets/report/report_data.py", "sql"): "_rows(): its callers pass literal SELECTs",
     (
         "assets/warehouse/sqlfiles.py",
         "read_sql(check.relative)",
@@ -33,7 +33,7 @@ REVIEWED = {
     ("assets/warehouse/write.py", "audit_ddl()"): "CREATE statements from the audit tables' pandera models: names by "
     "qualified/quote_ident, types from a constant map",
     ("assets/warehouse/frames.py", "sql"): "query_frame(): SQL files of this repository, parameters bound",
-    ("pipelines/cli.py", "sql"): "_dicts(): its callers pass literal SELECTs",
+    ("pipelines/published_output.py", "sql"): "_dicts(): its callers pass literal SELECTs",
     ("pipelines/query.py", "sql"): "benchbill sql: the analyst's own statement, on a read-only connection, "
     "parameters bound",
     # The per-request pass: SQL files of this repository, and SELECTs assembled by code whose every file path, source

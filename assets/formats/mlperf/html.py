@@ -17,7 +17,7 @@ from typing import Any
 
 from bs4 import BeautifulSoup, Tag
 
-from assets.core import canonical
+from assets.core import mlperf_names
 from assets.core.errors import IngestError
 from assets.core.records import Reject
 from assets.formats.mlperf.exchange import MlperfFile, MlperfParsed
@@ -160,7 +160,7 @@ def _result_records(
                 record = dict(
                     base,
                     UsedModel=model,
-                    Model=canonical.mlperf_benchmark(model),
+                    Model=mlperf_names.mlperf_benchmark(model),
                     Scenario=scenario,
                     Performance_Result=perf,
                     Performance_Units=unit,

@@ -15,7 +15,7 @@ from typing import Any
 
 from assets.core.records import Reject
 from assets.formats.base import Reader
-from assets.formats.mlperf import checker, cm, html, summary_json, tree, xlsx
+from assets.formats.mlperf import checker, cm, html, summary_json, tree, tree_layout, xlsx
 from assets.formats.mlperf.exchange import MlperfFile, MlperfParsed
 from assets.formats.mlperf.rows import Origin, records_to_rows
 from assets.inputs.files import Fetched
@@ -86,7 +86,7 @@ def parse_file(fetched: Fetched | MlperfFile, detected: Detected) -> tuple[list[
     if detected.format is None or detected.reader is None:
         raise ValueError(f"{file.name}: no MLPerf reader recognised it ({detected.note})")
     parsed = detected.reader.parse(file, detected.format)
-    hint = tree.round_from_path(Path(file.name).parent)
+    hint = tree_layout.round_from_path(Path(file.name).parent)
     if hint is not None:  # tables without version/ID (v0.7 checker CSVs): the round the path names
         for _location, record in parsed.records:
             if isinstance(record, dict) and not record.get("version") and not record.get("ID"):

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from assets.core import canonical
+from assets.core import canonical, mlperf_names, precisions
 from assets.core.records import Reject
 from assets.formats.mlperf import plausibility
 from assets.inputs.files import Fetched
@@ -158,7 +158,7 @@ def round_of(record: dict[str, Any]) -> str:
     """The round a record belongs to, from `version` or `ID`; RowProblem when neither tells."""
     field = record.get("version") or record.get("ID")
     try:
-        return canonical.normalise_round(field)
+        return mlperf_names.normalise_round(field)
     except ValueError:
         raise RowProblem(
             f"cannot tell the round from version/ID {field!r} (expected like 'v5.1' or "
@@ -174,19 +174,19 @@ def _unit(
 ) -> tuple[str, str | None, bool, str | None]:
     """(unit, the unit as labelled, whether the label was corrected, the rule's note) of a result."""
     try:
-        rule = canonical.mlperf_rule(mlperf_model, scenario, round_name)
+        rule = mlperf_names.mlperf_rule(mlperf_model, scenario, round_name)
     except ValueError as exc:
         raise RowProblem(str(exc)) from None
     raw = text(record.get("Performance_Units"))
     if raw is None:
         return rule.unit, None, False, rule.note or None
-    labelled = canonical.raw_unit(raw)
+    labelled = mlperf_names.raw_unit(raw)
     if labelled is None:
         raise RowProblem(
             f"Performance_Units {raw!r} is not a unit label this version knows "
             f"(expected Tokens/s, Samples/s, Queries/s, Tasks/s, Streams, Latency (ms) or Latency (s))"
         )
-    if canonical.unit_kind(labelled) != canonical.unit_kind(rule.unit):
+    if mlperf_names.unit_kind(labelled) != mlperf_names.unit_kind(rule.unit):
         raise RowProblem(
             f"Performance_Units {raw!r} contradicts the unit rule ({rule.unit}) "
             f"for {mlperf_model} {scenario} {round_name}"
@@ -212,7 +212,7 @@ def record_to_row(
         record, identity["mlperf_model"], identity["scenario"], identity["round"]
     )
     system = _system(record, require_nodes)
-    metric_kind = canonical.unit_kind(unit)
+    metric_kind = mlperf_names.unit_kind(unit)
     total = system["total_accelerators"]
     per_accel = value / total if metric_kind == "throughput" and total else None
     submitter, suite_raw, platform = (_required_text(record, k) for k in ("Submitter", "Suite", "Platform"))
@@ -256,7 +256,7 @@ def _identity(record: Any) -> dict[str, Any]:
     if missing:
         raise RowProblem(f"record lacks keys {missing}")
     round_name = round_of(record)
-    scenario = canonical.normalise_scenario(record["Scenario"])
+    scenario = mlperf_names.normalise_scenario(record["Scenario"])
     if scenario is None:
         raise RowProblem(
             f"unknown scenario {record['Scenario']!r} (expected Offline, Server, Interactive, "
@@ -268,18 +268,18 @@ def _identity(record: Any) -> dict[str, Any]:
     mlperf_model = text(record["Model"])
     if not mlperf_model:
         raise RowProblem("Model is empty")
-    base_model, target = canonical.split_accuracy_target(mlperf_model)
+    base_model, target = mlperf_names.split_accuracy_target(mlperf_model)
     model = canonical.model_id(base_model)
     return {
         "round": round_name,
-        "round_order": canonical.round_sort_key(round_name),
+        "round_order": mlperf_names.round_sort_key(round_name),
         "division": division,
         "used_model": text(record.get("UsedModel")) or mlperf_model,
         "mlperf_model": mlperf_model,
         "model_id": model,
         "model_known": model is not None,
         "accuracy_target": target,
-        "dataset": canonical.mlperf_dataset(mlperf_model),
+        "dataset": mlperf_names.mlperf_dataset(mlperf_model),
         "scenario": scenario,
     }
 
@@ -322,11 +322,11 @@ def _software(record: dict[str, Any]) -> dict[str, Any]:
     """The software stack, the weight precision and the accuracy the result reached."""
     precision_raw = text(record.get("weight_data_types"))
     try:
-        precision = canonical.normalise_precision(precision_raw)
-    except canonical.PrecisionError:
+        precision = precisions.normalise_precision(precision_raw)
+    except precisions.PrecisionError:
         precision = None
     software = text(record.get("Software"))
-    runtime, runtime_version = canonical.split_runtime(software)
+    runtime, runtime_version = mlperf_names.split_runtime(software)
     accuracy = parse_accuracy(record.get("Accuracy"))
     accuracy_raw = record.get("Accuracy")
     if isinstance(accuracy_raw, dict):

@@ -8,32 +8,30 @@ Layout (MLCommons' `tools/submission/submission_structure.md`): `<division>/<sub
 `results/.../measurements.json` from v6.0). The result field is chosen per round, model and
 scenario from the rule table, as MLCommons' checker does; results run in another scenario are
 inferred with the checker's formulas. Each result also yields its run conditions (latency
-percentiles, TTFT/TPOT, the limits it was held to).
+percentiles, TTFT/TPOT, the limits it was held to). Where things are in a tree: `tree_layout.py`; what a result's
+logs say, read as the checker reads them: `tree_checker.py`.
 """
 
 from __future__ import annotations
 
-import ast
-import datetime as dt
 import hashlib
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from assets.core import canonical
+from assets.core import mlperf_names
 from assets.core.errors import IngestError
 from assets.core.records import Reject, SourceFile
 from assets.formats.mlperf import loadgen
 from assets.formats.mlperf.rows import RowProblem, blank, text
+from assets.formats.mlperf.tree_checker import checker_result, parse_accuracy_txt, power_result
+from assets.formats.mlperf.tree_layout import DIVISIONS, is_tree_root, measurements_file, tree_round
 from assets.inputs.files import sha256_bytes, walk_files
 from assets.inputs.textinput import decode_json
 
 SUBMISSION_TREE = "submission_tree"
 FORMATS = (SUBMISSION_TREE,)
 SKIPPED: dict[str, str] = {}  # files of a tree that hold no result are listed as skipped, one by one
-DIVISIONS = ("closed", "open", "network")
-_ROUND_IN_NAME = re.compile(r"(?:^|[_\-])v?(\d+\.\d+)$")
 
 
 @dataclass
@@ -62,53 +60,6 @@ class TreeBatch:
     html_pages: list[Path] = field(default_factory=list)
 
 
-def is_tree_root(folder: Path) -> bool:
-    """A folder holding `<division>/<submitter>/results` or `.../systems`."""
-    for division in DIVISIONS:
-        base = folder / division
-        if base.is_dir() and any(
-            (sub / "results").is_dir() or (sub / "systems").is_dir() for sub in base.iterdir() if sub.is_dir()
-        ):
-            return True
-    return False
-
-
-def find_tree_roots(folder: Path) -> list[Path]:
-    """Submission-tree roots at or below `folder`, or the root above it when `folder` lies inside one."""
-    folder = folder.resolve()
-    for ancestor in [folder, *folder.parents]:
-        if ancestor.name in DIVISIONS and is_tree_root(ancestor.parent):
-            return [ancestor.parent]
-    roots: list[Path] = []
-    stack = [folder]
-    while stack:
-        current = stack.pop()
-        if is_tree_root(current):
-            roots.append(current)
-            continue
-        stack.extend(sorted((p for p in current.iterdir() if p.is_dir() and not p.name.startswith(".")), reverse=True))
-    return sorted(roots)
-
-
-def round_from_path(root: Path) -> str | None:
-    """The round named by the tree's folder or one above it (`v5.1`, `inference_results_v5.1`)."""
-    for part in [root, *root.parents]:
-        match = _ROUND_IN_NAME.search(part.name)
-        if match:
-            return canonical.normalise_round(match.group(1))
-    return None
-
-
-def tree_round(root: Path) -> str:
-    found = round_from_path(root)
-    if found is None:
-        raise IngestError(
-            f"{root}: cannot tell the MLPerf round of this submission tree; expected a folder "
-            "named like 'v5.1' or 'inference_results_v5.1' at or above it"
-        )
-    return found
-
-
 # --- small readers ------------------------------------------------------------------------
 
 
@@ -119,148 +70,6 @@ def read_json_file(path: Path) -> Any:
         raise RowProblem(f"{path}: not readable JSON ({exc})") from None
     except IngestError as exc:  # names the file and what is wrong with it
         raise RowProblem(str(exc)) from None
-
-
-_ACCURACY_DICT_KEYS = {
-    "rouge1": "ROUGE1",
-    "rouge2": "ROUGE2",
-    "rougeL": "ROUGEL",
-    "rougeLsum": "ROUGELSUM",
-    "gen_len": "GEN_LEN",
-    "tokens_per_sample": "TOKENS_PER_SAMPLE",
-    "gsm8k": "gsm8k_accuracy",
-    "mbxp": "mbxp_accuracy",
-    "exact_match": "exact_match",
-    "CLIP_SCORE": "CLIP_SCORE",
-    "FID_SCORE": "FID_SCORE",
-    "vbench_score": "vbench_score",
-    "mean-accuracy": "meanAcc",
-}
-_ACCURACY_LINES = [
-    (re.compile(r"Word Error Rate:.*accuracy=([\d.]+)%"), "ACCURACY"),
-    (re.compile(r"^accuracy=([\d.]+)%"), "acc"),
-    (re.compile(r"mAP=([\d.]+)%?"), "mAP"),
-    (re.compile(r"^AUC=([\d.]+)"), "AUC"),
-    (re.compile(r"Accuracy:\s*mean\s*=\s*([\d.]+)"), "DICE"),
-    (re.compile(r"^BLEU:\s*([\d.]+)"), "bleu"),
-    (re.compile(r"""^\{["']exact_match["']:\s*[\d.]+,\s*["']f1["']:\s*([\d.]+)\}"""), "F1"),
-]
-
-
-def parse_accuracy_txt(content: str) -> dict[str, float]:
-    """The metrics an `accuracy.txt` reports, named as the checker names them (ROUGE1, acc, mAP, F1, ...)."""
-    found: dict[str, float] = {}
-    for line in content.splitlines():
-        line = line.strip()
-        for pattern, name in _ACCURACY_LINES:
-            match = pattern.search(line)
-            if match:
-                found.setdefault(name, float(match.group(1)))
-                break
-        else:
-            brace = line.find("{")
-            if brace < 0 or not line.endswith("}"):
-                continue
-            try:
-                parsed = ast.literal_eval(line[brace : line.index("}", brace) + 1])
-            except (ValueError, SyntaxError):
-                continue
-            if not isinstance(parsed, dict):
-                continue
-            for key, value in parsed.items():
-                metric = _ACCURACY_DICT_KEYS.get(str(key))
-                if metric is None:
-                    continue
-                try:
-                    found.setdefault(metric, float(value))
-                except (TypeError, ValueError):
-                    continue
-    return found
-
-
-def measurements_file(submitter_dir: Path, platform: str, benchmark: str, scenario_dir: Path) -> Path | None:
-    """The measurements JSON of a result: `results/.../measurements.json` (v6.0+), else
-    `measurements/<system>/<benchmark>/<scenario>/<system>_<Scenario>.json` or `<system>.json`
-    (names differ by submitter), else the only JSON in that folder."""
-    inside = scenario_dir / "measurements.json"
-    if inside.is_file():
-        return inside
-    folder = submitter_dir / "measurements" / platform / benchmark
-    if not folder.is_dir():
-        return None
-    matches = [p for p in folder.iterdir() if p.is_dir() and p.name.lower() == scenario_dir.name.lower()]
-    if not matches:
-        return None
-    folder = matches[0]
-    for name in (f"{platform}_{scenario_dir.name}.json", f"{platform}.json"):
-        if (folder / name).is_file():
-            return folder / name
-    candidates = sorted(p for p in folder.glob("*.json"))
-    return candidates[0] if len(candidates) == 1 else None
-
-
-# --- choosing the result as the checker does ----------------------------------------------
-
-
-def checker_result(
-    log: loadgen.LoadgenLog, rule: canonical.ResultRule, scenario: str, where: str
-) -> tuple[float, bool, str]:
-    """(value in the rule's unit, inferred, log key) for a result run in `log`'s scenario and
-    published under folder `scenario`. Server logs in Interactive folders are not inferred."""
-    log_scenario = canonical.normalise_scenario(str(log.get("effective_scenario", "")))
-    if log_scenario is None:
-        raise RowProblem(f"{where}: the LoadGen log names no scenario (effective_scenario/Scenario)")
-    inferred = log_scenario != scenario and {log_scenario, scenario} != {"Server", "Interactive"}
-    if not inferred:
-        value = log.number(rule.log_field)
-        if value is None:
-            raise RowProblem(
-                f"{where}: the LoadGen log lacks {rule.log_field}, the result field for this "
-                f"model and scenario in this round ({rule.note or 'default'})"
-            )
-        key = rule.log_field
-    elif scenario == "Offline" and log_scenario == "SingleStream":
-        value, key = log.number("result_qps_without_loadgen_overhead"), "result_qps_without_loadgen_overhead"
-    elif scenario == "Offline" and log_scenario == "MultiStream":
-        per_query = log.number("effective_samples_per_query")
-        mean_ns = log.number("result_mean_query_latency_ns") or log.number("result_mean_latency_ns")
-        value = per_query * 1e9 / mean_ns if per_query and mean_ns else None
-        key = "effective_samples_per_query / result_mean_query_latency_ns"
-    elif scenario == "MultiStream" and log_scenario == "SingleStream":
-        latency = log.number("early_stopping_latency_ms") or log.number("result_99.00_percentile_latency_ns")
-        value = latency * 8 if latency else None
-        key = "8 x early_stopping_latency_ms"
-    else:
-        raise RowProblem(
-            f"{where}: a {log_scenario} log under a {scenario} folder; the checker infers only "
-            "Offline from SingleStream/MultiStream and MultiStream from SingleStream"
-        )
-    if value is None:
-        raise RowProblem(f"{where}: the LoadGen log lacks what inferring {scenario} from {log_scenario} needs")
-    if rule.unit in canonical.LATENCY_UNITS:  # every LoadGen latency is in ns
-        value = value / (1e6 if rule.unit == "ms" else 1e9)
-    return value, inferred, key
-
-
-def power_result(run_dir: Path, log: loadgen.LoadgenLog, scenario: str) -> tuple[float, str] | None:
-    """(power, unit) from `spl.txt` between LoadGen's power_begin and power_end: average Watts for
-    Offline/Server/Interactive, millijoules per query for SingleStream/MultiStream."""
-    spl = run_dir / "spl.txt"
-    if not spl.is_file() or "power_begin" not in log or "power_end" not in log:
-        return None
-    samples = list(loadgen.parse_power_samples(spl.read_text(encoding="utf-8", errors="replace")))
-    try:
-        watts, _count = loadgen.average_power_w(samples, str(log.get("power_begin")), str(log.get("power_end")))
-    except loadgen.LoadgenError as exc:
-        raise RowProblem(f"{spl}: {exc}") from None
-    if scenario in ("Offline", "Server", "Interactive"):
-        return watts, "Watts"
-    begin = dt.datetime.strptime(str(log.get("power_begin")), loadgen.POWER_TIME_FORMAT)
-    end = dt.datetime.strptime(str(log.get("power_end")), loadgen.POWER_TIME_FORMAT)
-    queries = log.number("result_query_count")
-    if not queries:
-        raise RowProblem(f"{spl}: power per query needs result_query_count in the detail log")
-    return watts * (end - begin).total_seconds() * 1000 / queries, "millijoules"
 
 
 # --- the walk -----------------------------------------------------------------------------
@@ -382,7 +191,7 @@ def _result(
     batch: TreeBatch,
     used: set[Path],
 ) -> TreeResult:
-    scenario = canonical.normalise_scenario(scenario_dir.name)
+    scenario = mlperf_names.normalise_scenario(scenario_dir.name)
     if scenario is None:
         raise RowProblem(f"{scenario_dir}: folder name {scenario_dir.name!r} is not a scenario")
     run_dir = scenario_dir / "performance" / "run_1"
@@ -401,9 +210,9 @@ def _result(
         log = loadgen.read_run(detail_text, summary_text)
     except loadgen.LoadgenError as exc:
         raise RowProblem(f"{run_dir}: {exc}") from None
-    mlperf_model = canonical.mlperf_benchmark(benchmark, extra_mapping)
+    mlperf_model = mlperf_names.mlperf_benchmark(benchmark, extra_mapping)
     try:
-        rule = canonical.mlperf_rule(mlperf_model, scenario, round_name)
+        rule = mlperf_names.mlperf_rule(mlperf_model, scenario, round_name)
     except ValueError as exc:
         raise RowProblem(f"{scenario_dir}: {exc}") from None
     value, inferred, field_used = checker_result(log, rule, scenario, str(run_dir))

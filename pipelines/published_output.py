@@ -1,0 +1,201 @@
+"""What `benchbill run` prints from the published serving file: the shortlist, decision lines and findings."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import duckdb
+
+from assets.report.decision import (
+    ELSEWHERE_TITLE,
+    bill_text,
+    decide,
+    measure_text,
+    model_hint,
+    no_bill_text,
+    projected_text,
+    saving_text,
+)
+from assets.report.textformat import format_shortlist, wrapped
+from assets.resources import Warehouse
+from assets.runs.collect import IDLE_SIDECAR_NOTE
+from assets.warehouse.lock import WarehouseProblem
+from assets.warehouse.published_set import published_state
+
+
+def open_published(serving_path: Path) -> duckdb.DuckDBPyConnection:
+    """The published file, read-only; a file another process holds open for writing is named with its holder
+    (DuckDB's lock message) rather than a traceback."""
+    try:
+        return duckdb.connect(str(serving_path), read_only=True)
+    except duckdb.IOException as exc:
+        raise WarehouseProblem(
+            f"{serving_path}: cannot be read: another process holds it open for writing "
+            f"({str(exc).splitlines()[0]}); the serving file is published read-only, close that connection "
+            "(the next run republishes the file if it was altered)"
+        ) from None
+
+
+def read_shortlist(serving_path: Path) -> tuple[list[dict], dict[str, str], dict[str, list[str]], list[tuple]]:
+    """Shortlist rows, each profile's SLO in words and decision lines, and quarantine counts per table, read from
+    the published file (read-only)."""
+    conn = open_published(serving_path)
+    try:
+        cursor = conn.execute("SELECT * FROM analytics.shortlist ORDER BY profile, rank_in_profile")
+        columns = [d[0] for d in cursor.description]
+        rows = [dict(zip(columns, r)) for r in cursor.fetchall()]
+        profiles = _dicts(conn, "SELECT * FROM analytics.profiles")
+        slo_text = {p["profile"]: p["slo_text"] for p in profiles}
+        capacity = _dicts(conn, "SELECT * FROM analytics.capacity_plan")
+        measure_next = _dicts(conn, "SELECT * FROM analytics.measure_next")
+        served = dict(
+            conn.execute(
+                "SELECT DISTINCT model_raw, model_id FROM observed.runs WHERE model_id IS NOT NULL UNION "
+                "SELECT DISTINCT mlperf_model, model_id FROM benchmark.mlperf_results WHERE model_id IS NOT NULL"
+            ).fetchall()
+        )
+        quarantine = conn.execute(
+            "SELECT table_name, count(*) FROM audit.quarantine GROUP BY ALL ORDER BY 1"
+        ).fetchall()
+    finally:
+        conn.close()
+    notes = decision_notes(profiles, capacity, measure_next)
+    for profile in profiles:  # a model nothing serves: said first, above the profile's table
+        hint = model_hint(profile, served)
+        if hint is not None:
+            notes[profile["profile"]].insert(0, hint)
+    return rows, slo_text, notes, quarantine
+
+
+def _dicts(conn: duckdb.DuckDBPyConnection, sql: str) -> list[dict]:
+    cursor = conn.execute(sql)
+    columns = [d[0] for d in cursor.description]
+    return [dict(zip(columns, r)) for r in cursor.fetchall()]
+
+
+def decision_notes(profiles: list[dict], capacity: list[dict], measure_next: list[dict]) -> dict[str, list[str]]:
+    """Per profile (analytics.profiles rows), the decision lines the terminal prints above its shortlist (as the
+    report), or why there is no bill: what to state, or that no config has one at the stated volume."""
+    notes = {}
+    for row in profiles:
+        profile = row["profile"]
+        decision = decide(
+            profile,
+            [r for r in capacity if r["profile"] == profile],
+            [m for m in measure_next if m["profile"] == profile],
+        )
+        if decision.recommended is None:
+            notes[profile] = [no_bill_text(row)]
+            continue
+        lines = [
+            f"at our volume: {bill_text(decision.recommended)}",
+            saving_text(decision.recommended, decision.runner_up),
+        ]
+        projected = projected_text(decision.top)
+        if projected is not None:
+            lines.append(projected)
+        if decision.measure_next:
+            more = len(decision.measure_next) - 1
+            lines.append(
+                f"measure next: {measure_text(decision.measure_next[0])}"
+                + (f' (and {more} more: benchbill sql "SELECT * FROM analytics.measure_next")' if more else "")
+            )
+        if decision.measure_elsewhere:
+            lines.append(
+                f"measure next {ELSEWHERE_TITLE}: {len(decision.measure_elsewhere)} "
+                '(benchbill sql "SELECT * FROM analytics.measure_next WHERE NOT at_recommended_price_class")'
+            )
+        notes[profile] = lines
+    return notes
+
+
+DUMP_FILES_TABLE = "observed.measurements"  # the table whose asset lists the dump files in audit.source_files
+FINDINGS_SHOWN = 5  # per kind of finding, the first few are named on the terminal; the rest are counted
+
+
+def read_findings(serving_path: Path) -> list[str]:
+    """What the terminal names after a run (the published file, read-only): each quarantined file or run with its
+    reason, each run.yaml that governs no recognised file, each dump file no reader reads (with what it looks like),
+    each name kept raw because it is unknown; then how many dump files were skipped or quarantined."""
+    conn = open_published(serving_path)
+    try:
+        sections = [
+            (
+                "quarantined files and runs (analytics.quarantine)",
+                conn.execute(
+                    "SELECT table_name || ': ' || source || CASE WHEN location = 'file' THEN '' "
+                    "ELSE ' (' || location || ')' END || ': ' || reason FROM audit.quarantine "
+                    "WHERE location = 'file' OR location LIKE 'run %' ORDER BY table_name, reason, source"
+                ).fetchall(),
+            ),
+            (
+                "run.yaml files that govern no recognised dump file",
+                conn.execute(
+                    "SELECT DISTINCT source FROM audit.source_files WHERE note = ? ORDER BY 1", [IDLE_SIDECAR_NOTE]
+                ).fetchall(),
+            ),
+            (
+                "dump files no reader reads, skipped (audit.source_files)",
+                conn.execute(
+                    "SELECT source || ': ' || note FROM audit.source_files WHERE table_name = ? "
+                    "AND detected_format = 'unrecognised' AND status = 'skipped' ORDER BY source",
+                    [DUMP_FILES_TABLE],
+                ).fetchall(),
+            ),
+            (
+                "unknown names kept raw (no canonical id: the rows stay, unmatched; analytics.unknown_names)",
+                conn.execute(
+                    "SELECT table_name || ': ' || kind || ' ' || raw_name || ' (' || rows "
+                    "|| CASE WHEN rows = 1 THEN ' row)' ELSE ' rows)' END FROM analytics.unknown_names"
+                ).fetchall(),
+            ),
+        ]
+        dump_counts = conn.execute(
+            "SELECT count(*) FILTER (status = 'skipped' AND detected_format = 'unrecognised'), "
+            "count(*) FILTER (status = 'quarantined') FROM audit.source_files WHERE table_name = ?",
+            [DUMP_FILES_TABLE],
+        ).fetchone()
+    finally:
+        conn.close()
+    lines = []
+    for title, rows in sections:
+        if not rows:
+            continue
+        lines.append(f"{title}: {len(rows)}")
+        lines += [f"  {row[0]}" for row in rows[:FINDINGS_SHOWN]]
+        if len(rows) > FINDINGS_SHOWN:
+            lines.append(f"  ... and {len(rows) - FINDINGS_SHOWN} more")
+    skipped, quarantined = dump_counts or (0, 0)
+    if skipped or quarantined:
+        lines.append(
+            f"dump files not in the published set: {skipped} skipped (no reader reads them), {quarantined} "
+            "quarantined (analytics.quarantine); every other file and run is published"
+        )
+    return lines
+
+
+def print_published(warehouse: Warehouse, warnings: list[str], show_all: bool = False) -> int:
+    """The shortlist of the published serving file (the top configs per profile, or every one with `show_all`),
+    its quarantine counts, the warnings, and where things are; every line fits a 160-column terminal."""
+    try:
+        rows, slo_text, notes, quarantine = read_shortlist(warehouse.serving_path)
+    except WarehouseProblem as problem:  # published, but a foreign writer keeps it from being read
+        print(
+            f"benchbill: {published_state(warehouse.layout)}; the shortlist cannot be shown: {problem}", file=sys.stderr
+        )
+        return 0
+    print(format_shortlist(rows, slo_text, show_all, notes))
+    if quarantine:
+        summary = ", ".join(f"{table}: {count}" for table, count in quarantine)
+        print("\n" + "\n".join(wrapped(f"quarantined rows (see analytics.quarantine): {summary}")))
+    findings = read_findings(warehouse.serving_path)
+    if findings:
+        print("\n" + "\n".join(part for line in findings for part in wrapped(line, hanging="    ")))
+    for message in warnings:
+        print("\n".join(wrapped(f"warning: {message}")))
+    print(f"\nserving file: {warehouse.serving_path.resolve()}")
+    print(f"              (SQL: benchbill sql, or duckdb -readonly {warehouse.serving_path})")
+    print(f"report:       {warehouse.report_path.resolve()}")
+    print(f"parquet:      {warehouse.parquet_current.absolute()}")
+    return 0
