@@ -56,10 +56,11 @@ $(STAMP):
 run: setup
 	$(BIN)/benchbill run --warehouse $(WAREHOUSE) $(RUN_ARGS)
 
-# The unit tier runs first and without the shared data (proving it needs none), then the real-data tiers.
+# The unit tier runs first and without the shared data (proving it needs none), then the real-data tiers; each
+# tier ends with its slowest tests, so a run's log says where the time goes.
 test: lint browser
-	BENCHBILL_SHARED=$(abspath .)/.no-shared-data $(BIN)/pytest -q tests/unit
-	$(BIN)/pytest -q tests/integration tests/e2e
+	BENCHBILL_SHARED=$(abspath .)/.no-shared-data $(BIN)/pytest -q --durations=10 tests/unit
+	$(BIN)/pytest -q --durations=25 tests/integration tests/e2e
 
 test-unit: setup
 	BENCHBILL_SHARED=$(abspath .)/.no-shared-data $(BIN)/pytest -q tests/unit
