@@ -107,17 +107,21 @@ def test_readers_never_fail_nor_see_a_mix_while_two_runs_started_at_once_publish
     # machine that is longer than the default 30 s wait, after which it would refuse, as it should
     patient = {**os.environ, "BENCHBILL_LOCK_TIMEOUT_S": "600"}
     logs = {name: tmp_path / f"run-{name}.err" for name in ("B", "C")}  # files: a full pipe would stall a run
+    errs = {name: path.open("w") for name, path in logs.items()}
     runs = {
         name: subprocess.Popen(
             [sys.executable, "-m", "pipelines.cli", *small_case.run_args(args, warehouse)],
             cwd=REPO_ROOT,
             stdout=subprocess.DEVNULL,
-            stderr=logs[name].open("w"),
+            stderr=errs[name],
             env=patient,
         )
         for name, args in (("B", small_case.args_b), ("C", small_case.args_c))
     }
-    finished = {name: (run.wait(timeout=900), logs[name].read_text()) for name, run in runs.items()}
+    codes = {name: run.wait(timeout=900) for name, run in runs.items()}
+    for err in errs.values():
+        err.close()
+    finished = {name: (codes[name], logs[name].read_text()) for name in runs}
     stop.touch()
     reports = {name: json.loads(reader.communicate(timeout=60)[0].strip()) for name, reader in readers.items()}
 

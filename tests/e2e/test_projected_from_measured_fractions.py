@@ -1,9 +1,11 @@
 """End to end on the real data (the session's published warehouse): our two inference-perf sweeps of vLLM on
 1x H100 and MLPerf v5.1's H100 Server result of llama3.1-8b share accelerator and model, so they measure the
-batching gap, each as run; the two sweeps are one config, whose engine model carries our traffic, and that band on
-our traffic is the one every accelerator we never ran learns from. Each measured fraction is recomputed here from
-the raw files (json, arithmetic: the single-sweep rule of docs/design.md), never with the project's code; the
-calibrated one from its band in calibrated.delivered_at_slo and the MLPerf reference read from the raw round table."""
+batching gap, each as run. Here both sweeps get one run.yaml (tests/support/data.py make_dumps), so they are one
+config (examples/dumps states max_num_seqs 128 and 192: two configs there), whose engine model carries our traffic;
+that band on our traffic is the one every accelerator we never ran learns from. Each measured fraction is
+recomputed here from the raw files (json, arithmetic: the single-sweep rule of docs/design.md), never with the
+project's code; the calibrated one from its band in calibrated.delivered_at_slo and the MLPerf reference read from
+the raw round table."""
 
 import html
 import json

@@ -24,7 +24,15 @@ from schemas.requirement.profiles import Profiles
 from schemas.requirement.slo_bounds import SloBounds
 from schemas.requirement.traffic_rate import TrafficRate
 from schemas.requirement.traffic_shape import TrafficShape
-from tests.unit.test_sql import H100, LLAMA, profile_rows, reference_row, write_references
+from tests.support.sql_warehouse import (
+    H100,
+    LLAMA,
+    calibrated_band,
+    profile_rows,
+    reference_row,
+    write_calibrated,
+    write_references,
+)
 
 B200 = "nvidia-b200-sxm-180gb"
 MONTH_H = 730
@@ -273,31 +281,6 @@ def test_a_stated_volume_plans_static_capacity_only(conn):
     assert row["autoscaled_monthly_usd_low"] is None and "no traffic log: no autoscaled cost" in row["traffic_basis"]
 
 
-def calibrated_row(run_label, low, high, bills=True):
-    row = blank(CalibratedDelivered)
-    row.update(
-        profile="p",
-        model_id=LLAMA,
-        config_key=f"cfg-{run_label}",
-        config_label=run_label,
-        accelerator_id=H100,
-        accelerator_count=1,
-        runtime="vLLM",
-        run_labels=f'["{run_label}"]',
-        config_status="fitted" if bills else "unreliable",
-        status="delivered",
-        slo_text="ttft_p95_ms <= 1000",
-        band_rel_error=0.1,
-        evidence="calibrated",
-        bills=bills,
-        delivered_requests_per_s_low=low,
-        delivered_requests_per_s_high=high,
-        heldout_rel_error_median=0.1,
-        heldout_rel_error_worst=0.3,
-    )
-    return row
-
-
 def test_the_calibrated_band_rides_beside_the_measured_one_and_only_where_it_may_bill(conn):
     """The run's config's band on our traffic (calibrated.delivered_at_slo) is carried with the model's error; an
     unreliable model's band (bills false) is not; the replicas and the bill still rest on the measured band."""
@@ -307,12 +290,9 @@ def test_the_calibrated_band_rides_beside_the_measured_one_and_only_where_it_may
     write_table(conn, "requirement.slo_bounds", pl.DataFrame(bounds), SloBounds)
     empty(conn, "requirement.traffic_shape", TrafficShape)
     empty(conn, "requirement.traffic_rate", TrafficRate)
-    rows = [calibrated_row("a", 8.0, 12.0), calibrated_row("b", 30.0, 40.0, bills=False)]
-    write_table(
-        conn,
-        "calibrated.delivered_at_slo",
-        pl.DataFrame(rows, schema=_schema(CalibratedDelivered)),
-        CalibratedDelivered,
+    unreliable = {"bills": False, "config_status": "unreliable"}
+    write_calibrated(
+        conn, calibrated_band("a", 8.0, 12.0, None, None), calibrated_band("b", 30.0, 40.0, None, None) | unreliable
     )
     plans = plan(conn, [cost_row("a", 10.0, 20.0), cost_row("b", 10.0, 20.0)])
     a, b = plans[("a", "P")], plans[("b", "P")]
@@ -427,7 +407,7 @@ def test_what_to_measure_next_compares_on_like_terms_and_lists_other_price_class
 
 
 def test_a_wide_band_with_no_point_near_the_crossing_asks_for_the_loads_between(conn):
-    from tests.unit.test_sql import delivered, load, point, run_row
+    from tests.support.sql_warehouse import delivered, load, point, run_row
 
     # 10 meets, 30 fails far beyond: the band [10, 20] is 100% wide; 20 is where the SLO falls
     load(

@@ -5,12 +5,9 @@ every figure recomputed by hand; a config's band calibrated on our traffic (cali
 its runs where it may bill."""
 
 import duckdb
-import polars as pl
 import pytest
 
-from assets.warehouse.write import write_table
-from schemas.calibrated.delivered_at_slo import DeliveredAtSlo as CalibratedDelivered
-from tests.unit.test_sql import (
+from tests.support.sql_warehouse import (
     H100,
     calibrated_band,
     delivered,
@@ -19,6 +16,7 @@ from tests.unit.test_sql import (
     project,
     reference_row,
     run_row,
+    write_calibrated,
     write_references,
 )
 
@@ -148,16 +146,11 @@ def by_source(conn):
     return {(source, label): rest for source, label, *rest in rows}
 
 
-def calibrate(conn, *rows):
-    schema = {name: column.dtype.type for name, column in CalibratedDelivered.to_schema().columns.items()}
-    write_table(conn, "calibrated.delivered_at_slo", pl.DataFrame(list(rows), schema=schema), CalibratedDelivered)
-
-
 def test_a_configs_band_calibrated_on_our_traffic_is_learnt_in_place_of_its_runs_measured_band(conn):
     # run a on 1 x H100 sustained 10-14.5 req/s of 50-token answers as measured; our traffic (1000 in, 40 out)
     # through its config's engine model: 8-12 req/s; H100's MLPerf 1000 tokens/s per accelerator
     load(conn, [run_row("a")], [point("a", 0, 10, 100), point("a", 1, 20, 2100)])
-    calibrate(conn, calibrated_band("a", 8.0, 12.0, 1000.0, 40.0))
+    write_calibrated(conn, calibrated_band("a", 8.0, 12.0, 1000.0, 40.0))
     delivered(conn)
     write_references(conn, [reference_row(H100, 1000.0), reference_row(B200, 4000.0, total=8)])
     row = projected_on(project(conn), B200)
@@ -181,7 +174,7 @@ def test_a_configs_band_calibrated_on_our_traffic_is_learnt_in_place_of_its_runs
 def test_a_band_that_may_not_bill_is_not_learnt_and_the_runs_measured_band_is(conn):
     load(conn, [run_row("a")], [point("a", 0, 10, 100), point("a", 1, 20, 2100)])
     unreliable = calibrated_band("a", 8.0, 12.0, 1000.0, 40.0) | {"bills": False, "config_status": "unreliable"}
-    calibrate(conn, unreliable)
+    write_calibrated(conn, unreliable)
     delivered(conn)
     write_references(conn, [reference_row(H100, 1000.0), reference_row(B200, 4000.0, total=8)])
     row = projected_on(project(conn), B200)
@@ -201,7 +194,7 @@ def test_a_calibrated_status_other_than_delivered_is_kept_with_its_reason(conn):
         "status": "misses_slo",
         "status_reason": "even the lightest point of the curve misses ttft_p95_ms",
     }
-    calibrate(conn, missed)
+    write_calibrated(conn, missed)
     delivered(conn)
     write_references(conn, [reference_row(H100, 1000.0), reference_row(B200, 4000.0, total=8)])
     project(conn)
