@@ -50,6 +50,10 @@ class Range:
         return int(value) if self.whole else float(value)
 
 
+# The longest prompt or answer a request can have: the largest context window of a served model (Llama 4 Scout's
+# 10 million tokens). Token lengths and means beyond it are refused, so no simulation is asked for an absurd length.
+TOKENS_PER_REQUEST_MAX = 10_000_000
+
 PROFILES = "profiles yaml"
 PRICES = "prices csv"
 RUN_YAML = "run.yaml"
@@ -63,8 +67,8 @@ INPUT_RANGES: dict[str, dict[str, Range]] = {
         # MLPerf Server throughput x the prior projects a config we have not measured: a fraction of it, above
         # 0.001 (a thousandth would make any accelerator count affordable) and at most 1.5.
         "delivered_fraction_prior": Range(0.001, 1.5, low_open=True),
-        "workload.input_tokens_mean": Range(0, 1e8, low_open=True, high_open=True, unit="tokens"),
-        "workload.output_tokens_mean": Range(0, 1e8, low_open=True, high_open=True, unit="tokens"),
+        "workload.input_tokens_mean": Range(0, TOKENS_PER_REQUEST_MAX, low_open=True, unit="tokens"),
+        "workload.output_tokens_mean": Range(0, TOKENS_PER_REQUEST_MAX, low_open=True, unit="tokens"),
         "workload.requests_per_day": Range(0, 1e13, low_open=True, high_open=True),
         "workload.mean_requests_per_s": Range(0, 1e8, low_open=True, high_open=True),
         "workload.peak_to_mean": Range(1, 1e6),
