@@ -11,7 +11,15 @@ from assets.core.paths import SQL_DIR
 from assets.resources import Warehouse
 from assets.specs import OWNERS, definition_metadata, sql_code_version, table_metadata
 from assets.warehouse.published_set import damaged_serving
-from assets.warehouse.sqlfiles import CheckSql, TableSql, build_table, check_sql_files, offending_rows, table_sql_files
+from assets.warehouse.sqlfiles import (
+    CheckSql,
+    TableSql,
+    build_table,
+    check_sql_files,
+    inputs_of_rows,
+    offending_rows,
+    table_sql_files,
+)
 from schemas import model_for
 
 SEVERITIES = {"error": dg.AssetCheckSeverity.ERROR, "warn": dg.AssetCheckSeverity.WARN}
@@ -44,13 +52,25 @@ def _plain(value: Any) -> Any:
     return value if isinstance(value, (int, float, str, bool, type(None))) else str(value)
 
 
-def check_outcome(check: CheckSql, offending: int) -> str:
-    """A check's evaluation in words: passed, or warned / failed with how many rows break what it expects."""
+ROWS_SAID = 3  # offending rows a check's outcome names (all of them are in the build file)
+
+
+def check_outcome(
+    check: CheckSql, offending: int, sample: list[dict] | None = None, inputs: list[str] | None = None
+) -> str:
+    """A check's evaluation in words: passed, or warned / failed with how many rows break what it expects, the first
+    of them (`sample`) and the inputs they came from."""
     if not offending:
         return f"passed: {check.description}"
     outcome = "failed" if check.severity == "error" else "warned"
     rows = "1 row breaks" if offending == 1 else f"{offending} rows break"
-    return f"{outcome}: {rows} it (sql/{check.relative}); expected: {check.description}"
+    said = f"{outcome}: {rows} it (sql/{check.relative}); expected: {check.description}"
+    if sample:
+        first = " | ".join(", ".join(f"{k}={v}" for k, v in row.items()) for row in sample[:ROWS_SAID])
+        said += f"; {'the row' if offending == 1 else f'the first {min(offending, ROWS_SAID)}'}: {first}"
+    if inputs:
+        said += f"; from {', '.join(inputs)}"
+    return said
 
 
 def sql_check(check: CheckSql) -> dg.AssetChecksDefinition:
@@ -84,12 +104,13 @@ def sql_check(check: CheckSql) -> dg.AssetChecksDefinition:
             )
         with warehouse.connect() as conn:
             columns, rows = offending_rows(conn, check, warehouse.serving_path)
+            inputs = inputs_of_rows(conn, columns, rows) if rows else []
         sample = [{column: _plain(value) for column, value in zip(columns, row)} for row in rows[:5]]
         return dg.AssetCheckResult(
             passed=not rows,
             severity=severity,
-            description=check_outcome(check, len(rows)),
-            metadata={"offending_rows": len(rows), "sample": dg.MetadataValue.json(sample)},
+            description=check_outcome(check, len(rows), sample, inputs),
+            metadata={"offending_rows": len(rows), "sample": dg.MetadataValue.json(sample), "inputs": inputs},
         )
 
     return _check

@@ -53,7 +53,8 @@ def failure_of(exc: BaseException) -> Failed:
 
 
 def run_failures(result: dg.ExecuteInProcessResult | dg.ExecuteJobResult) -> tuple[list[Failed], list[str]]:
-    """(failures, warnings): failed steps and failed ERROR checks, in words; failed WARN checks."""
+    """(failures, warnings): failed steps and failed blocking checks (they stop the publish), in words; failed
+    checks that do not block (they run beside the publish: whatever their severity, a warning of it)."""
     errors: list[Failed] = []
     warnings: list[str] = []
     for event in result.all_events:
@@ -66,18 +67,22 @@ def run_failures(result: dg.ExecuteInProcessResult | dg.ExecuteJobResult) -> tup
             evaluation = getattr(data, "asset_check_evaluation", data)
             if not isinstance(evaluation, dg.AssetCheckEvaluation) or evaluation.passed:
                 continue
-            if evaluation.severity == dg.AssetCheckSeverity.ERROR:
+            if evaluation.severity == dg.AssetCheckSeverity.ERROR and evaluation.blocking:
                 errors.append(Failed(check_words(evaluation), "check"))
             else:
                 warnings.append(check_words(evaluation))
     return errors, warnings
 
 
-def report_failure(failures: list[Failed], warehouse: Warehouse | None = None) -> int:
+def report_failure(failures: list[Failed], warehouse: Warehouse | None = None, warned: list[str] | None = None) -> int:
+    """The failures, what is published (unchanged), the checks that warned before the run stopped, and advice:
+    exit 1."""
     state = "" if warehouse is None else f" {published_state(warehouse.layout)}."
     print(f"benchbill: run failed;{state or ' the published serving file (if any) is unchanged.'}", file=sys.stderr)
     for failure in failures:
         print(f"  {inert(failure.message, lines=True)}", file=sys.stderr)
+    for message in warned or []:
+        print(f"  warning: {inert(message, lines=True)}", file=sys.stderr)
     for kind in dict.fromkeys(f.kind for f in failures):
         print(ADVICE[kind], file=sys.stderr)
     return 1

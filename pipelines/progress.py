@@ -9,6 +9,7 @@ from collections.abc import Iterable
 import dagster as dg
 from dagster._core.definitions.dependency import NodeHandle
 
+from assets.report.textformat import wrapped
 from pipelines import settings
 
 SUBJECTS_NAMED = 3  # a step that builds more tables than this names the first ones and counts the rest
@@ -125,7 +126,9 @@ class _ProgressHandler(logging.Handler):
             evaluation = getattr(evaluation, "asset_check_evaluation", evaluation)
             if not isinstance(evaluation, dg.AssetCheckEvaluation):
                 return
-            line = f"{'  ' if evaluation.passed else '! '}{check_words(evaluation)}"
+            line = f"  {check_words(evaluation)}"
+            if not evaluation.passed:  # it names its rows (input text): folded to the terminal, made inert
+                line = "\n".join(wrapped(f"! {check_words(evaluation)}", hanging="    "))
         elif event.event_type_value == "STEP_FAILURE":
             line = f"! {step_words(self.job, step)} failed (why is said when the run ends)"
         else:

@@ -20,8 +20,9 @@ from assets.report.decision import (
 from assets.report.textformat import format_shortlist, wrapped
 from assets.resources import Warehouse
 from assets.runs.collect import IDLE_SIDECAR_NOTE
+from assets.warehouse.layout import WarehouseLayout
 from assets.warehouse.lock import WarehouseProblem
-from assets.warehouse.published_set import published_state
+from assets.warehouse.published_set import published_state, read_record
 
 
 def open_published(serving_path: Path) -> duckdb.DuckDBPyConnection:
@@ -199,3 +200,15 @@ def print_published(warehouse: Warehouse, warnings: list[str], show_all: bool = 
     print(f"report:       {warehouse.report_path.resolve()}")
     print(f"parquet:      {warehouse.parquet_current.absolute()}")
     return 0
+
+
+def published_words(layout: WarehouseLayout, warned: list[str]) -> str:
+    """What a run that published says last (exit 0): when it published and, where checks that run beside the publish
+    failed, how many warn of it and which (each said above in full; the publish stands)."""
+    record = read_record(layout)
+    said = f"published at {record.published_at}" if record is not None else "published"
+    if not warned:
+        return f"{said}; every check passed"
+    count = "1 check warns" if len(warned) == 1 else f"{len(warned)} checks warn"
+    names = ", ".join(message.split(": ", 1)[0] for message in warned)
+    return f"{said}; {count} of it (each said above; the publish stands): {names}"

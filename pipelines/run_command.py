@@ -10,24 +10,25 @@ import dagster as dg
 
 from assets.config.profiles import check_profiles
 from assets.core.errors import IngestError
+from assets.report.textformat import wrapped
 from assets.resources import Inputs, Warehouse
 from assets.warehouse.lock import WarehouseProblem
 from assets.warehouse.objectstore import RunStoreUnreachable
 from assets.warehouse.published_set import published_state
 from pipelines import settings
 from pipelines.failures import Failed, failure_of, report_failure, run_failures
-from pipelines.published_output import print_published
+from pipelines.published_output import print_published, published_words
 
 
-def _execute(job: dg.JobDefinition, instance: dg.DagsterInstance, warnings: list[str], **kwargs) -> list[Failed]:
-    """Run a job in-process; the failures it reports (empty when it succeeded). Failed WARN checks
-    are added to `warnings`."""
+def _execute(job: dg.JobDefinition, instance: dg.DagsterInstance, warned: list[str], **kwargs) -> list[Failed]:
+    """Run a job in-process; the failures it reports (empty when it succeeded). Failed checks that do not
+    block the publish are added to `warned`."""
     run_config = kwargs.pop("run_config", {})
     result = job.execute_in_process(
         instance=instance, run_config={"loggers": {"progress": {}}, **run_config}, raise_on_error=False, **kwargs
     )
-    failures, warned = run_failures(result)
-    warnings += warned
+    failures, checks = run_failures(result)
+    warned += checks
     if not result.success and not failures:
         failures = [Failed(f"{job.name}: the run did not succeed and named no failed step", "bug")]
     return failures
@@ -173,14 +174,12 @@ def _run_jobs(
     except IngestError as exc:
         return report_failure([Failed(f"finding the MLPerf rounds failed: {exc}", failure_of(exc).kind)], warehouse)
     instance = dg.DagsterInstance.ephemeral()
-    warnings: list[str] = list(noticed or [])
+    warned: list[str] = []  # the checks that failed beside the publish: warnings of it
     instance.add_dynamic_partitions(MLPERF_ROUND_PARTITIONS, list(plan))
     ingest = definitions.resolve_job_def("ingest_mlperf_round")
     for round_name, locations in plan.items():
         print(f"benchbill: MLPerf round {round_name}", file=sys.stderr)
-        failures = _execute(
-            ingest, instance, warnings, partition_key=round_name, run_config=round_run_config(locations)
-        )
+        failures = _execute(ingest, instance, warned, partition_key=round_name, run_config=round_run_config(locations))
         if failures:
             return report_failure(failures, warehouse)
     if executor != "in_process" and inputs.dumps:
@@ -188,11 +187,15 @@ def _run_jobs(
         from pipelines.parallel import scan_in_processes
 
         print(f"benchbill: run partitions of the dump folders on the {executor} executor", file=sys.stderr)
-        failures, warned = run_failures(scan_in_processes(inputs, warehouse, executor))
-        warnings += warned
+        failures, checks = run_failures(scan_in_processes(inputs, warehouse, executor))
+        warned += checks
         if failures:
             return report_failure(failures, warehouse)
-    failures = _execute(definitions.resolve_job_def("build_warehouse"), instance, warnings)
+    failures = _execute(definitions.resolve_job_def("build_warehouse"), instance, warned)
     if failures:
-        return report_failure(failures, warehouse)
-    return print_published(warehouse, warnings, show_all)
+        return report_failure(failures, warehouse, warned)
+    code = print_published(warehouse, list(noticed or []) + warned, show_all)
+    print(
+        "\n".join(wrapped(f"benchbill: {published_words(warehouse.layout, warned)}", hanging="    ")), file=sys.stderr
+    )
+    return code

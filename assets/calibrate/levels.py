@@ -32,6 +32,12 @@ METRICS = [f"{m}_p{p}_ms" for m in ("ttft", "tpot", "itl", "e2e") for p in (50, 
 # saturated stages gives 430-435 requests in flight. An assumption, said in the docs.
 TOOL_CLIENT_CAP = {"inference-perf": 440.0}
 
+# What was not served is never fitted (nor billed): a level is fitted only when it completed at least this share of
+# the requests sent to it. The share is of requests, not of the rate: a saturated open-loop level completes fewer
+# requests per second than it is offered, yet completes what it is sent, and is what identifies the caps.
+SERVED_SHARE_MIN = 0.5
+UNSERVED_NAMED = 3  # levels named in a config's reasons; the rest are counted
+
 
 def engine_settings(runtime_settings: str | None) -> dict[str, Any]:
     """observed.runs.runtime_settings (JSON) without the keys that only name things."""
@@ -114,6 +120,7 @@ class Config:
     model: str
     precision: str | None
     levels: list[Level] = field(default_factory=list)
+    unserved: list[str] = field(default_factory=list)  # the levels left out because the server did not serve them
 
     @property
     def workloads(self) -> list[str]:
@@ -193,6 +200,10 @@ def read_configs(conn: duckdb.DuckDBPyConnection) -> list[Config]:
         workload = _json(run["workload"])
         core = json.dumps({k: v for k, v in workload.items() if k not in LOAD_KEYS}, sort_keys=True, default=str)
         for lp in by_run.get(run["run_id"], []):
+            why = unserved(lp)
+            if why is not None:
+                cfg.unserved.append(f"{run['run_label']} level {lp['load_index']} ({_load_words(lp)}): {why}")
+                continue
             level = _level(run, lp, key, core, workload, lengths.get((run["run_id"], lp["load_index"])))
             if level is not None:
                 cfg.levels.append(level)
@@ -200,6 +211,36 @@ def read_configs(conn: duckdb.DuckDBPyConnection) -> list[Config]:
         _flag_implausible(cfg)
         _name_workloads(cfg)
     return [configs[k] for k in sorted(configs)]
+
+
+def unserved(lp: dict[str, Any]) -> str | None:
+    """Why a load level (an observed.load_points row) was not served, in words; None when it was. A level whose
+    counts are unknown (no requests completed nor sent stated) but which achieved a rate was served."""
+    achieved, sent, ok = lp["achieved_requests_per_s"], lp["requests_sent"] or 0, lp["requests_ok"] or 0
+    if achieved is not None and achieved <= 0:
+        return f"completed nothing (achieved 0 requests/s, {ok} of {sent} requests sent completed)"
+    if achieved is not None and ok and sent and ok < SERVED_SHARE_MIN * sent:
+        return f"completed {ok} of the {sent} requests sent ({ok / sent:.0%}, under {SERVED_SHARE_MIN:.0%})"
+    return None
+
+
+def unserved_words(cfg: Config) -> str | None:
+    """The config's levels left out as not served, in words (the first few named, the rest counted); None: none."""
+    if not cfg.unserved:
+        return None
+    named = "; ".join(cfg.unserved[:UNSERVED_NAMED])
+    more = len(cfg.unserved) - UNSERVED_NAMED
+    count = "1 load level" if len(cfg.unserved) == 1 else f"{len(cfg.unserved)} load levels"
+    return (
+        f"{count} not served, not fitted (each must complete at least {SERVED_SHARE_MIN:.0%} of the requests "
+        f"sent to it): {named}{f'; and {more} more' if more > 0 else ''}"
+    )
+
+
+def _load_words(lp: dict[str, Any]) -> str:
+    if lp["load_kind"] == "concurrency" and lp["concurrency"] is not None:
+        return f"concurrency {lp['concurrency']:g}"
+    return f"{lp['offered_rate_per_s']:g} requests/s" if lp["offered_rate_per_s"] is not None else "load not stated"
 
 
 def _level(

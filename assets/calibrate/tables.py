@@ -15,7 +15,7 @@ import duckdb
 import numpy as np
 
 from assets.calibrate.fit import Fit, calibrate
-from assets.calibrate.levels import METRICS, Config, read_configs
+from assets.calibrate.levels import METRICS, Config, read_configs, unserved_words
 from assets.calibrate.validate import Row, validate_config
 from assets.warehouse.rows import row_for
 from assets.warehouse.validate import frame_from_rows
@@ -81,12 +81,19 @@ def status_of(levels: int, rows: list[Row]) -> tuple[str, str | None]:
 
 
 def calibrate_config(cfg: Config, validate: bool = True) -> Calibration:
-    """Fit one config on all its levels and, with 4 or more, measure its held-out error."""
+    """Fit one config on all its served levels and, with 4 or more, measure its held-out error; a config none of whose
+    levels was served is not_calibrated, said."""
     t0 = time.perf_counter()
+    left_out = unserved_words(cfg)
+    if not cfg.levels and left_out is not None:
+        why = f"no load level served anything: {left_out}; nothing to fit"
+        return Calibration(cfg, None, [], "not_calibrated", why, time.perf_counter() - t0)
     n = usable_levels(cfg)
     fit = calibrate(cfg) if n >= MIN_LEVELS_TO_FIT else None
     rows = validate_config(cfg, fit) if (validate and n >= MIN_LEVELS) else []
     status, reason = status_of(n, rows)
+    if left_out is not None and reason is not None:
+        reason = f"{reason}; {left_out}"
     return Calibration(cfg, fit, rows, status, reason, time.perf_counter() - t0)
 
 
@@ -155,7 +162,7 @@ def model_row(c: Calibration) -> dict[str, Any]:
         "heldout_rel_error_worst": max(scored) if scored else None,
         "heldout_ttft_p95_below_knee_rel_error_median": _median(p95),
         "heldout_delivered_at_slo_rel_error_worst": max(slo) if slo else None,
-        "fit_notes": "; ".join(fit.notes) if fit else None,
+        "fit_notes": "; ".join([*filter(None, [unserved_words(cfg)]), *(fit.notes if fit else [])]) or None,
         "evidence": "calibrated",
     }
     return row_for(EngineModels, values, origin=(cfg.key, "engine model"))

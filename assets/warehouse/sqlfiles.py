@@ -3,8 +3,10 @@
 in `sql/observed/request_pass/`, views and named queries (`sqldoc`).
 
 A file says what it is in its header (`sqldoc`): its first comment paragraph describes the table or check; a
-check's header may add `-- severity: warn`, `-- blocking: true` and `-- attach: published` (the SQL also sees
-the serving file, read-only, as `published`). A table's dependencies are not written anywhere: they are the
+check's header may add `-- blocking: true` and `-- attach: published` (the SQL also sees the serving file,
+read-only, as `published`). A blocking check runs before the publish and a failure stops it (severity error); any
+other check runs beside the publish, so its failure can only be a warning of that publish (severity warn;
+`-- severity: warn` may say so). A table's dependencies are not written anywhere: they are the
 tables its SQL reads, found by DuckDB's own parser.
 """
 
@@ -101,7 +103,7 @@ class CheckSql:
     name: str
     path: Path
     description: str
-    severity: str = "error"
+    severity: str = "warn"
     blocking: bool = False
     attach_published: bool = False
 
@@ -135,15 +137,17 @@ def check_sql_files() -> list[CheckSql]:
             match = _DIRECTIVE.match(line)
             if match:
                 settings[match.group(1).lower()] = match.group(2).lower()
-        severity = settings.get("severity", "error")
+        blocking = settings.get("blocking", "false")
+        severity = settings.get("severity", "error" if blocking == "true" else "warn")
         if (
-            severity not in ("error", "warn")
-            or settings.get("blocking", "false") not in ("true", "false")
+            blocking not in ("true", "false")
+            or severity != ("error" if blocking == "true" else "warn")
             or settings.get("attach", "published") != "published"
         ):
             raise sqldoc.SqlDocProblem(
-                f"{path}: expected `-- severity: error|warn`, `-- blocking: true|false`, "
-                f"`-- attach: published`; got {settings}"
+                f"{path}: expected `-- blocking: true` (a failure stops the publish: severity error) or nothing "
+                f"(or `-- severity: warn`: the check runs beside the publish and its failure warns of it), and "
+                f"optionally `-- attach: published`; got {settings}"
             )
         out.append(
             CheckSql(
@@ -152,7 +156,7 @@ def check_sql_files() -> list[CheckSql]:
                 path,
                 doc.description,
                 severity,
-                settings.get("blocking") == "true",
+                blocking == "true",
                 "attach" in settings,
             )
         )
@@ -177,3 +181,31 @@ def offending_rows(
     finally:
         if check.attach_published:
             conn.execute("DETACH published")
+
+
+# A column of a check's offending rows -> the SQL that finds the input files or folders its values came from
+# (`?`: the list of values): a run's dump folder, a config's runs' folders, an MLPerf result's file or URL.
+_INPUT_OF = {
+    "run_id": "SELECT DISTINCT report_dir FROM observed.runs WHERE list_contains(?, run_id)",
+    "run_label": "SELECT DISTINCT report_dir FROM observed.runs WHERE list_contains(?, run_label)",
+    "run_labels": "SELECT DISTINCT r.report_dir FROM observed.runs AS r, (SELECT unnest(list_distinct(flatten("
+    "list_transform(?, x -> CAST(json(x) AS VARCHAR[]))))) AS label) WHERE r.run_label = label",
+    "config_key": "SELECT DISTINCT r.report_dir FROM calibrated.engine_models AS m, observed.runs AS r "
+    "WHERE list_contains(?, m.config_key) AND list_contains(CAST(json(m.run_labels) AS VARCHAR[]), r.run_label)",
+    "result_key": "SELECT DISTINCT source FROM benchmark.mlperf_results WHERE list_contains(?, result_key)",
+}
+
+
+def inputs_of_rows(conn: duckdb.DuckDBPyConnection, columns: list[str], rows: list[tuple]) -> list[str]:
+    """The input files and folders a check's offending rows came from, found by the columns that name them (a run,
+    its label, a config, an MLPerf result); none when the rows name none or the table that would say is absent."""
+    found: list[str] = []
+    for column, sql in _INPUT_OF.items():
+        if column not in columns:
+            continue
+        values = sorted({str(row[columns.index(column)]) for row in rows if row[columns.index(column)] is not None})
+        try:
+            found += [r[0] for r in conn.execute(sql, [values]).fetchall() if r[0] is not None and r[0] not in found]
+        except duckdb.Error:  # a table the build has not made (an early check): nothing to name from it
+            continue
+    return sorted(found)

@@ -35,7 +35,7 @@ class EngineModels(pa.DataFrameModel):
         ge=0,
         description=(
             "Effective load levels usable for fitting (a concurrency above the prompts sent is all of them at once; "
-            "levels with more than 5% failed requests left out), over all workloads."
+            "levels with more than 5% failed requests, and levels not served, left out), over all workloads."
         ),
     )
     load_levels_fitted: str = pa.Field(description="The levels fitted on, JSON list of 'workload | load'.")
@@ -56,8 +56,8 @@ class EngineModels(pa.DataFrameModel):
         description=(
             "fitted: usable; too_few_levels: under 4 load levels, the error cannot be measured; unreliable: median "
             "held-out error on p95 TTFT below the knee over 25%, or a held-out workload's delivered-at-SLO off by "
-            "over 25%; not_calibrated: the model could not be fitted on this config (status_reason says why): it "
-            "never bills."
+            "over 25%; not_calibrated: the model could not be fitted on this config, or no level of it served "
+            "anything (status_reason says why): it never bills."
         ),
     )
     status_reason: str = pa.Field(nullable=True, description="Why the status, in words; empty when fitted.")
@@ -115,7 +115,13 @@ class EngineModels(pa.DataFrameModel):
         ge=0,
         description="Worst |relative error| of a held-out workload's delivered-at-SLO rate; empty: not measurable.",
     )
-    fit_notes: str = pa.Field(nullable=True, description="What the fit fixed, fitted or could not identify.")
+    fit_notes: str = pa.Field(
+        nullable=True,
+        description=(
+            "The levels left out as not served (under half of the requests sent completed), then what the fit fixed, "
+            "fitted or could not identify."
+        ),
+    )
     evidence: str = pa.Field(isin=["calibrated"], description="Evidence class of the row: calibrated.")
 
     class Config:

@@ -1,7 +1,9 @@
 -- calibrated.cost_sensitivity: what the token mix and the bursts cost, priced. Run by
 -- assets/calibrate/cost_sensitivity.py over `sensitivity_rates` (per profile x config x variant: the delivered band
 -- the engine model re-derives for that variant of our traffic), one row per rate row x price in force
--- (benchmark.prices_in_force, as cost.cost_per_request applies it). The arithmetic is that of sql/macros.sql:
+-- (benchmark.prices_in_force, as cost.cost_per_request applies it). A lower_bound rate (our mix's calibrated rate is
+-- at least its low end) is priced too: its high cost and high monthly bill are bounds, its low ones NULL. The
+-- arithmetic is that of sql/macros.sql:
 --
 --   cost_per_request_usd_low/high  = usd_per_request(usd_per_hour, delivered_high / delivered_low)
 --   cost_per_million_output_tokens = usd_per_million_tokens(usd_per_hour, delivered x output_tokens_mean)
@@ -20,8 +22,9 @@ priced AS (
            p.usd_per_accelerator_hour * r.accelerator_count AS usd_per_hour,
            v.mean_requests_per_s, v.peak_requests_per_s
     FROM sensitivity_rates AS r
-    LEFT JOIN benchmark.prices_in_force AS p ON p.accelerator_id = r.accelerator_id AND r.status = 'priced'
-    LEFT JOIN volume AS v ON v.profile = r.profile AND r.status = 'priced'
+    LEFT JOIN benchmark.prices_in_force AS p
+        ON p.accelerator_id = r.accelerator_id AND r.status IN ('priced', 'lower_bound')
+    LEFT JOIN volume AS v ON v.profile = r.profile AND r.status IN ('priced', 'lower_bound')
 ),
 costed AS (
     SELECT *,
@@ -43,8 +46,9 @@ ours AS (
 SELECT
     c.profile, c.config_key, c.config_label, c.run_labels, c.model_id, c.accelerator_id, c.accelerator_count,
     c.variant,
-    CASE WHEN c.status = 'priced' AND c.price_class IS NULL THEN 'no_price' ELSE c.status END AS status,
-    CASE WHEN c.status = 'priced' AND c.price_class IS NULL
+    CASE WHEN c.status IN ('priced', 'lower_bound') AND c.price_class IS NULL THEN 'no_price' ELSE c.status END
+        AS status,
+    CASE WHEN c.status IN ('priced', 'lower_bound') AND c.price_class IS NULL
          THEN 'no price for ' || c.accelerator_id || ' in benchmark.accelerator_prices: nothing to bill'
          ELSE c.status_reason END AS status_reason,
     c.input_tokens_mean, c.output_tokens_mean, c.interarrival_cv, c.rate_ratio, c.rate_found,

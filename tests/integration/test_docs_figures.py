@@ -15,6 +15,7 @@ from tests.unit import (
     test_faults_http_retries,
     test_input_ranges,
     test_security_sql_and_archive_limits,
+    test_sql_checks,
     test_sql_guards,
 )
 
@@ -61,6 +62,7 @@ def test_the_reliability_page_states_the_figures_of_the_tests():
     assert stated("archives over their limits") == len(test_security_sql_and_archive_limits.BOMBS)
     assert stated("writing statements") == len(test_sql_guards.WRITES)
     assert stated("out-of-range values") == len(test_input_ranges.CASES)
+    assert stated("outputs the calibrated model") == sum(len(rows) for rows in test_sql_checks.MODEL_OUTPUTS.values())
 
 
 # --- the capacity plan's worked example (docs/capacity-plan.md, "Worked example") ---------------------------

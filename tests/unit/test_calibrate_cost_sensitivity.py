@@ -13,7 +13,7 @@ import pytest
 from assets.calibrate import project, sensitivity
 from assets.calibrate.cost_sensitivity import RATES, SQL, rate_rows, sensitivity_rows, write_cost_sensitivity
 from assets.calibrate.engine import EngineParams
-from assets.warehouse.sqlfiles import run_sql_file
+from assets.warehouse.sqlfiles import read_sql, run_sql_file
 from assets.warehouse.validate import split_valid
 from schemas.calibrated.cost_sensitivity import CostSensitivity
 from tests.support.engine_rows import engine_columns
@@ -111,11 +111,11 @@ def test_a_config_whose_band_does_not_bill_is_one_row_saying_why():
     assert row["status"] == "not_priced" and "even at 1 requests/s ttft misses" in row["status_reason"]
 
 
-@pytest.fixture
-def priced() -> list[dict]:
-    """The SQL over two variants of one config, one price, a profile at a peak of 250 requests/s."""
+def price(rows: list[dict]) -> duckdb.DuckDBPyConnection:
+    """The SQL over `rows` (rate rows), one price for H100 (the newer of two), a profile at a peak of 250 requests/s:
+    calibrated.cost_sensitivity on a connection of its own."""
     conn = duckdb.connect()
-    conn.execute("CREATE SCHEMA benchmark; CREATE SCHEMA marts")
+    conn.execute("CREATE SCHEMA benchmark; CREATE SCHEMA marts; CREATE SCHEMA calibrated")
     conn.execute(
         "CREATE TABLE benchmark.accelerator_prices AS SELECT * FROM (VALUES "
         f"('{H100}', 'on_demand', 'P', DATE '2024-01-01', 3.0::DOUBLE, 1), ('{H100}', 'on_demand', 'P', "
@@ -128,13 +128,49 @@ def priced() -> list[dict]:
         "CREATE TABLE marts.capacity_plan AS SELECT 'chat' AS profile, 100.0::DOUBLE AS mean_requests_per_s, "
         "250.0::DOUBLE AS peak_requests_per_s"
     )
-    rows = rate_rows(delivered_row(), [variant("our_mix", 1.0), variant("poisson_arrivals", 1.25)])
-    rows.append(rows[0] | {"config_key": "cfg-unpriced", "accelerator_id": "tpu-x"})
-    conn.register(RATES, pl.DataFrame(rows))
+    conn.register(RATES, pl.DataFrame(rows, schema_overrides={"delivered_requests_per_s_high": pl.Float64}))
     frame = run_sql_file(conn, SQL)
     valid, rejects = split_valid(frame, CostSensitivity, "calibrated.cost_sensitivity")
-    assert valid.height == 3 and rejects == []
-    return frame.to_dicts()
+    assert valid.height == frame.height and rejects == []
+    conn.register("priced", frame)
+    conn.execute("CREATE TABLE calibrated.cost_sensitivity AS SELECT * FROM priced")
+    return conn
+
+
+@pytest.fixture
+def priced() -> list[dict]:
+    """Two variants of one config and the same on an accelerator without a price."""
+    rows = rate_rows(delivered_row(), [variant("our_mix", 1.0), variant("poisson_arrivals", 1.25)])
+    rows.append(rows[0] | {"config_key": "cfg-unpriced", "accelerator_id": "tpu-x"})
+    return price(rows).sql("SELECT * FROM calibrated.cost_sensitivity").pl().to_dicts()
+
+
+def test_a_lower_bound_is_priced_at_its_high_cost_and_passes_the_blocking_check():
+    """A sweep that never saturated gives a lower_bound rate (at least 80 requests/s, no high end): its cost is at
+    most the price over that rate, with no low cost; the blocking check over the table finds nothing; on an
+    accelerator without a price it says so."""
+    rows = rate_rows(
+        delivered_row(status="lower_bound", high=None, status_reason="never saturated"),
+        [variant("our_mix", 1.0), variant("prompts_x2", 0.5)],
+    )
+    rows.append(rows[0] | {"config_key": "cfg-unpriced", "accelerator_id": "tpu-x"})
+    conn = price(rows)
+    found = {
+        (r["config_key"], r["variant"]): r
+        for r in conn.sql("SELECT * FROM calibrated.cost_sensitivity").pl().to_dicts()
+    }
+    ours, doubled, unpriced = (
+        found["cfg-test", "our_mix"],
+        found["cfg-test", "prompts_x2"],
+        found["cfg-unpriced", "our_mix"],
+    )
+    per_hour = 2.5 * 2
+    assert ours["status"] == doubled["status"] == "lower_bound"
+    assert ours["cost_per_request_usd_high"] == pytest.approx(per_hour / 3600 / 80.0)
+    assert doubled["cost_per_request_usd_high"] == pytest.approx(per_hour / 3600 / 40.0)
+    assert ours["cost_per_request_usd_low"] is None and ours["monthly_usd_high"] == 4 * per_hour * 730
+    assert unpriced["status"] == "no_price" and "no price for tpu-x" in unpriced["status_reason"]
+    assert conn.execute(read_sql("checks/calibrated/cost_sensitivity__costs_follow_the_band.sql")).fetchall() == []
 
 
 def test_costs_and_the_bursts_bill_follow_the_cost_and_capacity_arithmetic(priced):
