@@ -36,6 +36,7 @@ FAILURE_KINDS = {
     "WarehouseProblem": "warehouse",
     "WarehouseBusy": "warehouse",
     "RunStoreUnreachable": "store",
+    "DagsterAssetCheckFailedError": "check",  # the step of a blocking check that failed: said with its check
 }
 
 

@@ -96,4 +96,4 @@ def test_a_blocking_check_stops_the_publish_naming_the_table_the_rows_and_their_
     assert "run failed; nothing is recorded as published yet" in err and not (warehouse / "serving.duckdb").exists()
     failed = err[err.index("check benchmark.mlperf_results one_row_per_result: failed: 2 rows break it") :]
     assert "the first 2: result_key=" in failed and ", round=v5.1 | result_key=" in failed
-    assert f"from {V51_TABLE}" in failed and ADVICE["check"] in err
+    assert f"from {V51_TABLE}" in failed and ADVICE["check"] in err and ADVICE["bug"] not in err
