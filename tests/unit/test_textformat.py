@@ -82,8 +82,11 @@ def shortlist_row(config, price_class, provider, usd_per_hour, rate, caveats, **
         "evidence": "observed",
         "precision": "bf16",
         "mlperf_server_tokens_per_s_per_accel": 5103.99,
-        "delivered_requests_per_s_low": rate,
-        "delivered_requests_per_s_high": rate * 1.1,
+        "measured_requests_per_s_low": rate,
+        "measured_requests_per_s_high": rate * 1.1,
+        "billed_requests_per_s_low": rate,
+        "billed_requests_per_s_high": rate * 1.1,
+        "billed_basis": "measured",
         "delivered_fraction_low": 1.1,
         "delivered_fraction_high": 1.2,
         "price_class": price_class,
@@ -148,6 +151,29 @@ def test_the_terminal_shortlist_numbers_caveats_once_and_refers_to_them():
     assert "chat: top 2 of 2 configs; SLO ttft_p95_ms <= 1000" in text
     # 2.99 / (110 x 3600) x 1000 = 0.00755; 12.29 / (100 x 3600) x 1000 = 0.0341
     assert "0.00755-0.03414" in fast and not SCIENTIFIC.search(text)
+
+
+def test_the_terminal_shows_the_billed_band_beside_its_cost_and_the_measured_band_only_where_it_differs():
+    """A run billed on its calibrated band (18.73 to 25.42 req/s) shows that band beside its cost, and the 110.8 to
+    111.4 req/s measured as run apart, labelled; a run billed on its measured band says 'same'; a run whose files
+    lack the bounded percentile has no measured band (its caveats say which band bills)."""
+    calibrated = {
+        **shortlist_row("calibrated", "on_demand", "Lambda", 2.99, 18.73, ""),
+        "billed_requests_per_s_high": 25.42,
+        "measured_requests_per_s_low": 110.8,
+        "measured_requests_per_s_high": 111.4,
+        "billed_basis": "calibrated",
+    }
+    unmeasured = {**calibrated, "config_key": "unmeasured", "run_label": "unmeasured"}
+    unmeasured.update(measured_requests_per_s_low=None, measured_requests_per_s_high=None)
+    text = format_shortlist([calibrated, ROWS[0], unmeasured])
+    titles, units = [line.split() for line in text.splitlines() if "measured" in line or "req/s" in line][:2]
+    assert titles.index("measured") < titles.index("billed") and units.count("req/s") == 2
+    first, same, none = table_lines(text)
+    assert first.index("110.8-111.4") < first.index("18.73-25.42") < first.index("0.0403")  # billed beside its cost
+    assert " same " in same and "100.0-110.0" in same
+    assert "18.73-25.42" in none and "110.8" not in none
+    assert max(len(line) for line in text.splitlines()) <= 160
 
 
 def test_the_terminal_shows_the_top_configs_or_with_all_every_config_and_class():
