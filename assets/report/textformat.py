@@ -102,7 +102,6 @@ SHORTLIST_COLUMNS: list[tuple[str, str | tuple[str, ...], str, str | None]] = [
     ("fraction", ("delivered_fraction_low", "delivered_fraction_high"), "fraction", "delivered"),
     ("price", ("price_class", "price_provider"), TEXT, None),
     ("$/acc-h", "usd_per_accelerator_hour", "usd_per_hour", "benchmark"),
-    ("billed on", "billed_basis", TEXT, None),
     ("billed req/s", ("billed_requests_per_s_low", "billed_requests_per_s_high"), "rate", "delivered"),
     ("billed out tok/s", ("billed_output_tokens_per_s_low", "billed_output_tokens_per_s_high"), "tokens", "delivered"),
     ("$ per 1k requests", ("cost_per_request_usd_low", "cost_per_request_usd_high"), "usd_per_1k_requests", "cost"),
@@ -209,10 +208,9 @@ TERMINAL_COLUMNS: list[tuple[str, str | tuple[str, ...], str]] = [
     ("run", "run", TEXT),
     ("prec", "precision", TEXT),
     ("MLPerf\ntok/s/acc", "mlperf_reference_tokens_per_s_per_accel", "tokens"),
-    ("measured\nreq/s", "measured_other", TEXT),
     ("delivered\n/ MLPerf", ("delivered_fraction_low", "delivered_fraction_high"), "fraction"),
     ("price class,\n$/acc-hour", "price", TEXT),
-    ("billed\nreq/s", "billed", TEXT),
+    ("billed\nreq/s", ("billed_requests_per_s_low", "billed_requests_per_s_high"), "rate"),
     ("$ per 1k\nrequests", ("cost_per_request_usd_low", "cost_per_request_usd_high"), "usd_per_1k_requests"),
     (
         "$ per 1M\nout tokens",
@@ -261,7 +259,6 @@ def config_rows(rows: list[dict], every_price_class: bool = False) -> list[dict]
         first["config"] = f"{first['accelerator_count']}x {first.get('accelerator') or '(unknown accelerator)'}"
         first["mlperf_reference_tokens_per_s_per_accel"] = reference_tokens_per_s_per_accel(first)
         first["run"] = first.get("run_label") or first["evidence"]
-        first["billed"], first["measured_other"] = billed_and_measured(first)
         first["price"] = (
             "-"
             if first.get("price_class") is None
@@ -275,14 +272,6 @@ def config_rows(rows: list[dict], every_price_class: bool = False) -> list[dict]
         )
         merged.append(first)
     return merged
-
-
-def billed_and_measured(row: dict) -> tuple[str, str]:
-    """The terminal's two bands of a row: the billed one (a caveat says where it is calibrated), and the measured
-    one where it differs from it ('same' where the bill rests on it)."""
-    billed = range_text(row.get("billed_requests_per_s_low"), row.get("billed_requests_per_s_high"), "rate", "-")
-    measured = range_text(row.get("measured_requests_per_s_low"), row.get("measured_requests_per_s_high"), "rate", "-")
-    return billed, "same" if row.get("billed_basis") == "measured" and measured == billed else measured
 
 
 def number_list(numbers: list[int]) -> str:
@@ -343,7 +332,8 @@ def format_shortlist(
         width,
     )
     out += wrapped(
-        "Price, costs: low-high across the class's providers, accelerators busy at their SLO-limited rate; "
+        "Price, costs: low-high across the class's providers, accelerators busy at their SLO-limited rate (billed "
+        "req/s, the band the costs are priced on; where it is not the band measured as run, a caveat gives both); "
         "each provider: benchbill sql shortlist --param profile=NAME",
         width,
     )

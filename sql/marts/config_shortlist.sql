@@ -228,7 +228,9 @@ SELECT
                 || '%, worst ' || round(100 * calibrated_heldout_rel_error_worst)::BIGINT || '%), '
                 || CASE WHEN measured_requests_per_s_low IS NULL
                         THEN 'the run''s files not measuring what the SLO bounds (billed_basis)'
-                        ELSE 'not the band measured as run: our token mix or arrivals differ (billed_basis)' END END,
+                        ELSE 'not the band measured as run, ' || printf('%.2f', measured_requests_per_s_low) || '-'
+                            || printf('%.2f', measured_requests_per_s_high)
+                            || ' requests/s: our token mix or arrivals differ (billed_basis)' END END,
         CASE WHEN evidence = 'projected' THEN 'projected: no run of ours on this accelerator, MLPerf '
             || coalesce(mlperf_reference_scenario, 'Server') || ' x '
             || CASE WHEN fraction_runs > 0

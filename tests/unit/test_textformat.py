@@ -153,27 +153,26 @@ def test_the_terminal_shortlist_numbers_caveats_once_and_refers_to_them():
     assert "0.00755-0.03414" in fast and not SCIENTIFIC.search(text)
 
 
-def test_the_terminal_shows_the_billed_band_beside_its_cost_and_the_measured_band_only_where_it_differs():
-    """A run billed on its calibrated band (18.73 to 25.42 req/s) shows that band beside its cost, and the 110.8 to
-    111.4 req/s measured as run apart, labelled; a run billed on its measured band says 'same'; a run whose files
-    lack the bounded percentile has no measured band (its caveats say which band bills)."""
+def test_the_terminal_shows_the_billed_band_beside_the_cost_priced_on_it():
+    """A run billed on its calibrated band (18.73 to 25.42 req/s, though it measured 110.8 to 111.4) shows the billed
+    band beside its cost; the band measured as run is in its caveat, labelled (marts.config_shortlist words it)."""
+    caveat = (
+        "costs rest on the band calibrated on our traffic, 18.73-25.42 requests/s (...), not the band measured as "
+        "run, 110.80-111.40 requests/s: ..."
+    )
     calibrated = {
-        **shortlist_row("calibrated", "on_demand", "Lambda", 2.99, 18.73, ""),
+        **shortlist_row("calibrated", "on_demand", "Lambda", 2.99, 18.73, caveat),
         "billed_requests_per_s_high": 25.42,
         "measured_requests_per_s_low": 110.8,
         "measured_requests_per_s_high": 111.4,
         "billed_basis": "calibrated",
     }
-    unmeasured = {**calibrated, "config_key": "unmeasured", "run_label": "unmeasured"}
-    unmeasured.update(measured_requests_per_s_low=None, measured_requests_per_s_high=None)
-    text = format_shortlist([calibrated, ROWS[0], unmeasured])
-    titles, units = [line.split() for line in text.splitlines() if "measured" in line or "req/s" in line][:2]
-    assert titles.index("measured") < titles.index("billed") and units.count("req/s") == 2
-    first, same, none = table_lines(text)
-    assert first.index("110.8-111.4") < first.index("18.73-25.42") < first.index("0.0403")  # billed beside its cost
-    assert " same " in same and "100.0-110.0" in same
-    assert "18.73-25.42" in none and "110.8" not in none
-    assert max(len(line) for line in text.splitlines()) <= 160
+    text = format_shortlist([calibrated])
+    (row,) = table_lines(text)
+    cells = [c.strip() for c in row.split("  ") if c.strip()]
+    assert cells[cells.index("18.73-25.42") + 1] == "0.0403-0.0443"  # 2.99 / (18.73 x 1.1 .. 18.73 x 3600) x 1000
+    assert "110.8" not in row and "110.80-111.40 requests/s" in " ".join(text.split())
+    assert "billed" in text.splitlines()[text.splitlines().index(row) - 3]  # the column's title
 
 
 def test_the_terminal_shows_the_top_configs_or_with_all_every_config_and_class():
