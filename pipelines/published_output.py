@@ -11,12 +11,14 @@ from assets.report.decision import (
     ELSEWHERE_TITLE,
     bill_text,
     decide,
+    lightest_load_text,
     measure_text,
     model_hint,
     no_bill_text,
     projected_text,
     saving_text,
 )
+from assets.report.report_data import served_models
 from assets.report.textformat import format_shortlist, wrapped
 from assets.resources import Warehouse
 from assets.runs.collect import IDLE_SIDECAR_NOTE
@@ -50,18 +52,14 @@ def read_shortlist(serving_path: Path) -> tuple[list[dict], dict[str, str], dict
         slo_text = {p["profile"]: p["slo_text"] for p in profiles}
         capacity = _dicts(conn, "SELECT * FROM analytics.capacity_plan")
         measure_next = _dicts(conn, "SELECT * FROM analytics.measure_next")
-        served = dict(
-            conn.execute(
-                "SELECT DISTINCT model_raw, model_id FROM observed.runs WHERE model_id IS NOT NULL UNION "
-                "SELECT DISTINCT mlperf_model, model_id FROM benchmark.mlperf_results WHERE model_id IS NOT NULL"
-            ).fetchall()
-        )
+        observed = _dicts(conn, "SELECT * FROM analytics.delivered_at_slo WHERE evidence = 'observed'")
+        served = served_models(conn)
         quarantine = conn.execute(
             "SELECT table_name, count(*) FROM audit.quarantine GROUP BY ALL ORDER BY 1"
         ).fetchall()
     finally:
         conn.close()
-    notes = decision_notes(profiles, capacity, measure_next)
+    notes = decision_notes(profiles, capacity, measure_next, observed)
     for profile in profiles:  # a model nothing serves: said first, above the profile's table
         hint = model_hint(profile, served)
         if hint is not None:
@@ -75,9 +73,12 @@ def _dicts(conn: duckdb.DuckDBPyConnection, sql: str) -> list[dict]:
     return [dict(zip(columns, r)) for r in cursor.fetchall()]
 
 
-def decision_notes(profiles: list[dict], capacity: list[dict], measure_next: list[dict]) -> dict[str, list[str]]:
+def decision_notes(
+    profiles: list[dict], capacity: list[dict], measure_next: list[dict], observed: list[dict] | None = None
+) -> dict[str, list[str]]:
     """Per profile (analytics.profiles rows), the decision lines the terminal prints above its shortlist (as the
-    report), or why there is no bill: what to state, or that no config has one at the stated volume."""
+    report), or why there is no bill: what to state, or that no config has one at the stated volume; where every
+    run of ours (`observed`: analytics.delivered_at_slo rows) misses even at its lightest load, that first."""
     notes = {}
     for row in profiles:
         profile = row["profile"]
@@ -85,14 +86,19 @@ def decision_notes(profiles: list[dict], capacity: list[dict], measure_next: lis
             profile,
             [r for r in capacity if r["profile"] == profile],
             [m for m in measure_next if m["profile"] == profile],
+            [o for o in observed or [] if o["profile"] == profile],
         )
+        missed = [lightest_load_text(decision.missed_at_lightest)] if decision.missed_at_lightest else []
         if decision.recommended is None:
-            notes[profile] = [no_bill_text(row)]
+            notes[profile] = [*missed, no_bill_text(row)]
             continue
-        lines = [
-            f"at our volume: {bill_text(decision.recommended)}",
-            saving_text(decision.recommended, decision.runner_up),
-        ]
+        if decision.projection_first:
+            lines = [*missed, f"the cheapest projection, not recommended: {bill_text(decision.recommended)}"]
+        else:
+            lines = [
+                f"at our volume: {bill_text(decision.recommended)}",
+                saving_text(decision.recommended, decision.runner_up),
+            ]
         projected = projected_text(decision.top)
         if projected is not None:
             lines.append(projected)

@@ -43,30 +43,73 @@ def calibrated_band_field(end: str) -> Any:
         ge=0,
         description=(
             "The run's config's calibrated band on our traffic (calibrated.delivered_at_slo, where it may bill), "
-            f"{end} end, requests/s; costs and bills rest on it where delivered_basis is calibrated."
+            f"{end} end, requests/s; costs and bills rest on it where billed_basis is calibrated."
         ),
     )
 
 
-def delivered_basis_field() -> Any:
-    """Which delivered band the bill rests on (decided once, in cost.cost_per_request)."""
+def measured_band_field(end: str) -> Any:
+    """The band a run sustained as measured (cost.cost_per_request, the marts); `end` is low or high."""
+    return pa.Field(
+        nullable=True,
+        ge=0,
+        description=(
+            f"Requests/s the run sustained within the SLO as measured (observed.delivered_at_slo), {end} end; empty "
+            "for a projected config (no run of ours) and for a run no load point of which meets the SLO as measured."
+        ),
+    )
+
+
+def billed_band_field(end: str, what: str = "Requests/s") -> Any:
+    """The band the bill rests on (its basis decided once, in cost.cost_per_request); `end` is low or high."""
+    cost = "low cost" if end == "high" else "high cost"
+    return pa.Field(
+        nullable=True,
+        ge=0,
+        description=(
+            f"{what} the bill rests on (the billed_basis band: measured, calibrated or projected), {end} end (the "
+            f"{cost}); costs and replicas use it, never the measured band where the two differ. Empty where the row "
+            "has no price."
+        ),
+    )
+
+
+def billed_basis_field() -> Any:
+    """Which band the bill rests on (decided once, in cost.cost_per_request)."""
     return pa.Field(
         nullable=True,
         isin=["measured", "calibrated", "projected"],
         description=(
-            "The delivered band costs and replicas rest on: measured (the run's band as measured), calibrated (its "
-            "config's band on our traffic: the run's token means differ from ours by more than 25% or its arrival "
-            "CV by more than 0.5, and the engine model bills as delivered) or projected (MLPerf x a fraction); "
-            "empty where the row has no price."
+            "The band costs and replicas rest on (billed_requests_per_s_low/high): measured (the run's band as "
+            "measured), calibrated (its config's band on our traffic, where the engine model bills as delivered and "
+            "either the run's files do not measure what the SLO bounds or its token means differ from ours by more "
+            "than 25% or its arrival CV by more than 0.5) or projected (MLPerf x a fraction); empty where the row "
+            "has no price."
         ),
     )
 
 
-def delivered_basis_reason_field() -> Any:
+def billed_basis_reason_field() -> Any:
     """Why the bill rests on that band, in words."""
     return pa.Field(
         nullable=True,
-        description="Why the bill rests on that band: which token means or arrival CV differ from ours, by how much.",
+        description=(
+            "Why the bill rests on that band: for a calibrated one its own error (band_rel_error) and the engine "
+            "model's held-out median and worst, then which bound the files lack or which token means or arrival CV "
+            "differ from ours, by how much."
+        ),
+    )
+
+
+def calibrated_band_error_field(empty: str = "unless billed_basis is calibrated") -> Any:
+    """The calibrated band's own error (what the decision quotes first); `empty` says when there is none."""
+    return pa.Field(
+        nullable=True,
+        ge=0,
+        description=(
+            "The calibrated band's own relative error (calibrated.delivered_at_slo.band_rel_error: the band is the "
+            f"model's rate / and x (1 + it)); empty {empty}."
+        ),
     )
 
 

@@ -9,6 +9,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from assets.config.profiles import slo_warnings
 from assets.report.textformat import number_text, range_text
 
 TOP_CAPACITY_CONFIGS = 5  # configs whose capacity the report draws against our traffic
@@ -18,7 +19,8 @@ TOP_CAPACITY_CONFIGS = 5  # configs whose capacity the report draws against our 
 class Decision:
     """One profile's decision: `recommended`, `runner_up` and `top` are capacity plan rows (each config at its
     cheapest price, in the profile's one ranking: analytics.capacity_plan.rank_in_profile), `measure_next`
-    analytics.measure_next rows; empty when the profile states no volume."""
+    analytics.measure_next rows; empty when the profile states no volume. `missed_at_lightest`: the runs of ours,
+    where every one misses the SLO even at its lightest load (then no projection is recommended)."""
 
     profile: str
     recommended: dict[str, Any] | None = None
@@ -26,16 +28,48 @@ class Decision:
     measure_next: list[dict[str, Any]] = field(default_factory=list)
     runner_up: dict[str, Any] | None = None
     measure_elsewhere: list[dict[str, Any]] = field(default_factory=list)
+    missed_at_lightest: list[str] = field(default_factory=list)
+
+    @property
+    def projection_first(self) -> bool:
+        """Whether a projection ranks first though every run of ours misses even at its lightest load: it is then
+        not recommended, and the decision says why before naming it."""
+        return bool(self.missed_at_lightest) and (self.recommended or {}).get("evidence") == "projected"
 
 
-def decide(profile: str, capacity: list[dict[str, Any]], measure_next: list[dict[str, Any]]) -> Decision:
+def missed_at_lightest_load(observed: list[dict[str, Any]]) -> list[str]:
+    """The labels of a profile's runs (analytics.delivered_at_slo rows) when every one of them misses the SLO even
+    at its lightest load (no load point meets it, every bound measured: a run whose files lack a bounded percentile
+    has not missed it); empty otherwise, or when we ran nothing."""
+    runs = [r for r in observed if r.get("evidence", "observed") == "observed"]
+    if runs and all(not r["feasible"] and r.get("unmeasured_bounds") is None for r in runs):
+        return sorted({str(r["run_label"]) for r in runs})
+    return []
+
+
+def lightest_load_text(runs: list[str]) -> str:
+    """Why a projection that ranks first is not recommended: every run of ours misses even at its lightest load."""
+    return (
+        f"no config recommended: every config of ours measured for this profile ({', '.join(runs)}) misses the SLO "
+        "even at its lightest load, so a projection from MLPerf is unlikely to do better (check the SLO's bounds and "
+        "units, or measure lighter loads)"
+    )
+
+
+def decide(
+    profile: str,
+    capacity: list[dict[str, Any]],
+    measure_next: list[dict[str, Any]],
+    observed: list[dict[str, Any]] | None = None,
+) -> Decision:
     """The recommended config: the first of the profile's capacity plan in its one ranking (rank_in_profile,
     marts.config_shortlist: our own runs before projections, then the lowest static monthly bill, high end then
     low, a tie going to the baseline), so that every surface shows it first. `top`: the first configs, each at
     its cheapest price; `runner_up` the next config after the recommended one, on like terms: at the recommended
     row's price class and provider where it has a price there, else at that class, else at its own first price.
     What to measure next at another price class than the recommended one's is kept apart (`measure_elsewhere`):
-    its saving is against our best config at that class, not the recommended bill."""
+    its saving is against our best config at that class, not the recommended bill. `observed`: the profile's
+    analytics.delivered_at_slo rows (whether every run of ours misses at its lightest load)."""
     ranked = sorted((r for r in capacity if r["monthly_usd_high"] is not None), key=lambda r: r["rank_in_profile"])
     cheapest: dict[str, dict[str, Any]] = {}
     for row in ranked:
@@ -55,6 +89,7 @@ def decide(profile: str, capacity: list[dict[str, Any]], measure_next: list[dict
         [m for m in measure_next if m.get("at_recommended_price_class") is not False],
         runner_up,
         [m for m in measure_next if m.get("at_recommended_price_class") is False],
+        missed_at_lightest_load(observed or []),
     )
 
 
@@ -124,28 +159,37 @@ def keep_text(row: dict[str, Any], runner_up: dict[str, Any] | None) -> str:
     return f"{keep}; the next best, {config_name(runner_up)}, {more}"
 
 
-def basis_text(row: dict[str, Any]) -> str:
-    """The evidence class of the band the bill rests on (delivered_basis, decided in cost.cost_per_request: measured
-    as run / calibrated on our traffic, with the engine model's held-out error / projected from MLPerf), and beside a
-    measured one the config's band calibrated on our traffic, where one may bill."""
-    band = _band(row, "delivered_requests_per_s", "rate")
+def error_text(row: dict[str, Any]) -> str:
+    """A calibrated band's error in words: the band's own (calibrated_band_rel_error, the band_rel_error it is
+    widened by) first, then the engine model's held-out median and worst."""
+    own = row.get("calibrated_band_rel_error")
     median = number_text(row.get("calibrated_heldout_rel_error_median"), "percent")
     worst = number_text(row.get("calibrated_heldout_rel_error_worst"), "percent")
-    basis = row.get("delivered_basis") or ("measured" if row["evidence"] == "observed" else "projected")
+    band = f"band error +-{100 * own:.1f}%; " if own is not None else ""
+    return f"{band}engine model held-out error median {median}%, worst {worst}%"
+
+
+def basis_text(row: dict[str, Any]) -> str:
+    """The band the bill rests on (billed_requests_per_s, its billed_basis decided in cost.cost_per_request:
+    measured as run / calibrated on our traffic, with its error / projected from MLPerf); beside a calibrated one
+    the band measured as run where there is one, beside a measured one the config's calibrated band, where one
+    may bill."""
+    band = _band(row, "billed_requests_per_s", "rate")
+    basis = row.get("billed_basis") or ("measured" if row["evidence"] == "observed" else "projected")
     if basis == "projected":
         return f"billed on the band projected from MLPerf ({band} requests/s, MLPerf x a delivered fraction)"
     if basis == "calibrated":
-        differs = str(row.get("delivered_basis_reason") or "").partition("differs from ours: ")[2]
-        why = f"; the run's workload differs from ours: {differs}" if differs else ""
-        return (
-            f"billed on the band calibrated on our traffic: model error median {median}%, worst {worst}% "
-            f"({band} requests/s{why})"
+        why = str(row.get("billed_basis_reason") or "").partition("): ")[2]
+        measured = _band(row, "measured_requests_per_s", "rate")
+        instead = f", not the {measured} requests/s measured as run" if measured != "-" else ""
+        return f"billed on the band calibrated on our traffic, {band} requests/s ({error_text(row)}){instead}" + (
+            f": {why}" if why else ""
         )
     text = f"billed on the band measured as run ({band} requests/s)"
     if row.get("calibrated_requests_per_s_low") is not None:
         text += (
             f"; calibrated on our traffic: {_band(row, 'calibrated_requests_per_s', 'rate')} requests/s "
-            f"(model error median {median}%, worst {worst}%)"
+            f"({error_text(row)})"
         )
     return text
 
@@ -207,6 +251,14 @@ def model_hint(profile: dict[str, Any], served: dict[str, str]) -> str | None:
     close = [by_lower[n] for n in difflib.get_close_matches(raw.lower(), list(by_lower), n=3, cutoff=0.6)]
     guess = f": did you mean {', '.join(close)}?" if close else ": check its spelling"
     return f"warning: model {raw} matches no run of ours and no MLPerf result{guess}"
+
+
+def profile_warnings(profile: dict[str, Any], bounds: list[dict[str, Any]], served: dict[str, str]) -> list[str]:
+    """What the terminal warns about a profile (an analytics.profiles row, its analytics.slo_bounds rows), for the
+    report too: a model that matches nothing (model_hint), an SLO bound outside its plausible range (slo_warnings)."""
+    hint = model_hint(profile, served)
+    source = str(profile.get("source") or "profiles")
+    return ([hint] if hint else []) + [f"warning: {w}" for w in slo_warnings(bounds, source)]
 
 
 ELSEWHERE_TITLE = (

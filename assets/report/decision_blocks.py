@@ -11,6 +11,7 @@ from assets.report.decision import (
     bill_text,
     config_name,
     decide,
+    lightest_load_text,
     measure_text,
     no_bill_text,
     projected_text,
@@ -26,17 +27,32 @@ CAPACITY_COLORS = ["#047857", "#1d4ed8", "#b45309", "#be123c", "#6d28d9"]
 
 def decisions_by_profile(data: ReportData) -> dict[str, Decision]:
     return {
-        p["profile"]: decide(p["profile"], data.capacity.get(p["profile"], []), data.measure_next.get(p["profile"], []))
+        p["profile"]: decide(
+            p["profile"],
+            data.capacity.get(p["profile"], []),
+            data.measure_next.get(p["profile"], []),
+            data.observed.get(p["profile"], []),
+        )
         for p in data.profiles
     }
 
 
-def decision_block(decision: Decision, profile: dict[str, Any], sensitivity: list[dict[str, Any]]) -> str:
-    """A profile's decision lines: the recommended config and its bill, the saving against the baseline, what the
-    token mix and the bursts cost each top config, what to measure next."""
+def decision_block(
+    decision: Decision, profile: dict[str, Any], sensitivity: list[dict[str, Any]], warnings: list[str] | None = None
+) -> str:
+    """A profile's decision lines: the warnings about the profile (as the terminal prints them), the recommended
+    config and its bill (or, where every run of ours misses even at its lightest load, that first and the cheapest
+    projection, not recommended), the saving against the baseline, what the token mix and the bursts cost each top
+    config, what to measure next."""
     name = escape(decision.profile)
     row = decision.recommended
     parts = [f'<div class="decision" data-profile="{name}"><h3><a href="#profile-{name}">{name}</a></h3>']
+    parts += [f'<p class="decision-line warning" data-line="warning">{escape(w)}.</p>' for w in warnings or []]
+    if decision.missed_at_lightest:
+        parts.append(
+            f'<p class="decision-line" data-line="missed-at-lightest-load">'
+            f"{escape(lightest_load_text(decision.missed_at_lightest))}.</p>"
+        )
     if row is None:
         parts.append(f'<p class="decision-line muted" data-line="no-bill">{escape(no_bill_text(profile))}.</p></div>')
         return "".join(parts)
@@ -44,12 +60,18 @@ def decision_block(decision: Decision, profile: dict[str, Any], sensitivity: lis
         f' data-{column.replace("_", "-")}="{escape(data_value(row.get(column)))}"'
         for column in ("config_key", "price_class", "price_provider", "monthly_usd_low", "monthly_usd_high")
     )
-    parts.append(
-        f'<p class="decision-line" data-line="recommended"{values}>{tag(row["evidence"])} <b>Recommended:</b> '
-        f"{escape(bill_text(row))}.</p>"
-        f'<p class="decision-line" data-line="saving"><b>Against what we run today:</b> '
-        f"{escape(saving_text(row, decision.runner_up))}.</p>"
-    )
+    if decision.projection_first:
+        parts.append(
+            f'<p class="decision-line" data-line="cheapest-projection"{values}>{tag(row["evidence"])} <b>The '
+            f"cheapest projection, not recommended:</b> {escape(bill_text(row))}.</p>"
+        )
+    else:
+        parts.append(
+            f'<p class="decision-line" data-line="recommended"{values}>{tag(row["evidence"])} <b>Recommended:</b> '
+            f"{escape(bill_text(row))}.</p>"
+            f'<p class="decision-line" data-line="saving"><b>Against what we run today:</b> '
+            f"{escape(saving_text(row, decision.runner_up))}.</p>"
+        )
     projected = projected_text(decision.top)
     if projected is not None:
         parts.append(
@@ -98,17 +120,17 @@ def capacity_chart(decision: Decision, windows: list[dict[str, Any]]) -> str:
     lines = [
         RefLine(
             "y",
-            row["replicas_high"] * row["delivered_requests_per_s_low"],
+            row["replicas_high"] * row["billed_requests_per_s_low"],
             f"{config_name(row)}: {row['replicas_high']} x "
-            f"{number_text(row['delivered_requests_per_s_low'], 'rate')} = "
-            f"{number_text(row['replicas_high'] * row['delivered_requests_per_s_low'], 'rate')} requests/s "
-            f"({row['evidence']})",
+            f"{number_text(row['billed_requests_per_s_low'], 'rate')} = "
+            f"{number_text(row['replicas_high'] * row['billed_requests_per_s_low'], 'rate')} requests/s "
+            f"({row['evidence']}, billed on the {row.get('billed_basis') or row['evidence']} band)",
             CAPACITY_COLORS[i % len(CAPACITY_COLORS)],
             "capacity",
             dashed=row["evidence"] == "projected",
         )
         for i, row in enumerate(decision.top)
-        if row["replicas_high"] is not None and row["delivered_requests_per_s_low"] is not None
+        if row["replicas_high"] is not None and row["billed_requests_per_s_low"] is not None
     ]
     traffic = Series(
         "our traffic",
@@ -160,7 +182,7 @@ def at_a_glance(data: ReportData) -> str:
                 ("run_label", TEXT),
                 (("price_class", "price_provider"), TEXT),
                 (("cost_per_request_usd_low", "cost_per_request_usd_high"), "usd_per_1k_requests"),
-                (("delivered_requests_per_s_low", "delivered_requests_per_s_high"), "rate"),
+                (("billed_requests_per_s_low", "billed_requests_per_s_high"), "rate"),
                 ("mlperf_server_tokens_per_s_per_accel", "tokens"),
             )
         ]
@@ -180,7 +202,7 @@ def at_a_glance(data: ReportData) -> str:
         "its cheapest price where the profile states a volume (lowest monthly bill at our volume, our runs before "
         "projections), else the lowest cost per request: the first row of every table below.</p><table><thead><tr>"
         "<th>profile</th><th>evidence</th><th>accelerators</th><th>run</th><th>price</th><th>$ per 1k requests</th>"
-        "<th>delivered req/s</th><th>MLPerf srv tok/s/acc</th><th>monthly USD (static)</th></tr></thead><tbody>"
+        "<th>billed req/s</th><th>MLPerf srv tok/s/acc</th><th>monthly USD (static)</th></tr></thead><tbody>"
         + "".join(body)
         + "</tbody></table>"
     )

@@ -23,6 +23,7 @@ from assets.report.textformat import (
 # The terminal table's columns, minus the profile (each profile has its own section).
 REPORT_COLUMNS = [c for c in SHORTLIST_COLUMNS if c[1] != "profile"]
 LATENCY_FALLBACK = "ttft_p95_ms"
+BILLED_BAND = ("billed_requests_per_s_low", "billed_requests_per_s_high")  # what replicas and bills rest on
 
 
 def _rate(requests_per_s: float | None) -> str:
@@ -311,9 +312,11 @@ def _capacity_table(rows: list[dict[str, Any]]) -> str:
             f'<tr class="capacity-row" data-config-key="{escape(r["config_key"])}">'
             f"<td>{escape(config_name(r))}</td><td>{tag(r['evidence'])}</td>"
             f"<td>{escape(r['price_class'])} {escape(r['price_provider'])}</td>"
-            f'<td class="num">{escape(number_text(r["usd_per_accelerator_hour"], "usd_per_hour"))}</td>{cells}</tr>'
+            f'<td class="num">{escape(number_text(r["usd_per_accelerator_hour"], "usd_per_hour"))}</td>'
+            f"<td>{escape(r.get('billed_basis') or '-')}</td>"
+            f'<td class="num">{escape(shortlist_cell(r, BILLED_BAND, "rate"))}</td>{cells}</tr>'
         )
     return (
         '<table class="capacity"><thead><tr><th>config</th><th>evidence</th><th>price</th><th>$/acc-h</th>'
-        f"{heads}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+        f"<th>billed on</th><th>billed req/s</th>{heads}</tr></thead><tbody>{''.join(body)}</tbody></table>"
     )

@@ -16,6 +16,7 @@ from pathlib import Path
 import duckdb
 
 from assets.core.inert import inert
+from assets.report.decision import profile_warnings
 from assets.report.decision_blocks import at_a_glance, capacity_chart, decision_block, decisions_by_profile
 from assets.report.evidence_marks import EVIDENCE, tag
 from assets.report.profile_sections import profile_section
@@ -36,7 +37,7 @@ td.caveats { font-size: 11.5px; color: #374151; min-width: 220px; }
 td.file { word-break: break-all; font-family: ui-monospace, Menlo, monospace; font-size: 11px; }
 .tag { display: inline-block; border-radius: 3px; padding: 0 4px; font-size: 10.5px; font-weight: 600;
        color: #fff; background: #6b7280; }
-.muted { color: #6b7280; } .charts { display: flex; flex-wrap: wrap; gap: 12px; }
+.muted { color: #6b7280; } .warning { color: #b45309; } .charts { display: flex; flex-wrap: wrap; gap: 12px; }
 .legend span.tag { margin-right: 6px; } tr.config th { background: #eef2ff; }
 """
 
@@ -58,7 +59,13 @@ def render(data: ReportData, generated_at: datetime.datetime) -> str:
     sections = "".join(profile_section(data, p) for p in data.profiles)
     decisions = decisions_by_profile(data)
     decision_blocks = "".join(
-        decision_block(decisions[p["profile"]], p, data.sensitivity.get(p["profile"], [])) for p in data.profiles
+        decision_block(
+            decisions[p["profile"]],
+            p,
+            data.sensitivity.get(p["profile"], []),
+            profile_warnings(p, data.bounds.get(p["profile"], []), data.served),
+        )
+        for p in data.profiles
     )
     capacity_charts = "".join(capacity_chart(d, data.traffic.get(name, [])) for name, d in decisions.items())
     document = f"""<!DOCTYPE html>
@@ -81,7 +88,9 @@ end); dashed: projected from MLPerf. A line under the black curve's peaks means 
 <p class="muted">MLPerf numbers are the reference under MLPerf's conditions; delivered numbers are what a config
 sustains within the profile's SLO, on our runs (observed) or the MLPerf reference x a delivered fraction (projected:
 the fraction our runs measured against MLPerf on their accelerators, else the profile's prior).
-The two stay in separate columns so the gap is visible.</p>
+The two stay in separate columns so the gap is visible. Two bands per config: the one measured as run, and the one
+the bill rests on ("billed on": measured; calibrated, the config's engine model run on our traffic where the run's
+workload differs from ours or its files do not measure what the SLO bounds; or projected), beside its costs.</p>
 <p class="legend">{legend}</p>
 <p>Profiles: {contents}</p>
 {at_a_glance(data)}

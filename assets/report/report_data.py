@@ -28,6 +28,7 @@ class ReportData:
     measure_next: dict[str, list[dict[str, Any]]]
     traffic: dict[str, list[dict[str, Any]]]
     sensitivity: dict[str, list[dict[str, Any]]]
+    served: dict[str, str]  # each run's or MLPerf result's model as written -> its canonical id (served_models)
 
 
 def _rows(conn: duckdb.DuckDBPyConnection, sql: str) -> list[dict[str, Any]]:
@@ -41,6 +42,17 @@ def _grouped(rows: list[dict[str, Any]], key: str) -> dict[str, list[dict[str, A
     for row in rows:
         groups[row[key]].append(row)
     return groups
+
+
+def served_models(conn: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    """Each model a run of ours or an MLPerf result serves, as written -> its canonical id (what a profile's model
+    is matched with: assets.report.decision.model_hint)."""
+    return dict(
+        conn.execute(
+            "SELECT DISTINCT model_raw, model_id FROM observed.runs WHERE model_id IS NOT NULL UNION "
+            "SELECT DISTINCT mlperf_model, model_id FROM benchmark.mlperf_results WHERE model_id IS NOT NULL"
+        ).fetchall()
+    )
 
 
 def read_report_data(conn: duckdb.DuckDBPyConnection, serving_path: str) -> ReportData:
@@ -80,4 +92,5 @@ def read_report_data(conn: duckdb.DuckDBPyConnection, serving_path: str) -> Repo
             _rows(conn, "SELECT * FROM requirement.traffic_rate ORDER BY profile, window_start_s"), "profile"
         ),
         sensitivity=_grouped(_rows(conn, "SELECT * FROM analytics.cost_sensitivity"), "profile"),
+        served=served_models(conn),
     )

@@ -87,6 +87,8 @@ def plain_number(value: float, significant: int = 6) -> str:
 
 # The report's detail table, one row per config x price: (title, column or (columns of a range / words), number
 # kind or TEXT, evidence class of the number). "delivered" means the row's own evidence (observed or projected).
+# The band measured as run and the band billed (billed_basis: measured, calibrated or projected) are two columns,
+# the billed one beside the costs it rests on.
 SHORTLIST_COLUMNS: list[tuple[str, str | tuple[str, ...], str, str | None]] = [
     ("profile", "profile", TEXT, None),
     ("accelerator", "accelerator", TEXT, None),
@@ -96,16 +98,12 @@ SHORTLIST_COLUMNS: list[tuple[str, str | tuple[str, ...], str, str | None]] = [
     ("prec", "precision", TEXT, None),
     ("MLPerf srv tok/s/acc", "mlperf_server_tokens_per_s_per_accel", "tokens", "benchmark"),
     ("MLPerf off tok/s/acc", "mlperf_offline_tokens_per_s_per_accel", "tokens", "benchmark"),
-    ("delivered req/s", ("delivered_requests_per_s_low", "delivered_requests_per_s_high"), "rate", "delivered"),
-    (
-        "delivered out tok/s",
-        ("delivered_output_tokens_per_s_low", "delivered_output_tokens_per_s_high"),
-        "tokens",
-        "delivered",
-    ),
+    ("measured req/s", ("measured_requests_per_s_low", "measured_requests_per_s_high"), "rate", "observed"),
     ("fraction", ("delivered_fraction_low", "delivered_fraction_high"), "fraction", "delivered"),
     ("price", ("price_class", "price_provider"), TEXT, None),
     ("$/acc-h", "usd_per_accelerator_hour", "usd_per_hour", "benchmark"),
+    ("billed req/s", ("billed_requests_per_s_low", "billed_requests_per_s_high"), "rate", "delivered"),
+    ("billed out tok/s", ("billed_output_tokens_per_s_low", "billed_output_tokens_per_s_high"), "tokens", "delivered"),
     ("$ per 1k requests", ("cost_per_request_usd_low", "cost_per_request_usd_high"), "usd_per_1k_requests", "cost"),
     (
         "$ per 1M out tokens",
@@ -210,9 +208,9 @@ TERMINAL_COLUMNS: list[tuple[str, str | tuple[str, ...], str]] = [
     ("run", "run", TEXT),
     ("prec", "precision", TEXT),
     ("MLPerf\ntok/s/acc", "mlperf_reference_tokens_per_s_per_accel", "tokens"),
-    ("delivered\nreq/s", ("delivered_requests_per_s_low", "delivered_requests_per_s_high"), "rate"),
     ("delivered\n/ MLPerf", ("delivered_fraction_low", "delivered_fraction_high"), "fraction"),
     ("price class,\n$/acc-hour", "price", TEXT),
+    ("billed\nreq/s", ("billed_requests_per_s_low", "billed_requests_per_s_high"), "rate"),
     ("$ per 1k\nrequests", ("cost_per_request_usd_low", "cost_per_request_usd_high"), "usd_per_1k_requests"),
     (
         "$ per 1M\nout tokens",
@@ -334,7 +332,8 @@ def format_shortlist(
         width,
     )
     out += wrapped(
-        "Price, costs: low-high across the class's providers, accelerators busy at their SLO-limited rate; "
+        "Price, costs: low-high across the class's providers, accelerators busy at their SLO-limited rate (billed "
+        "req/s, the band the costs are priced on; where it is not the band measured as run, a caveat gives both); "
         "each provider: benchbill sql shortlist --param profile=NAME",
         width,
     )

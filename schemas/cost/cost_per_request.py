@@ -4,7 +4,13 @@ import datetime
 
 import pandera.polars as pa
 
-from schemas.columns import delivered_basis_field, delivered_basis_reason_field
+from schemas.columns import (
+    billed_band_field,
+    billed_basis_field,
+    billed_basis_reason_field,
+    calibrated_band_error_field,
+    measured_band_field,
+)
 
 
 def _cost(per: str, end: str):
@@ -12,7 +18,7 @@ def _cost(per: str, end: str):
     return pa.Field(
         nullable=True,
         gt=0,
-        description=(f"US dollars per {per}, {end} end (from the {throughput} delivered throughput)."),
+        description=(f"US dollars per {per}, {end} end (from the {throughput} end of the billed band)."),
     )
 
 
@@ -38,18 +44,15 @@ class CostPerRequest(pa.DataFrameModel):
     usd_per_accelerator_hour: float = pa.Field(gt=0, description="US dollars per accelerator-hour.")
     price_as_of: datetime.date = pa.Field(description="Date of the price.")
     price_source: str = pa.Field(description="Where the price was published.")
-    delivered_requests_per_s_low: float = pa.Field(
-        nullable=True, ge=0, description="Delivered requests/s costed (the delivered_basis band), low end."
-    )
-    delivered_requests_per_s_high: float = pa.Field(nullable=True, ge=0, description="Delivered requests/s, high end.")
-    delivered_output_tokens_per_s_low: float = pa.Field(
-        nullable=True, ge=0, description=("Delivered output tokens/s, low end.")
-    )
-    delivered_output_tokens_per_s_high: float = pa.Field(
-        nullable=True, ge=0, description=("Delivered output tokens/s, high end.")
-    )
-    delivered_basis: str = delivered_basis_field()
-    delivered_basis_reason: str = delivered_basis_reason_field()
+    measured_requests_per_s_low: float = measured_band_field("low")
+    measured_requests_per_s_high: float = measured_band_field("high")
+    billed_requests_per_s_low: float = billed_band_field("low")
+    billed_requests_per_s_high: float = billed_band_field("high")
+    billed_output_tokens_per_s_low: float = billed_band_field("low", "Output tokens/s")
+    billed_output_tokens_per_s_high: float = billed_band_field("high", "Output tokens/s")
+    billed_basis: str = billed_basis_field()
+    billed_basis_reason: str = billed_basis_reason_field()
+    calibrated_band_rel_error: float = calibrated_band_error_field()
     cost_per_request_usd_low: float = _cost("request", "low")
     cost_per_request_usd_high: float = _cost("request", "high")
     cost_per_million_output_tokens_usd_low: float = _cost("million output tokens", "low")

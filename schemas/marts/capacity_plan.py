@@ -6,10 +6,12 @@ from typing import Any
 import pandera.polars as pa
 
 from schemas.columns import (
+    billed_basis_field,
+    billed_basis_reason_field,
+    calibrated_band_error_field,
     calibrated_band_field,
     calibrated_error_field,
-    delivered_basis_field,
-    delivered_basis_reason_field,
+    measured_band_field,
 )
 from schemas.vocab import QUALITY_STATUSES
 
@@ -45,14 +47,19 @@ class CapacityPlan(pa.DataFrameModel):
     price_provider: str = pa.Field(description="Provider of the price applied.")
     usd_per_accelerator_hour: float = pa.Field(gt=0, description="US dollars per accelerator-hour.")
     price_as_of: datetime.date = pa.Field(description="Date of the price.")
-    delivered_requests_per_s_low: float = pa.Field(
+    measured_requests_per_s_low: float = measured_band_field("low")
+    measured_requests_per_s_high: float = measured_band_field("high")
+    billed_requests_per_s_low: float = pa.Field(
         nullable=True,
         ge=0,
-        description="delivered_low: requests/s one replica delivers at the SLO (the delivered_basis band), low end.",
+        description=(
+            "delivered_low: requests/s one replica delivers at the SLO, the band the bill rests on (billed_basis), "
+            "low end."
+        ),
     )
-    delivered_requests_per_s_high: float = pa.Field(
-        nullable=True, ge=0, description="delivered_high: the same, high end."
-    )
+    billed_requests_per_s_high: float = pa.Field(nullable=True, ge=0, description="delivered_high: the same, high end.")
+    billed_basis: str = billed_basis_field()
+    billed_basis_reason: str = billed_basis_reason_field()
     delivered_fraction_basis: str = pa.Field(
         nullable=True,
         description="Projected rows: which fraction of the MLPerf reference the band applies, measured on our runs "
@@ -60,10 +67,9 @@ class CapacityPlan(pa.DataFrameModel):
     )
     calibrated_requests_per_s_low: float = calibrated_band_field("low")
     calibrated_requests_per_s_high: float = calibrated_band_field("high")
+    calibrated_band_rel_error: float = calibrated_band_error_field("where no calibrated band may bill")
     calibrated_heldout_rel_error_median: float = calibrated_error_field("median")
     calibrated_heldout_rel_error_worst: float = calibrated_error_field("worst")
-    delivered_basis: str = delivered_basis_field()
-    delivered_basis_reason: str = delivered_basis_reason_field()
     traffic_basis: str = pa.Field(
         description="Where mean and peak come from: the traffic log (scaled or not) or stated."
     )

@@ -5,10 +5,13 @@ import datetime
 import pandera.polars as pa
 
 from schemas.columns import (
+    billed_band_field,
+    billed_basis_field,
+    billed_basis_reason_field,
+    calibrated_band_error_field,
     calibrated_band_field,
     calibrated_error_field,
-    delivered_basis_field,
-    delivered_basis_reason_field,
+    measured_band_field,
 )
 from schemas.vocab import QUALITY_STATUSES
 
@@ -80,32 +83,26 @@ class ConfigShortlist(pa.DataFrameModel):
     mlperf_reference_reason: str = pa.Field(
         nullable=True, description="Why that scenario: the profile's bounds against Interactive's, bound by bound."
     )
-    delivered_requests_per_s_low: float = pa.Field(
-        nullable=True,
-        ge=0,
-        description=("Requests/s delivered within the SLO, low end (observed or projected, see evidence)."),
-    )
-    delivered_requests_per_s_high: float = pa.Field(
-        nullable=True, ge=0, description=("Requests/s delivered within the SLO, high end.")
-    )
+    measured_requests_per_s_low: float = measured_band_field("low")
+    measured_requests_per_s_high: float = measured_band_field("high")
+    billed_requests_per_s_low: float = billed_band_field("low")
+    billed_requests_per_s_high: float = billed_band_field("high")
+    billed_output_tokens_per_s_low: float = billed_band_field("low", "Output tokens/s of the whole config")
+    billed_output_tokens_per_s_high: float = billed_band_field("high", "Output tokens/s of the whole config")
+    billed_basis: str = billed_basis_field()
+    billed_basis_reason: str = billed_basis_reason_field()
     calibrated_requests_per_s_low: float = calibrated_band_field("low")
     calibrated_requests_per_s_high: float = calibrated_band_field("high")
+    calibrated_band_rel_error: float = calibrated_band_error_field("where no calibrated band may bill")
     calibrated_heldout_rel_error_median: float = calibrated_error_field("median")
     calibrated_heldout_rel_error_worst: float = calibrated_error_field("worst")
-    delivered_basis: str = delivered_basis_field()
-    delivered_basis_reason: str = delivered_basis_reason_field()
-    delivered_output_tokens_per_s_low: float = pa.Field(
-        nullable=True, ge=0, description=("Output tokens/s of the whole config delivered within the SLO, low end.")
-    )
-    delivered_output_tokens_per_s_high: float = pa.Field(
-        nullable=True, ge=0, description=("Output tokens/s of the whole config delivered within the SLO, high end.")
-    )
     delivered_fraction_low: float = pa.Field(
         nullable=True,
         ge=0,
         description=(
-            "Delivered output tokens/s per accelerator (low) / MLPerf tokens/s per accelerator of the reference "
-            "scenario (mlperf_reference_scenario): the gap."
+            "Output tokens/s per accelerator the config delivered (low; observed: as measured, projected: as "
+            "projected) / MLPerf tokens/s per accelerator of the reference scenario (mlperf_reference_scenario): the "
+            "gap."
         ),
     )
     delivered_fraction_high: float = pa.Field(
@@ -125,10 +122,10 @@ class ConfigShortlist(pa.DataFrameModel):
     cost_per_request_usd_low: float = pa.Field(
         nullable=True,
         gt=0,
-        description=("US dollars per request, low end (cost class; from the high delivered throughput)."),
+        description=("US dollars per request, low end (cost class; from the high end of the billed band)."),
     )
     cost_per_request_usd_high: float = pa.Field(
-        nullable=True, gt=0, description=("US dollars per request, high end (from the low delivered throughput).")
+        nullable=True, gt=0, description=("US dollars per request, high end (from the low end of the billed band).")
     )
     cost_per_million_output_tokens_usd_low: float = pa.Field(
         nullable=True, gt=0, description=("US dollars per million output tokens, low end.")

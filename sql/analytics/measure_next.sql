@@ -6,10 +6,13 @@
 --     class in the profile's ranking, marts.config_shortlist.rank_in_profile): run it. One row per projected
 --     config and price class, at the best observed row's provider where it has a price there (like terms), else
 --     at its cheapest provider, with the possible monthly saving [best observed monthly_usd_low - its
---     monthly_usd_high, best observed monthly_usd_high - its monthly_usd_low] and the MLPerf result it rests on.
+--     monthly_usd_high, best observed monthly_usd_high - its monthly_usd_low] and the MLPerf result it rests on;
+--     only where its best case saves money (possible_monthly_saving_usd_high above 0): a config that saves nothing
+--     even at best is not worth a run. billed_requests_per_s_low/high: its projected band.
 --     at_recommended_price_class says whether the class is the recommended config's (rank 1): other classes are
 --     listed apart, their savings against the best measured config at that class, not the recommended bill.
---   sparse_near_slo: an observed run whose delivered band (observed.delivered_at_slo) is wide, high / low - 1 above
+--   sparse_near_slo: an observed run whose measured band (observed.delivered_at_slo; measured_requests_per_s_low/high)
+--     is wide, high / low - 1 above
 --     0.10, because no load point lies between the last one meeting the SLO and the first failing one: add the
 --     three loads evenly spaced between the two.
 --   quality_before_deciding: a precision the shortlist offers for a profile with a quality requirement whose
@@ -29,7 +32,7 @@
 -- column at_recommended_price_class: Whether the row compares at the recommended config's price class (rank 1 of the profile's ranking; false: another class, listed apart, its saving against the best observed config at that class); empty for kinds without a price.
 -- column mlperf_result_key: result_key of the MLPerf result the projection rests on (benchmark.mlperf_results).
 -- column mlperf_result: That MLPerf result in words: round, submitter, system, scenario, tokens/s per accelerator.
--- column band_width_fraction: delivered_requests_per_s_high / delivered_requests_per_s_low - 1 (sparse_near_slo).
+-- column band_width_fraction: measured_requests_per_s_high / measured_requests_per_s_low - 1 (sparse_near_slo).
 -- column last_meeting_load: Load (offered requests/s or concurrency) of the last point meeting the SLO (sparse_near_slo).
 -- column first_failing_load: Load of the first point failing the SLO (sparse_near_slo).
 -- column loads_to_add: Loads to add between those two, evenly spaced (requests/s or concurrency, as the run's sweep).
@@ -74,7 +77,7 @@ projected_may_beat AS (
         'projected_may_beat' AS kind,
         p.profile, p.evidence, p.config_key, p.run_label, p.accelerator, p.accelerator_count, p.precision,
         p.runtime, p.price_class, p.price_provider,
-        p.delivered_requests_per_s_low, p.delivered_requests_per_s_high,
+        p.billed_requests_per_s_low, p.billed_requests_per_s_high,
         p.monthly_usd_low, p.monthly_usd_high,
         p.effective_cost_per_request_usd_low, p.effective_cost_per_request_usd_high,
         b.config_key AS best_observed_config_key, b.run_label AS best_observed_run_label,
@@ -105,6 +108,7 @@ projected_may_beat AS (
     LEFT JOIN recommended AS r ON r.profile = p.profile
     LEFT JOIN benchmark.mlperf_results AS m ON 'mlperf:' || m.result_key = p.config_key
     WHERE p.effective_cost_per_request_usd_low <= b.effective_cost_per_request_usd_high
+      AND b.monthly_usd_high - p.monthly_usd_low > 0
 ),
 sparse AS (
     SELECT d.*,
@@ -120,7 +124,8 @@ sparse_near_slo AS (
         'sparse_near_slo' AS kind,
         s.profile, 'observed' AS evidence, s.run_id AS config_key, s.run_label, s.accelerator_id AS accelerator,
         s.accelerator_count, s.precision, s.runtime, NULL::VARCHAR AS price_class, NULL::VARCHAR AS price_provider,
-        s.delivered_requests_per_s_low, s.delivered_requests_per_s_high,
+        s.delivered_requests_per_s_low AS measured_requests_per_s_low,
+        s.delivered_requests_per_s_high AS measured_requests_per_s_high,
         NULL::DOUBLE AS monthly_usd_low, NULL::DOUBLE AS monthly_usd_high,
         NULL::DOUBLE AS effective_cost_per_request_usd_low, NULL::DOUBLE AS effective_cost_per_request_usd_high,
         NULL::VARCHAR AS best_observed_config_key, NULL::VARCHAR AS best_observed_run_label,
@@ -132,7 +137,7 @@ sparse_near_slo AS (
         s.low_load_value AS last_meeting_load,
         s.failing_load_value AS first_failing_load,
         l.loads AS loads_to_add,
-        'add loads ' || l.loads || s.load_unit || ' to ' || s.run_label || ': its delivered band '
+        'add loads ' || l.loads || s.load_unit || ' to ' || s.run_label || ': its measured band '
             || round(s.delivered_requests_per_s_low, 2) || ' - ' || round(s.delivered_requests_per_s_high, 2)
             || ' requests/s is ' || round(100 * s.width) || '% wide, with no load point between '
             || s.low_load_value || ' (meets the SLO) and ' || s.failing_load_value || ' (fails)' AS what_to_measure

@@ -1,7 +1,9 @@
 -- analytics.shortlist_sources: where each number of the shortlist came from, one row per number
 -- and source: the MLPerf results behind the reference (the profile's scenario, Server or Interactive, first, then
 -- the Server and Offline results beside it: round, submitter, system, file, record),
--- the load points of our run that bound the delivered band (dump file), for projected configs the fraction
+-- the load points of our run that bound the measured band (dump file), for a run billed on its config's band
+-- calibrated on our traffic (billed_basis calibrated) the calibrated.delivered_at_slo row it is, for projected
+-- configs the fraction
 -- they apply (each end of each band of ours learnt from, with the load point it rests on, or, for a band calibrated
 -- on our traffic, the calibrated.delivered_at_slo row it is: projected.measured_fractions; else the profile's
 -- prior), and the price rows (prices file, line).
@@ -18,7 +20,8 @@
 -- column source_sha256: SHA-256 of that file's bytes.
 -- column location: Where in the file: record N of a round table, line N of a CSV, a dump file's load level.
 WITH configs AS (
-    SELECT DISTINCT profile, config_key, evidence, run_label, accelerator, model
+    SELECT DISTINCT profile, config_key, evidence, run_label, accelerator, model,
+           billed_basis = 'calibrated' AS billed_calibrated
     FROM marts.config_shortlist
 ),
 file_checksums AS (
@@ -43,9 +46,9 @@ mlperf AS (
 observed_points AS (
     SELECT c.profile, c.config_key, c.evidence, c.run_label, c.accelerator,
            CASE WHEN lp.load_index = d.low_load_index
-                THEN 'load point ' || lp.load_index || ': the highest meeting every bound (delivered low end)'
+                THEN 'load point ' || lp.load_index || ': the highest meeting every bound (measured low end)'
                 ELSE 'load point ' || lp.load_index || ': the first failing ' || coalesce(d.binding_measure, 'a bound')
-                     || ' (caps the delivered high end)' END AS number,
+                     || ' (caps the measured high end)' END AS number,
            lp.achieved_requests_per_s AS value, 'requests/s' AS unit, lp.evidence AS number_evidence,
            NULL AS round, NULL AS submitter, NULL AS system,
            lp.source, lp.source_sha256, 'load level ' || lp.load_index AS location,
@@ -105,6 +108,22 @@ learnt_calibrated AS (
         AS bound(name, value)
     WHERE c.evidence = 'projected'
 ),
+-- the band a run is billed on where it is calibrated on our traffic: computed, not read, so it points at its row
+billed_calibrated AS (
+    SELECT c.profile, c.config_key, c.evidence, c.run_label, c.accelerator,
+           'billed band calibrated on our traffic (config ' || cd.config_key || '), ' || bound.name || ' end'
+               AS number, bound.value, 'requests/s' AS unit, cd.evidence AS number_evidence,
+           NULL AS round, NULL AS submitter, NULL AS system,
+           'calibrated.delivered_at_slo' AS source, NULL AS source_sha256,
+           'profile ' || cd.profile || ', config ' || cd.config_key AS location,
+           CASE bound.name WHEN 'low' THEN 3 ELSE 4 END AS sort_key
+    FROM configs AS c
+    JOIN calibrated.delivered_at_slo AS cd
+        ON cd.profile = c.profile AND list_contains(from_json(cd.run_labels, '["VARCHAR"]'), c.run_label)
+    CROSS JOIN LATERAL (VALUES ('low', cd.delivered_requests_per_s_low), ('high', cd.delivered_requests_per_s_high))
+        AS bound(name, value)
+    WHERE c.billed_calibrated
+),
 prices AS (
     SELECT DISTINCT s.profile, s.config_key, s.evidence, s.run_label, s.accelerator,
            'price: ' || ap.price_class || ', ' || ap.provider || ', as of ' || ap.as_of AS number,
@@ -124,6 +143,7 @@ SELECT profile, config_key, evidence, run_label, accelerator, number, value, uni
 FROM (
     SELECT * FROM mlperf
     UNION ALL SELECT * FROM observed_points
+    UNION ALL SELECT * FROM billed_calibrated
     UNION ALL SELECT * FROM priors
     UNION ALL SELECT * FROM learnt_fractions
     UNION ALL SELECT * FROM learnt_calibrated

@@ -7,17 +7,25 @@
 --                        so the three are alternatives, not parts of one bill.
 --   low cost uses the high throughput, high cost the low throughput (the macros of sql/macros.sql).
 --
--- The delivered band costed (delivered_basis; the one place the rule is decided: marts.capacity_plan and
+-- Two bands per row, under two names: measured_requests_per_s_low/high, the band the run sustained as measured
+-- (observed.delivered_at_slo; empty for a projected config and for a run no load point of which meets the SLO as
+-- measured), and billed_requests_per_s_low/high (with billed_output_tokens_per_s_low/high), the band every cost
+-- rests on. Which band bills (billed_basis; the one place the rule is decided: marts.capacity_plan and
 -- marts.config_shortlist read it from here):
 --   projected  a config we never ran (projected.delivered_at_slo);
 --   calibrated an observed run whose config's calibrated row on our traffic (calibrated.delivered_at_slo) bills
---              (a fitted engine model) with status delivered, where the run's measured workload differs from ours:
---              our token means (calibrated.delivered_at_slo's replayed input/output means) differ from the run's
---              measured means by more than 25% (either), or our arrival CV (requirement.traffic_shape's log, else
---              a stated workload.arrival_cv) differs from the run's by more than 0.5 (the CV of its measured
---              requests, observed.request_stats; else constant 0, poisson 1; closed-loop and trace runs have none:
---              compared only when both are known); token rates are then the band x our means per request;
+--              (a fitted engine model) with status delivered, where either
+--              - the run's files do not measure what the SLO bounds (observed.delivered_at_slo.unmeasured_bounds,
+--                e.g. a p95 bound on dumps that state p50 and p99): no band was measured, the model predicts it; or
+--              - the run's measured workload differs from ours: our token means (calibrated.delivered_at_slo's
+--                replayed input/output means) differ from the run's measured means by more than 25% (either), or
+--                our arrival CV (requirement.traffic_shape's log, else a stated workload.arrival_cv) differs from
+--                the run's by more than 0.5 (the CV of its measured requests, observed.request_stats; else constant
+--                0, poisson 1; closed-loop and trace runs have none: compared only when both are known);
+--              token rates are then the band x our means per request;
 --   measured   otherwise: the band the run sustained as measured (observed.delivered_at_slo).
+-- calibrated_band_rel_error is the calibrated band's own error (calibrated.delivered_at_slo.band_rel_error), which
+-- billed_basis_reason quotes first, then the engine model's held-out median and worst.
 WITH measured_arrivals AS (
     SELECT run_id, avg(interarrival_cv) AS measured_cv
     FROM observed.request_stats
@@ -28,14 +36,14 @@ WITH measured_arrivals AS (
 calibrated AS (
     SELECT profile, unnest(from_json(run_labels, '["VARCHAR"]')) AS run_label,
            delivered_requests_per_s_low, delivered_requests_per_s_high, input_tokens_mean, output_tokens_mean,
-           heldout_rel_error_median, heldout_rel_error_worst
+           band_rel_error, heldout_rel_error_median, heldout_rel_error_worst
     FROM calibrated.delivered_at_slo
     WHERE bills AND status = 'delivered'
 ),
 observed_compared AS (
     SELECT d.*, c.delivered_requests_per_s_low AS cal_lo, c.delivered_requests_per_s_high AS cal_hi,
            c.input_tokens_mean AS our_in, c.output_tokens_mean AS our_out,
-           c.heldout_rel_error_median, c.heldout_rel_error_worst,
+           c.band_rel_error, c.heldout_rel_error_median, c.heldout_rel_error_worst,
            coalesce(t.interarrival_cv, rp.arrival_cv) AS our_cv,
            CASE WHEN d.arrival IN ('constant', 'poisson')
                 THEN coalesce(ma.measured_cv, CASE d.arrival WHEN 'constant' THEN 0.0 ELSE 1.0 END) END AS run_cv,
@@ -46,7 +54,10 @@ observed_compared AS (
     LEFT JOIN requirement.traffic_shape AS t ON t.profile = d.profile
     LEFT JOIN requirement.profiles AS rp ON rp.profile = d.profile
     LEFT JOIN measured_arrivals AS ma ON ma.run_id = d.run_id
-    WHERE d.feasible AND d.accelerator_id IS NOT NULL
+    -- a run no point of which meets the SLO as measured bills only on its calibrated band, where the bound was not
+    -- measured at all (the model predicts what the files lack)
+    WHERE d.accelerator_id IS NOT NULL
+      AND (d.feasible OR d.unmeasured_bounds IS NOT NULL AND c.delivered_requests_per_s_low IS NOT NULL)
 ),
 observed_basis AS (
     SELECT *,
@@ -62,18 +73,21 @@ observed_basis AS (
     FROM observed_compared
 ),
 observed_billed AS (
-    SELECT *, cal_lo IS NOT NULL AND differs <> '' AS on_calibrated
+    SELECT *, cal_lo IS NOT NULL AND (differs <> '' OR NOT feasible) AS on_calibrated,
+           'calibrated on our traffic (' || coalesce('band error ' || printf('+-%.1f%%', 100 * band_rel_error) || '; ', '')
+               || 'engine model held-out error median ' || printf('%.0f%%', 100 * heldout_rel_error_median)
+               || ', worst ' || printf('%.0f%%', 100 * heldout_rel_error_worst) || ')' AS calibrated_said
     FROM observed_basis
 ),
 configs AS (
     SELECT profile, 'observed' AS evidence, run_id AS config_key, run_label, model_id, accelerator_id,
            accelerator_count, precision, runtime, runtime_version,
-           CASE WHEN on_calibrated THEN 'calibrated' ELSE 'measured' END AS delivered_basis,
-           CASE WHEN on_calibrated
-                THEN 'calibrated on our traffic (engine model error median '
-                    || printf('%.0f%%', 100 * heldout_rel_error_median) || ', worst '
-                    || printf('%.0f%%', 100 * heldout_rel_error_worst) || '): the run''s workload differs from ours: '
-                    || differs
+           CASE WHEN on_calibrated THEN 'calibrated' ELSE 'measured' END AS billed_basis,
+           CASE WHEN on_calibrated AND NOT feasible
+                THEN calibrated_said || ': the run''s files do not measure what the SLO bounds: '
+                    || unmeasured_bounds_note || ': no band measured, the model predicts it'
+                WHEN on_calibrated
+                THEN calibrated_said || ': the run''s workload differs from ours: ' || differs
                 WHEN differs <> ''
                 THEN 'measured as run, though its workload differs from ours (' || differs
                     || '): no calibrated band that bills as delivered'
@@ -81,7 +95,9 @@ configs AS (
                 ELSE 'measured as run: its workload matches ours (token means within 25%; '
                     || CASE WHEN our_cv IS NULL THEN 'our arrival CV not stated: not compared'
                             WHEN run_cv IS NULL THEN 'the run has no arrival CV (' || arrival || '): not compared'
-                            ELSE 'arrival CV within 0.5' END || ')' END AS delivered_basis_reason,
+                            ELSE 'arrival CV within 0.5' END || ')' END AS billed_basis_reason,
+           CASE WHEN on_calibrated THEN band_rel_error END AS band_rel_error,
+           delivered_requests_per_s_low AS measured_lo, delivered_requests_per_s_high AS measured_hi,
            CASE WHEN on_calibrated THEN cal_lo ELSE delivered_requests_per_s_low END AS rps_lo,
            CASE WHEN on_calibrated THEN cal_hi ELSE delivered_requests_per_s_high END AS rps_hi,
            CASE WHEN on_calibrated THEN cal_lo * our_out ELSE delivered_output_tokens_per_s_low END AS out_lo,
@@ -94,7 +110,7 @@ configs AS (
     UNION ALL
     SELECT profile, 'projected', 'mlperf:' || mlperf_result_key, NULL, model_id, accelerator_id,
            accelerator_count, precision, runtime, runtime_version, 'projected',
-           'projected from MLPerf' || coalesce(': ' || delivered_fraction_basis, ''),
+           'projected from MLPerf' || coalesce(': ' || delivered_fraction_basis, ''), NULL, NULL, NULL,
            delivered_requests_per_s_low, delivered_requests_per_s_high,
            delivered_output_tokens_per_s_low, delivered_output_tokens_per_s_high,
            NULL, NULL, NULL, NULL
@@ -123,12 +139,15 @@ SELECT
     usd_per_accelerator_hour,
     price_as_of,
     price_source,
-    rps_lo AS delivered_requests_per_s_low,
-    rps_hi AS delivered_requests_per_s_high,
-    out_lo AS delivered_output_tokens_per_s_low,
-    out_hi AS delivered_output_tokens_per_s_high,
-    delivered_basis,
-    delivered_basis_reason,
+    measured_lo AS measured_requests_per_s_low,
+    measured_hi AS measured_requests_per_s_high,
+    rps_lo AS billed_requests_per_s_low,
+    rps_hi AS billed_requests_per_s_high,
+    out_lo AS billed_output_tokens_per_s_low,
+    out_hi AS billed_output_tokens_per_s_high,
+    billed_basis,
+    billed_basis_reason,
+    band_rel_error AS calibrated_band_rel_error,
     usd_per_request(usd_per_hour, rps_hi) AS cost_per_request_usd_low,
     usd_per_request(usd_per_hour, rps_lo) AS cost_per_request_usd_high,
     usd_per_million_tokens(usd_per_hour, out_hi) AS cost_per_million_output_tokens_usd_low,

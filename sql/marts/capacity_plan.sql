@@ -2,11 +2,13 @@
 -- cost.cost_per_request), for each profile with a volume: a traffic log (requirement.traffic_shape and its
 -- windows, requirement.traffic_rate, scaled to workload.requests_per_day) or a stated mean rate and
 -- peak-to-mean ratio (requirement.profiles). A replica is one config (accelerator_count accelerators);
--- delivered_low/high are the config's delivered requests/s the bill rests on, as cost.cost_per_request decides
--- (delivered_basis: measured as run, calibrated on our traffic where the run's workload differs from ours, or
--- projected; for projected ones, delivered_fraction_basis says which fraction of the MLPerf reference:
--- projected.delivered_at_slo), its config's calibrated band on our traffic beside them (calibrated.delivered_at_slo,
--- where it may bill); mean and peak the (scaled) window rates; a month is 730 hours.
+-- delivered_low/high are the config's requests/s the bill rests on (billed_requests_per_s_low/high), as
+-- cost.cost_per_request decides (billed_basis: measured as run, calibrated on our traffic where the run's workload
+-- differs from ours or its files do not measure what the SLO bounds, or projected; for projected ones,
+-- delivered_fraction_basis says which fraction of the MLPerf reference: projected.delivered_at_slo), beside them the
+-- band the run sustained as measured (measured_requests_per_s_low/high) and its config's calibrated band on our
+-- traffic (calibrated.delivered_at_slo, where it may bill, with its own error band_rel_error); mean and peak the
+-- (scaled) window rates; a month is 730 hours.
 --
 --   replicas_low/high          = ceil(peak / delivered_high) / ceil(peak / delivered_low)
 --   monthly_usd_low/high       = replicas_low/high x accelerator_count x usd_per_accelerator_hour x 730
@@ -51,7 +53,7 @@ WITH volume AS (
 -- each run's config's calibrated band on our traffic, where it may bill (a run label is in one config)
 calibrated AS (
     SELECT profile, unnest(from_json(run_labels, '["VARCHAR"]')) AS run_label,
-           delivered_requests_per_s_low, delivered_requests_per_s_high, heldout_rel_error_median,
+           delivered_requests_per_s_low, delivered_requests_per_s_high, band_rel_error, heldout_rel_error_median,
            heldout_rel_error_worst
     FROM calibrated.delivered_at_slo
     WHERE bills
@@ -59,9 +61,11 @@ calibrated AS (
 configs AS (
     SELECT k.profile, k.evidence, k.config_key, k.run_label, k.model_id, k.accelerator_id, k.accelerator_count,
            k.precision, k.runtime, k.runtime_version, k.price_class, k.price_provider, k.usd_per_accelerator_hour,
-           k.price_as_of, k.delivered_requests_per_s_low AS delivered_low,
-           k.delivered_requests_per_s_high AS delivered_high, k.delivered_basis, k.delivered_basis_reason,
+           k.price_as_of, k.billed_requests_per_s_low AS delivered_low,
+           k.billed_requests_per_s_high AS delivered_high, k.billed_basis, k.billed_basis_reason,
+           k.measured_requests_per_s_low AS measured_low, k.measured_requests_per_s_high AS measured_high,
            c.delivered_requests_per_s_low AS calibrated_low, c.delivered_requests_per_s_high AS calibrated_high,
+           c.band_rel_error AS calibrated_band_error,
            c.heldout_rel_error_median AS calibrated_error_median, c.heldout_rel_error_worst AS calibrated_error_worst,
            v.mean_rps, v.peak_rps, v.peak_window_s, v.min_replicas, v.baseline_run_label, v.traffic_basis,
            v.has_windows, pj.delivered_fraction_basis
@@ -184,15 +188,18 @@ SELECT
     p.price_provider,
     p.usd_per_accelerator_hour,
     p.price_as_of,
-    p.delivered_low AS delivered_requests_per_s_low,
-    p.delivered_high AS delivered_requests_per_s_high,
+    p.measured_low AS measured_requests_per_s_low,
+    p.measured_high AS measured_requests_per_s_high,
+    p.delivered_low AS billed_requests_per_s_low,
+    p.delivered_high AS billed_requests_per_s_high,
+    p.billed_basis,
+    p.billed_basis_reason,
     p.delivered_fraction_basis,
     p.calibrated_low AS calibrated_requests_per_s_low,
     p.calibrated_high AS calibrated_requests_per_s_high,
+    p.calibrated_band_error AS calibrated_band_rel_error,
     p.calibrated_error_median AS calibrated_heldout_rel_error_median,
     p.calibrated_error_worst AS calibrated_heldout_rel_error_worst,
-    p.delivered_basis,
-    p.delivered_basis_reason,
     p.traffic_basis,
     p.mean_rps AS mean_requests_per_s,
     p.peak_rps AS peak_requests_per_s,

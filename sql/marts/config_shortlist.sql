@@ -7,10 +7,13 @@
 -- mix each measurement was taken under are compared with it: open-loop runs by the inter-arrival CV of their
 -- measured requests (observed.request_stats: the first 5,000 of each repeat; else the nominal CV of run.yaml
 -- `arrival`: constant 0, poisson 1), closed-loop runs as such.
--- Observed rows carry their config's calibrated band on our traffic (calibrated.delivered_at_slo, where it may bill:
--- a fitted engine model) beside the measured one, with the model's held-out error; costs rest on the band
--- cost.cost_per_request decides (delivered_basis: measured as run, or calibrated on our traffic where the run's
--- workload differs from ours); delivered_requests_per_s_low/high stay the measured band.
+-- Two bands per row, under two names: measured_requests_per_s_low/high, what the run sustained as measured
+-- (observed.delivered_at_slo; empty for a projected config), and billed_requests_per_s_low/high (with the billed
+-- output tokens/s), the band every cost rests on, as cost.cost_per_request decides (billed_basis: measured as run,
+-- calibrated on our traffic where the run's workload differs from ours or its files do not measure what the SLO
+-- bounds, or projected). Observed rows also carry their config's calibrated band on our traffic
+-- (calibrated.delivered_at_slo, where it may bill: a fitted engine model) with its own error (band_rel_error) and the
+-- model's held-out error.
 WITH measured_arrivals AS (
     SELECT run_id, avg(interarrival_cv) AS measured_cv
     FROM observed.request_stats
@@ -35,6 +38,7 @@ calibrated AS (
     SELECT profile, unnest(from_json(run_labels, '["VARCHAR"]')) AS run_label,
            delivered_requests_per_s_low AS calibrated_requests_per_s_low,
            delivered_requests_per_s_high AS calibrated_requests_per_s_high,
+           band_rel_error AS calibrated_band_rel_error,
            heldout_rel_error_median AS calibrated_heldout_rel_error_median,
            heldout_rel_error_worst AS calibrated_heldout_rel_error_worst
     FROM calibrated.delivered_at_slo
@@ -43,14 +47,16 @@ calibrated AS (
 observed_rows AS (
     SELECT d.profile, d.model_id, d.accelerator_id, d.accelerator_count, d.precision, d.runtime,
            d.runtime_version, d.run_label, 'observed' AS evidence, d.run_id AS config_key,
-           d.delivered_requests_per_s_low, d.delivered_requests_per_s_high,
-           d.delivered_output_tokens_per_s_low, d.delivered_output_tokens_per_s_high,
+           d.delivered_requests_per_s_low AS measured_requests_per_s_low,
+           d.delivered_requests_per_s_high AS measured_requests_per_s_high,
+           d.delivered_output_tokens_per_s_low AS own_output_tokens_per_s_low,
+           d.delivered_output_tokens_per_s_high AS own_output_tokens_per_s_high,
            d.feasible, d.slo_crossed, d.arrival,
            coalesce(d.mean_input_tokens, t.mean_input_tokens) AS mean_input_tokens,
            coalesce(d.mean_output_tokens, t.mean_output_tokens) AS mean_output_tokens, d.method,
            NULL::DOUBLE AS fraction_lo, NULL::DOUBLE AS fraction_hi, NULL::VARCHAR AS output_tokens_basis,
            NULL::VARCHAR AS delivered_fraction_basis, NULL::BIGINT AS fraction_runs, d.unmeasured_bounds_note,
-           c.calibrated_requests_per_s_low, c.calibrated_requests_per_s_high,
+           c.calibrated_requests_per_s_low, c.calibrated_requests_per_s_high, c.calibrated_band_rel_error,
            c.calibrated_heldout_rel_error_median, c.calibrated_heldout_rel_error_worst
     FROM observed.delivered_at_slo AS d
     LEFT JOIN run_tokens AS t ON t.run_id = d.run_id
@@ -59,11 +65,10 @@ observed_rows AS (
 projected_rows AS (
     SELECT p.profile, p.model_id, p.accelerator_id, p.accelerator_count, p.precision, p.runtime,
            p.runtime_version, NULL AS run_label, 'projected' AS evidence, 'mlperf:' || p.mlperf_result_key,
-           p.delivered_requests_per_s_low, p.delivered_requests_per_s_high,
-           p.delivered_output_tokens_per_s_low, p.delivered_output_tokens_per_s_high,
+           NULL, NULL, p.delivered_output_tokens_per_s_low, p.delivered_output_tokens_per_s_high,
            true, NULL, NULL, NULL, NULL, p.method,
            p.delivered_fraction_low, p.delivered_fraction_high, p.output_tokens_basis,
-           p.delivered_fraction_basis, p.delivered_fraction_runs, NULL, NULL, NULL, NULL, NULL
+           p.delivered_fraction_basis, p.delivered_fraction_runs, NULL, NULL, NULL, NULL, NULL, NULL
     FROM projected.delivered_at_slo AS p
 ),
 configs AS (
@@ -75,7 +80,8 @@ priced AS (
     SELECT c.*, k.price_class, k.price_provider, k.usd_per_accelerator_hour, k.price_as_of,
            k.cost_per_request_usd_low, k.cost_per_request_usd_high,
            k.cost_per_million_output_tokens_usd_low, k.cost_per_million_output_tokens_usd_high,
-           k.delivered_basis, k.delivered_basis_reason
+           k.billed_requests_per_s_low, k.billed_requests_per_s_high, k.billed_output_tokens_per_s_low,
+           k.billed_output_tokens_per_s_high, k.billed_basis, k.billed_basis_reason
     FROM configs AS c
     LEFT JOIN cost.cost_per_request AS k ON k.profile = c.profile AND k.config_key = c.config_key
     WHERE c.evidence = 'observed' OR k.config_key IS NOT NULL
@@ -98,10 +104,10 @@ compared AS (
                || ' ' || coalesce(mr.reference_scenario, 'Server') || ' (' || r.source || ')' AS mlperf_source,
            r.interactive_tokens_per_s_per_accel AS mlperf_interactive_tokens_per_s_per_accel,
            mr.reference_scenario AS mlperf_reference_scenario, mr.reference_reason AS mlperf_reference_reason,
-           pr.delivered_output_tokens_per_s_low / pr.accelerator_count
+           pr.own_output_tokens_per_s_low / pr.accelerator_count
                / coalesce(mr.reference_tokens_per_s_per_accel, r.server_tokens_per_s_per_accel)
                AS delivered_fraction_low,
-           pr.delivered_output_tokens_per_s_high / pr.accelerator_count
+           pr.own_output_tokens_per_s_high / pr.accelerator_count
                / coalesce(mr.reference_tokens_per_s_per_accel, r.server_tokens_per_s_per_accel)
                AS delivered_fraction_high,
            cp.baseline_run_label, cp.monthly_saving_usd_low, cp.monthly_saving_usd_high,
@@ -180,16 +186,19 @@ SELECT
     mlperf_interactive_tokens_per_s_per_accel,
     mlperf_reference_scenario,
     mlperf_reference_reason,
-    delivered_requests_per_s_low,
-    delivered_requests_per_s_high,
+    measured_requests_per_s_low,
+    measured_requests_per_s_high,
+    billed_requests_per_s_low,
+    billed_requests_per_s_high,
+    billed_output_tokens_per_s_low,
+    billed_output_tokens_per_s_high,
+    billed_basis,
+    billed_basis_reason,
     calibrated_requests_per_s_low,
     calibrated_requests_per_s_high,
+    calibrated_band_rel_error,
     calibrated_heldout_rel_error_median,
     calibrated_heldout_rel_error_worst,
-    delivered_basis,
-    delivered_basis_reason,
-    delivered_output_tokens_per_s_low,
-    delivered_output_tokens_per_s_high,
     delivered_fraction_low,
     delivered_fraction_high,
     delivered_fraction_basis,
@@ -210,13 +219,18 @@ SELECT
     quality_evidence,
     mlperf_accuracy,
     concat_ws('; ',
-        -- the delivered columns stay the measured band: say where the costs rest on another one
-        CASE WHEN delivered_basis = 'calibrated'
-            THEN 'costs rest on the band calibrated on our traffic, ' || printf('%.2f', calibrated_requests_per_s_low)
-                || '-' || printf('%.2f', calibrated_requests_per_s_high) || ' requests/s (engine model error median '
-                || round(100 * calibrated_heldout_rel_error_median)::BIGINT || '%, worst '
-                || round(100 * calibrated_heldout_rel_error_worst)::BIGINT
-                || '%), not the delivered band measured as run: our token mix or arrivals differ (delivered_basis)' END,
+        -- the billed band is not the measured one: say so
+        CASE WHEN billed_basis = 'calibrated'
+            THEN 'costs rest on the band calibrated on our traffic, ' || printf('%.2f', billed_requests_per_s_low)
+                || '-' || printf('%.2f', billed_requests_per_s_high) || ' requests/s ('
+                || coalesce('band error ' || printf('+-%.1f%%', 100 * calibrated_band_rel_error) || ', ', '')
+                || 'engine model error median ' || round(100 * calibrated_heldout_rel_error_median)::BIGINT
+                || '%, worst ' || round(100 * calibrated_heldout_rel_error_worst)::BIGINT || '%), '
+                || CASE WHEN measured_requests_per_s_low IS NULL
+                        THEN 'the run''s files not measuring what the SLO bounds (billed_basis)'
+                        ELSE 'not the band measured as run, ' || printf('%.2f', measured_requests_per_s_low) || '-'
+                            || printf('%.2f', measured_requests_per_s_high)
+                            || ' requests/s: our token mix or arrivals differ (billed_basis)' END END,
         CASE WHEN evidence = 'projected' THEN 'projected: no run of ours on this accelerator, MLPerf '
             || coalesce(mlperf_reference_scenario, 'Server') || ' x '
             || CASE WHEN fraction_runs > 0
@@ -228,8 +242,9 @@ SELECT
             THEN 'the fraction learnt is above 1: our runs delivered more than MLPerf on their accelerator (our '
                 || 'workload is lighter than MLPerf''s), so this band is for our workload, not MLPerf''s' END,
         CASE WHEN evidence = 'observed' AND NOT feasible AND unmeasured_bounds_note IS NOT NULL
-            THEN 'the dumps do not measure what the SLO bounds: ' || unmeasured_bounds_note
-                || ': nothing delivered at this SLO' END,
+            THEN 'the dumps do not measure what the SLO bounds: ' || unmeasured_bounds_note || ': no band measured'
+                || CASE WHEN billed_basis = 'calibrated' THEN ', billed on the calibrated band'
+                        ELSE ', and no calibrated band bills in its place' END END,
         CASE WHEN evidence = 'observed' AND NOT feasible AND unmeasured_bounds_note IS NULL
             THEN 'no load point meets the SLO: nothing delivered at this SLO' END,
         CASE WHEN cap_kept_apart IS NOT NULL
@@ -279,7 +294,7 @@ SELECT
                 || coalesce(round(mean_output_tokens)::BIGINT::VARCHAR, '?') END,
         CASE WHEN evidence = 'observed' AND feasible AND price_class IS NULL AND accelerator_id IS NOT NULL
             THEN 'no price for this accelerator: cost empty' END,
-        CASE WHEN evidence = 'projected' AND delivered_requests_per_s_low IS NULL
+        CASE WHEN evidence = 'projected' AND billed_requests_per_s_low IS NULL
             THEN 'output tokens per request unknown (set workload.output_tokens_mean in the profile): cost per request empty' END
     ) AS caveats
 FROM quality_gated

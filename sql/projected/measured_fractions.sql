@@ -28,7 +28,11 @@ WITH calibrated_bands AS (
 delivered AS (
     SELECT profile, 'observed' AS source, run_id AS config_key, run_label AS run_labels, model_id,
            accelerator_id, accelerator_count, feasible,
-           CASE WHEN NOT feasible THEN 'no load point meets the SLO: nothing delivered, no fraction' END
+           -- a bound the run's files never state is not measured, not missed: said apart from a miss
+           CASE WHEN NOT feasible AND unmeasured_bounds IS NOT NULL
+                    THEN 'the SLO bounds ' || unmeasured_bounds || ', which the run''s files do not measure: no band '
+                        || 'measured, no fraction'
+                WHEN NOT feasible THEN 'no load point meets the SLO: nothing delivered, no fraction' END
                AS not_delivered_reason,
            delivered_output_tokens_per_s_low AS output_tokens_per_s_low,
            delivered_output_tokens_per_s_high AS output_tokens_per_s_high

@@ -1,6 +1,7 @@
 -- The shortlist for one profile, in its ranking (rank_in_profile: the recommended config first): the MLPerf
--- reference (benchmark) and the delivered band (observed or projected) in separate columns, the price, the cost
--- range, caveats. Costs in the units the terminal and the report show, named in the column: USD per 1,000 requests
+-- reference (benchmark), the band the bill rests on (billed_requests_per_s_*, billed_basis: measured, calibrated or
+-- projected) and the band the run sustained as measured (measured_requests_per_s_*; empty for a projection) in
+-- separate columns, the price, the cost range, caveats. Costs in the units the terminal and the report show, named in the column: USD per 1,000 requests
 -- (analytics.shortlist.cost_per_request_usd_* x 1,000) and USD per 1M output tokens.
 --
 -- param profile: the profile's name (`benchbill sql "SELECT profile, slo_text FROM analytics.profiles"` lists them)
@@ -15,8 +16,11 @@ SELECT
     mlperf_round,
     mlperf_submitter,
     mlperf_server_tokens_per_s_per_accel,
-    delivered_requests_per_s_low,
-    delivered_requests_per_s_high,
+    billed_requests_per_s_low,
+    billed_requests_per_s_high,
+    billed_basis,
+    measured_requests_per_s_low,
+    measured_requests_per_s_high,
     delivered_fraction_low,
     delivered_fraction_high,
     price_class,

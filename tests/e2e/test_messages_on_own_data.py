@@ -108,10 +108,42 @@ def test_a_traffic_log_with_requests_per_day_is_a_stated_volume(own):
 
 
 def test_a_baseline_naming_a_run_yaml_label_split_in_two_matches_both_parts_and_says_them(own):
-    _rows, _slo, notes, _quarantine = read_shortlist(own / "serving.duckdb")
-    saving = " ".join(" ".join(notes["chat-8b-p95"]).split())
+    with duckdb.connect(str(own / "serving.duckdb"), read_only=True) as conn:
+        said = conn.execute("SELECT DISTINCT baseline_note FROM marts.capacity_plan WHERE profile = 'chat-8b-p95'")
+        baseline_notes = [note for (note,) in said.fetchall()]
+        baselines = conn.execute(
+            "SELECT DISTINCT run_label FROM marts.capacity_plan WHERE profile = 'chat-8b-p95' AND is_baseline"
+        ).fetchall()
     parts = "its 2 parts nerdalert-vllm [framework=sgl], nerdalert-vllm [framework=vllm]"
-    assert f"baseline nerdalert-vllm ({parts}) has no priced, SLO-feasible run of this profile" in saving
+    assert any(f"nerdalert-vllm ({parts})" in note for note in baseline_notes), baseline_notes
+    assert baselines and all(label.startswith("nerdalert-vllm [framework=") for (label,) in baselines)
+
+
+def test_a_run_whose_files_lack_p95_bills_on_its_calibrated_band_and_is_ours(own):
+    """The files state median and p99 only: no band is measured under the p95 SLO; where the run's config's engine
+    model predicts p95 and its band bills as delivered (calibrated.delivered_at_slo), the bill rests on that band
+    (billed_basis calibrated, the measured band empty), and the decision recommends a run of ours, never "no run of
+    ours serves this profile" with a projection."""
+    with duckdb.connect(str(own / "serving.duckdb"), read_only=True) as conn:
+        calibrated = conn.execute(
+            "SELECT run_labels, delivered_requests_per_s_low, delivered_requests_per_s_high FROM "
+            "calibrated.delivered_at_slo WHERE profile = 'chat-8b-p95' AND bills AND status = 'delivered'"
+        ).fetchall()
+        costs = conn.execute(
+            "SELECT run_label, billed_basis, billed_basis_reason, measured_requests_per_s_low, "
+            "billed_requests_per_s_low, billed_requests_per_s_high FROM cost.cost_per_request "
+            "WHERE profile = 'chat-8b-p95' AND run_label LIKE 'nerdalert-vllm%'"
+        ).fetchall()
+    bands = {label: (low, high) for labels, low, high in calibrated for label in json.loads(labels)}
+    billing = {label for label in bands if label.startswith("nerdalert-vllm")}
+    assert billing and {c[0] for c in costs} == billing  # only a run whose config's band bills has a cost
+    for label, basis, reason, measured, low, high in costs:
+        assert (basis, measured, (low, high)) == ("calibrated", None, bands[label])
+        assert ": the run's files do not measure what the SLO bounds: tpot_p95_ms (they have" in reason
+    _rows, _slo, notes, _quarantine = read_shortlist(own / "serving.duckdb")
+    text = " ".join(" ".join(notes["chat-8b-p95"]).split())
+    assert text.startswith("at our volume: nerdalert-vllm [framework=") and "no run of ours serves" not in text
+    assert "billed on the band calibrated on our traffic, " in text and "(band error +-" in text
 
 
 def test_a_misspelt_model_says_did_you_mean_above_its_profile(own):
@@ -121,6 +153,12 @@ def test_a_misspelt_model_says_did_you_mean_above_its_profile(own):
         "meta-llama/Llama-3.1-8B-Instruct?"
     )
     assert not any(line.startswith("warning: model") for line in notes["chat-8b-p95"])
+    # the report says it too, in the profile's decision block
+    html = (own / "report.html").read_text()
+    block = html.split('<div class="decision" data-profile="chat-typo">')[1].split('<div class="decision"')[0]
+    assert (
+        '<p class="decision-line warning" data-line="warning">warning: model meta-llama/Llama-3.1-8B-Instrct ' in block
+    )
 
 
 def test_a_profile_mistake_is_the_runs_one_message_before_any_step(tmp_path, capsys):

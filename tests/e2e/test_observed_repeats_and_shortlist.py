@@ -71,7 +71,7 @@ def test_repeats_give_a_band_wider_than_zero_and_ordered(serving):
 def test_shortlist_uses_the_band_and_compares_our_traffic(serving):
     (band,) = rows(serving, "SELECT * FROM observed.delivered_at_slo")
     (row,) = rows(serving, "SELECT * FROM marts.config_shortlist WHERE evidence = 'observed'")
-    assert (row["delivered_requests_per_s_low"], row["delivered_requests_per_s_high"]) == (
+    assert (row["measured_requests_per_s_low"], row["measured_requests_per_s_high"]) == (
         band["delivered_requests_per_s_low"],
         band["delivered_requests_per_s_high"],
     )
@@ -128,7 +128,7 @@ def test_a_sweep_with_its_cap_scaled_with_the_rate_is_one_shortlist_row_with_a_c
             8.0,
         )
     )
-    assert row["delivered_requests_per_s_low"] < row["delivered_requests_per_s_high"]
+    assert row["measured_requests_per_s_low"] < row["measured_requests_per_s_high"]
     assert "SLO not crossed" not in row["caveats"] and "kept apart" not in row["caveats"]
     caps = rows(
         capped,

@@ -59,8 +59,9 @@ def shortlist(serving):
 CONTRACT = (
     "profile model accelerator accelerator_count precision runtime run_label evidence mlperf_round "
     "mlperf_submitter mlperf_system mlperf_precision mlperf_server_tokens_per_s_per_accel "
-    "mlperf_offline_tokens_per_s_per_accel delivered_requests_per_s_low delivered_requests_per_s_high "
-    "delivered_output_tokens_per_s_low delivered_output_tokens_per_s_high delivered_fraction_low "
+    "mlperf_offline_tokens_per_s_per_accel measured_requests_per_s_low measured_requests_per_s_high "
+    "billed_requests_per_s_low billed_requests_per_s_high billed_output_tokens_per_s_low "
+    "billed_output_tokens_per_s_high billed_basis delivered_fraction_low "
     "delivered_fraction_high price_class usd_per_accelerator_hour price_as_of cost_per_request_usd_low "
     "cost_per_request_usd_high cost_per_million_output_tokens_usd_low "
     "cost_per_million_output_tokens_usd_high caveats"
@@ -76,15 +77,21 @@ def test_worked_case_vllm_row(first_run):
     assert (row["mlperf_round"], row["mlperf_submitter"], row["mlperf_precision"]) == ("v5.1", "RedHat", "fp8")
     assert row["mlperf_server_tokens_per_s_per_accel"] == pytest.approx(5103.99)
     assert row["mlperf_offline_tokens_per_s_per_accel"] == pytest.approx(5777.08)
-    assert row["delivered_requests_per_s_low"] == pytest.approx(91.36, abs=0.005)
-    assert 91.36 < row["delivered_requests_per_s_high"] <= 101.23
-    assert row["delivered_output_tokens_per_s_low"] == pytest.approx(5693.9, abs=0.05)
+    assert row["measured_requests_per_s_low"] == pytest.approx(91.36, abs=0.005)
+    assert 91.36 < row["measured_requests_per_s_high"] <= 101.23
+    # billed on the band measured as run: the run's workload matches ours
+    assert row["billed_basis"] == "measured"
+    assert (row["billed_requests_per_s_low"], row["billed_requests_per_s_high"]) == (
+        row["measured_requests_per_s_low"],
+        row["measured_requests_per_s_high"],
+    )
+    assert row["billed_output_tokens_per_s_low"] == pytest.approx(5693.9, abs=0.05)
     assert row["delivered_fraction_low"] == pytest.approx(5693.9 / 5103.99, rel=1e-4)
     assert row["usd_per_accelerator_hour"] == 2.99
-    assert row["cost_per_request_usd_high"] == pytest.approx(2.99 / (row["delivered_requests_per_s_low"] * 3600))
-    assert row["cost_per_request_usd_low"] == pytest.approx(2.99 / (row["delivered_requests_per_s_high"] * 3600))
+    assert row["cost_per_request_usd_high"] == pytest.approx(2.99 / (row["billed_requests_per_s_low"] * 3600))
+    assert row["cost_per_request_usd_low"] == pytest.approx(2.99 / (row["billed_requests_per_s_high"] * 3600))
     assert row["cost_per_million_output_tokens_usd_high"] == pytest.approx(
-        2.99 / (row["delivered_output_tokens_per_s_low"] * 3600) * 1e6
+        2.99 / (row["billed_output_tokens_per_s_low"] * 3600) * 1e6
     )
     assert "precision differs: MLPerf fp8, ours bf16" in row["caveats"]
     assert "about 204 input / 62 output tokens per request" in row["caveats"]

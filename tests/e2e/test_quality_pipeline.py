@@ -75,7 +75,7 @@ def test_a_model_mlperf_never_ran_stands_on_observed_rows_and_says_so(serving):
     for row in shortlist:
         assert row["evidence"] == "observed" and row["mlperf_round"] is None and row["mlperf_accuracy"] is None
         assert "no MLPerf reference for this model: observed rows only, no projection" in row["caveats"]
-        assert row["delivered_requests_per_s_low"] is not None
+        assert row["measured_requests_per_s_low"] is not None
 
 
 def test_the_shortlist_carries_the_quality_status_and_its_evidence(serving):

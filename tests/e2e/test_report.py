@@ -12,7 +12,7 @@ import pytest
 
 from assets.report.evidence_marks import data_value
 from assets.report.profile_sections import REPORT_COLUMNS
-from assets.report.textformat import shortlist_cell, shows_quality
+from assets.report.textformat import range_text, shortlist_cell, shows_quality
 from pipelines.cli import main
 from tests.support.data import DATA, REPO_ROOT, build_published
 
@@ -237,8 +237,11 @@ def test_the_report_leads_with_the_decision_per_profile(page, published):
     assert recommended["data"]["configKey"] == best["config_key"] and best["run_label"] in recommended["text"]
     assert f"{best['monthly_usd_high']:,.0f} USD a month" in recommended["text"]
     # the trace's prompts and bursts are not the sweep's: the bill rests on the calibrated band and says so
-    assert best["delivered_basis"] == "calibrated"
-    assert "billed on the band calibrated on our traffic: model error median " in recommended["text"]
+    assert best["billed_basis"] == "calibrated"
+    billed = range_text(best["billed_requests_per_s_low"], best["billed_requests_per_s_high"], "rate", " to ")
+    error = 100 * best["calibrated_band_rel_error"]
+    said = f"billed on the band calibrated on our traffic, {billed} requests/s (band error +-{error:.1f}%; engine "
+    assert said in recommended["text"]
     assert (
         f"{best['replicas_high'] * best['accelerator_count'] * best['usd_per_accelerator_hour'] * 730:,.0f}"
         in (recommended["text"])
@@ -292,7 +295,7 @@ def test_the_capacity_chart_draws_our_traffic_against_each_top_configs_capacity(
     first_ranked = {}  # each config at its first-ranked price, in the profile's one ranking
     for row in sorted(capacity, key=lambda r: r["rank_in_profile"]):
         first_ranked.setdefault(row["config_key"], row)
-    expected = [r["replicas_high"] * r["delivered_requests_per_s_low"] for r in list(first_ranked.values())[:5]]
+    expected = [r["replicas_high"] * r["billed_requests_per_s_low"] for r in list(first_ranked.values())[:5]]
     assert lines == pytest.approx(expected)
     assert max(lines) >= max(w["scaled_rate_per_s"] for w in windows)  # the plan covers our peak
 

@@ -41,14 +41,18 @@ def test_the_shortlist_query_returns_the_profile_rows_of_the_shortlist(published
     rows = json.loads(capsys.readouterr().out)
     with duckdb.connect(str(published / "serving.duckdb"), read_only=True) as conn:
         expected = conn.execute(
-            "SELECT cost_per_request_usd_high FROM marts.config_shortlist "
-            "WHERE profile = 'chat-8b-interactive' ORDER BY rank_in_profile"
+            "SELECT cost_per_request_usd_high, billed_requests_per_s_low, measured_requests_per_s_low, billed_basis "
+            "FROM marts.config_shortlist WHERE profile = 'chat-8b-interactive' ORDER BY rank_in_profile"
         ).fetchall()
     assert [r["rank"] for r in rows] == list(range(1, len(expected) + 1))
     # in the terminal's and the report's unit, named in the column: USD per 1,000 requests
     assert [r["usd_per_1k_requests_high"] for r in rows] == [
         pytest.approx(e[0] * 1000, rel=1e-12) if e[0] is not None else None for e in expected
     ]
+    # two bands under two names: the one the cost is priced on, and the one measured as run
+    bands = [(r["billed_requests_per_s_low"], r["measured_requests_per_s_low"], r["billed_basis"]) for r in rows]
+    assert bands == [e[1:] for e in expected]
+    assert any(billed != measured for billed, measured, basis in bands if basis == "calibrated")
 
 
 def test_the_reference_gap_divides_by_the_reference_the_shortlist_divides_by(published, capsys):

@@ -13,6 +13,7 @@ import duckdb
 import pytest
 
 from assets.core.paths import DEFAULT_PRICES
+from assets.report.textformat import range_text
 from pipelines.cli import main
 from tests.support.data import DATA, REPO_ROOT, V41_TABLE, V51_TABLE
 
@@ -103,15 +104,15 @@ def test_each_profile_shows_its_top_5_configs_one_row_each_in_its_ranking(printe
             (f"{r['accelerator_count']}x {r['accelerator']}", r["run_label"] or "projected", r["price_class"])
             for r in shown
         ]
-        assert [(r[1], r[2], r[7].split(" ")[0]) for r in table] == expected, profile
+        assert [(r[1], r[2], r[6].split(" ")[0]) for r in table] == expected, profile
         assert [int(r[0]) for r in table] == [r["rank_in_profile"] for r in shown]  # the report's numbers
 
 
 def test_a_row_shows_the_price_range_across_the_providers_of_its_class_per_1000_requests(printed):
     """The vllm run on one H100 at its cheapest price class (reserved 1.30 USD/h in the bundled prices):
     USD per 1,000 requests = price / (billed requests/s x 3600) x 1,000, recomputed here on the band the bill rests
-    on (`delivered_basis`: the profile's Azure trace differs from the sweep's workload, so the calibrated band), the
-    measured band shown beside it and a caveat saying so."""
+    on (`billed_basis`: the profile's Azure trace differs from the sweep's workload, so the calibrated band), shown
+    beside the cost, and a caveat saying so with the band measured as run."""
     warehouse, [(out, _err), _] = printed
     (row,) = [r for r in profile_tables(out)["chat-8b-interactive"] if r[2] == "vllm"]
     with DEFAULT_PRICES.open() as f:
@@ -120,11 +121,11 @@ def test_a_row_shows_the_price_range_across_the_providers_of_its_class_per_1000_
     classes = {p["price_class"] for p in h100 if float(p["usd_per_accelerator_hour"]) == cheapest}
     (band,) = {
         (
-            r["delivered_basis"],
-            r["delivered_requests_per_s_low"],
-            r["delivered_requests_per_s_high"],
-            r["calibrated_requests_per_s_low"],
-            r["calibrated_requests_per_s_high"],
+            r["billed_basis"],
+            r["measured_requests_per_s_low"],
+            r["measured_requests_per_s_high"],
+            r["billed_requests_per_s_low"],
+            r["billed_requests_per_s_high"],
         )
         for r in shortlist(warehouse)
         if r["run_label"] == "vllm" and r["profile"] == "chat-8b-interactive" and r["price_class"] in classes
@@ -134,8 +135,10 @@ def test_a_row_shows_the_price_range_across_the_providers_of_its_class_per_1000_
     low, high = (cheapest / (rate * 3600) * 1000 for rate in reversed(billed))
     price_cell = next(c for c in row if c.split(" ")[0] in classes)
     assert price_cell.endswith(f" {cheapest:.2f}")
-    assert f"{low:.{_digits(low)}f}-{high:.{_digits(low)}f}" in row  # 3 significant digits of the smaller end
-    assert f"{measured[0]:.2f}-{measured[1]:.2f}" in row
+    cost = f"{low:.{_digits(low)}f}-{high:.{_digits(low)}f}"  # 3 significant digits of the smaller end
+    billed_cell = range_text(*billed, "rate", "-")
+    assert row.index(billed_cell) + 1 == row.index(cost)  # the band the cost is priced on, beside it
+    assert billed_cell != range_text(*measured, "rate", "-") and range_text(*measured, "rate", "-") not in row
     # the row says that its costs rest on another band than the one it shows
     (caveats,) = {
         r["caveats"]
@@ -143,6 +146,15 @@ def test_a_row_shows_the_price_range_across_the_providers_of_its_class_per_1000_
         if r["run_label"] == "vllm" and r["profile"] == "chat-8b-interactive" and r["price_class"] in classes
     }
     assert f"costs rest on the band calibrated on our traffic, {billed[0]:.2f}-{billed[1]:.2f} requests/s" in caveats
+    assert f"not the band measured as run, {measured[0]:.2f}-{measured[1]:.2f} requests/s" in caveats
+    # the decision quotes the recommended config's band's own error first, then the model's held-out median and worst
+    (error,) = {
+        r["calibrated_band_rel_error"]
+        for r in shortlist(warehouse)
+        if r["rank_in_profile"] == 1 and r["profile"] == "chat-8b-interactive"
+    }
+    section = " ".join(out.split("\nchat-8b-interactive: ")[1].split("\n\n")[0].split())
+    assert f"(band error +-{100 * error:.1f}%; engine model held-out error median " in section
 
 
 def _digits(value: float) -> int:
@@ -182,7 +194,7 @@ def test_run_all_shows_every_config_and_price_class(printed):
 
 BASIS_WORDS = {
     "measured": "billed on the band measured as run",
-    "calibrated": "billed on the band calibrated on our traffic: model error median",
+    "calibrated": "billed on the band calibrated on our traffic, ",
     "projected": "billed on the band projected from MLPerf",
 }
 
@@ -191,14 +203,14 @@ def test_each_profile_says_its_bill_at_our_volume_or_what_to_state_for_it(printe
     warehouse, [(out, _err), _] = printed
     with duckdb.connect(str(warehouse / "serving.duckdb"), read_only=True) as conn:
         profiles = [p for (p,) in conn.execute("SELECT profile FROM analytics.profiles").fetchall()]
-        bases = conn.execute("SELECT profile, delivered_basis FROM marts.capacity_plan").fetchall()
+        bases = conn.execute("SELECT profile, billed_basis FROM marts.capacity_plan").fetchall()
     billed = {p for p, _basis in bases}
     for profile in profiles:
         section = out.split(f"\n{profile}: ")[1].split("\n\n")[0]
         first_note = section.splitlines()[1]
         if profile in billed:
             assert first_note.startswith("  at our volume: ") and " USD a month" in section
-            # the evidence class of the band the bill rests on, named (delivered_basis of one of its rows)
+            # the evidence class of the band the bill rests on, named (billed_basis of one of its rows)
             said = [basis for p, basis in bases if p == profile and BASIS_WORDS[basis] in " ".join(section.split())]
             assert said, profile
         else:

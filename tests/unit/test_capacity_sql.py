@@ -66,8 +66,8 @@ def cost_row(config_key, low, high, usd=2.0, count=1, evidence="observed", accel
         usd_per_accelerator_hour=usd,
         price_as_of=datetime.date(2026, 1, 1),
         price_source="s",
-        delivered_requests_per_s_low=low,
-        delivered_requests_per_s_high=high,
+        billed_requests_per_s_low=low,
+        billed_requests_per_s_high=high,
         cost_per_request_usd_low=usd * count / (high * 3600) if high else None,
         cost_per_request_usd_high=usd * count / (low * 3600) if low else None,
         token_cost_basis="b",
@@ -298,8 +298,28 @@ def test_the_calibrated_band_rides_beside_the_measured_one_and_only_where_it_may
     a, b = plans[("a", "P")], plans[("b", "P")]
     assert (a["calibrated_requests_per_s_low"], a["calibrated_requests_per_s_high"]) == (8.0, 12.0)
     assert (a["calibrated_heldout_rel_error_median"], a["calibrated_heldout_rel_error_worst"]) == (0.1, 0.3)
+    assert a["calibrated_band_rel_error"] == 0.1  # the band's own error, which the decision quotes first
     assert b["calibrated_requests_per_s_low"] is None and b["calibrated_requests_per_s_high"] is None
     assert (a["replicas_low"], a["replicas_high"]) == (b["replicas_low"], b["replicas_high"]) == (4, 7)
+    # the bill rests on the band cost.cost_per_request bills on, under its own name
+    assert (a["billed_requests_per_s_low"], a["billed_requests_per_s_high"]) == (10.0, 20.0)
+
+
+def test_the_measured_band_and_the_billed_band_keep_their_own_names(conn):
+    """A run billed on its calibrated band: marts.capacity_plan carries the measured band (what the run sustained)
+    and the billed one (what replicas and bills rest on) under two names, with the basis and its reason."""
+    traffic(conn)
+    row = cost_row("a", 18.73, 25.42) | {
+        "measured_requests_per_s_low": 110.8,
+        "measured_requests_per_s_high": 111.4,
+        "billed_basis": "calibrated",
+        "billed_basis_reason": "calibrated on our traffic (band error +-16.5%; ...)",
+    }
+    (a,) = plan(conn, [row]).values()
+    assert (a["measured_requests_per_s_low"], a["measured_requests_per_s_high"]) == (110.8, 111.4)
+    assert (a["billed_requests_per_s_low"], a["billed_requests_per_s_high"]) == (18.73, 25.42)
+    assert (a["billed_basis"], a["billed_basis_reason"]) == (row["billed_basis"], row["billed_basis_reason"])
+    assert (a["replicas_low"], a["replicas_high"]) == (1, 1)  # peak 8 on the billed band, not the measured one
 
 
 def _schema(model):
@@ -324,6 +344,19 @@ def mlperf_result(key, scenario="Server", per_accel=4000.0):
     }
 
 
+def measure_next(conn, *result_keys):
+    """analytics.measure_next over the capacity plan written, with the MLPerf results `result_keys` (the columns the
+    view reads), no observed band and no quality to measure."""
+    conn.register("results", pl.DataFrame([mlperf_result(key) for key in result_keys]))
+    conn.execute(
+        "CREATE SCHEMA IF NOT EXISTS benchmark; CREATE TABLE benchmark.mlperf_results AS SELECT * FROM results"
+    )
+    write_table(conn, "observed.delivered_at_slo", pl.DataFrame([], schema=_schema(DeliveredAtSlo)), DeliveredAtSlo)
+    empty(conn, "marts.quality_to_measure", QualityToMeasure)
+    ranked(conn)
+    return run_sql_file(conn, "analytics/measure_next.sql").to_dicts()
+
+
 def test_a_projected_config_that_may_beat_the_best_observed_one_is_named_with_its_saving(conn):
     traffic(conn)
     plan(
@@ -343,15 +376,7 @@ def test_a_projected_config_that_may_beat_the_best_observed_one_is_named_with_it
         "mlperf:k-b200": "measured on 1 run of ours (a ...)",
         "mlperf:k-dear": "prior [0.5, 0.8] ...",
     }
-    results = pl.DataFrame([mlperf_result("k-b200"), mlperf_result("k-dear")])  # the columns the view reads
-    conn.register("results", results)
-    conn.execute(
-        "CREATE SCHEMA IF NOT EXISTS benchmark; CREATE TABLE benchmark.mlperf_results AS SELECT * FROM results"
-    )
-    write_table(conn, "observed.delivered_at_slo", pl.DataFrame([], schema=_schema(DeliveredAtSlo)), DeliveredAtSlo)
-    empty(conn, "marts.quality_to_measure", QualityToMeasure)
-    ranked(conn)
-    rows = run_sql_file(conn, "analytics/measure_next.sql").to_dicts()
+    rows = measure_next(conn, "k-b200", "k-dear")
     (row,) = rows
     assert row["at_recommended_price_class"] is True
     assert (row["kind"], row["config_key"], row["best_observed_config_key"]) == (
@@ -363,6 +388,27 @@ def test_a_projected_config_that_may_beat_the_best_observed_one_is_named_with_it
     assert row["possible_monthly_saving_usd_high"] == 3 * 2.0 * MONTH_H - 1 * 2.0 * MONTH_H
     assert row["mlperf_result_key"] == "k-b200"
     assert row["mlperf_result"] == "v5.1 closed S Sys llama3.1-8b Server: 4000.0 tokens/s per accelerator"
+
+
+def test_a_projected_config_whose_best_case_saves_nothing_is_not_worth_a_run(conn):
+    """A projected config that ties the best observed one at best (2.7 to 3 req/s: 3 replicas for the peak of 8,
+    4,380 USD a month; a: 2,920 to 4,380) overlaps its cost band, but its possible saving is -1,460 to 0: not
+    offered as something to measure next."""
+    traffic(conn)
+    plan(
+        conn,
+        [
+            cost_row("a", 3.0, 5.0),
+            cost_row("mlperf:k-tie", 2.7, 3.0, evidence="projected", accelerator=B200),
+        ],
+        projected=[("mlperf:k-tie", "prior [0.5, 0.8] ...")],
+    )
+    rows = measure_next(conn, "k-tie")
+    tie = conn.execute(
+        "SELECT monthly_usd_low, monthly_usd_high FROM marts.capacity_plan WHERE config_key = 'mlperf:k-tie'"
+    ).fetchone()
+    assert tie == (3 * 2.0 * MONTH_H, 3 * 2.0 * MONTH_H)  # = a's high end: the saving at best is 0
+    assert rows == []
 
 
 def test_what_to_measure_next_compares_on_like_terms_and_lists_other_price_classes_apart(conn):
@@ -387,14 +433,7 @@ def test_what_to_measure_next_compares_on_like_terms_and_lists_other_price_class
         },
     ]
     plan(conn, rows)
-    conn.register("results", pl.DataFrame([mlperf_result("k-b200")]))
-    conn.execute(
-        "CREATE SCHEMA IF NOT EXISTS benchmark; CREATE TABLE benchmark.mlperf_results AS SELECT * FROM results"
-    )
-    write_table(conn, "observed.delivered_at_slo", pl.DataFrame([], schema=_schema(DeliveredAtSlo)), DeliveredAtSlo)
-    empty(conn, "marts.quality_to_measure", QualityToMeasure)
-    ranked(conn)
-    found = {r["price_class"]: r for r in run_sql_file(conn, "analytics/measure_next.sql").to_dicts()}
+    found = {r["price_class"]: r for r in measure_next(conn, "k-b200")}
     like, apart = found["reserved"], found["capacity_block"]
     assert (like["at_recommended_price_class"], like["price_provider"]) == (True, "P")  # a's provider, not Q's
     assert like["possible_monthly_saving_usd_high"] == 3 * 1.0 * MONTH_H - 1 * 0.9 * MONTH_H

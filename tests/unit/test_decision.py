@@ -2,8 +2,18 @@
 the sentences the report and the terminal print about its bill, the saving against the baseline and what to
 measure next."""
 
-from assets.report.decision import bill_text, decide, measure_text, no_bill_text, projected_text, saving_text
+from assets.report.decision import (
+    bill_text,
+    decide,
+    measure_text,
+    no_bill_text,
+    profile_warnings,
+    projected_text,
+    saving_text,
+)
+from assets.report.decision_blocks import decision_block
 from assets.report.textformat import format_shortlist
+from pipelines.published_output import decision_notes
 
 
 def plan_row(config, evidence, run_label, usd_per_hour, replicas, delivered, provider="Lambda", **extra):
@@ -18,8 +28,11 @@ def plan_row(config, evidence, run_label, usd_per_hour, replicas, delivered, pro
         "price_class": "on_demand",
         "price_provider": provider,
         "usd_per_accelerator_hour": usd_per_hour,
-        "delivered_requests_per_s_low": delivered,
-        "delivered_requests_per_s_high": delivered * 1.05,
+        "billed_requests_per_s_low": delivered,
+        "billed_requests_per_s_high": delivered * 1.05,
+        "measured_requests_per_s_low": delivered if evidence == "observed" else None,
+        "measured_requests_per_s_high": delivered * 1.05 if evidence == "observed" else None,
+        "billed_basis": "measured" if evidence == "observed" else "projected",
         "mean_requests_per_s": 23.15,
         "peak_requests_per_s": 35.22,
         "replicas_low": replicas,
@@ -88,16 +101,19 @@ def test_the_bill_in_words():
     )
 
 
-def test_the_bill_names_the_evidence_class_of_its_band_and_the_calibrated_band_with_the_models_error():
-    calibrated = {
-        "calibrated_requests_per_s_low": 30.0,
-        "calibrated_requests_per_s_high": 45.0,
-        "calibrated_heldout_rel_error_median": 0.12,
-        "calibrated_heldout_rel_error_worst": 0.41,
-    }
-    assert bill_text({**BATCHED, **calibrated, "delivered_basis": "measured"}).endswith(
+CALIBRATED = {
+    "calibrated_requests_per_s_low": 30.0,
+    "calibrated_requests_per_s_high": 45.0,
+    "calibrated_band_rel_error": 0.165,
+    "calibrated_heldout_rel_error_median": 0.017,
+    "calibrated_heldout_rel_error_worst": 0.47,
+}
+
+
+def test_the_bill_names_the_evidence_class_of_its_band_and_the_calibrated_band_with_its_own_error_first():
+    assert bill_text({**BATCHED, **CALIBRATED}).endswith(
         "billed on the band measured as run (40.00 to 42.00 requests/s); calibrated on our traffic: 30.00 to 45.00 "
-        "requests/s (model error median 12%, worst 41%)"
+        "requests/s (band error +-16.5%; engine model held-out error median 1.7%, worst 47%)"
     )
     assert bill_text(PROJECTED).endswith(
         "billed on the band projected from MLPerf (500.0 to 525.0 requests/s, MLPerf x a delivered fraction)"
@@ -105,24 +121,57 @@ def test_the_bill_names_the_evidence_class_of_its_band_and_the_calibrated_band_w
 
 
 def test_where_the_runs_workload_differs_from_ours_the_bill_rests_on_the_calibrated_band_and_says_its_error():
+    """The band billed is named and shown with its own error first, and the band measured as run beside it, not
+    billed: the terminal and the report quote the band the cost is priced on."""
     reason = (
-        "calibrated on our traffic (engine model error median 12%, worst 41%): the run's workload differs from "
-        "ours: input tokens differ: ours 1000, measured 200 (-80%)"
+        "calibrated on our traffic (band error +-16.5%; engine model held-out error median 2%, worst 47%): the run's "
+        "workload differs from ours: input tokens differ: ours 1000, measured 200 (-80%)"
     )
     row = {
         **BATCHED,
-        "delivered_requests_per_s_low": 30.0,
-        "delivered_requests_per_s_high": 45.0,
-        "calibrated_requests_per_s_low": 30.0,
-        "calibrated_requests_per_s_high": 45.0,
-        "calibrated_heldout_rel_error_median": 0.12,
-        "calibrated_heldout_rel_error_worst": 0.41,
-        "delivered_basis": "calibrated",
-        "delivered_basis_reason": reason,
+        **CALIBRATED,
+        "billed_requests_per_s_low": 30.0,
+        "billed_requests_per_s_high": 45.0,
+        "measured_requests_per_s_low": 110.8,
+        "measured_requests_per_s_high": 111.4,
+        "billed_basis": "calibrated",
+        "billed_basis_reason": reason,
     }
     assert bill_text(row).endswith(
-        "billed on the band calibrated on our traffic: model error median 12%, worst 41% (30.00 to 45.00 "
-        "requests/s; the run's workload differs from ours: input tokens differ: ours 1000, measured 200 (-80%))"
+        "billed on the band calibrated on our traffic, 30.00 to 45.00 requests/s (band error +-16.5%; engine model "
+        "held-out error median 1.7%, worst 47%), not the 110.8 to 111.4 requests/s measured as run: the run's "
+        "workload differs from ours: input tokens differ: ours 1000, measured 200 (-80%)"
+    )
+
+
+def test_a_run_whose_files_lack_the_bounded_percentile_is_ours_billed_on_its_calibrated_band():
+    """Dumps with p50/p99 but no p95 under a p95 SLO: the run bills on its calibrated band (cost.cost_per_request),
+    so it ranks first as one of ours and the decision says why, never that no run of ours serves the profile."""
+    reason = (
+        "calibrated on our traffic (band error +-16.5%; engine model held-out error median 2%, worst 47%): the run's "
+        "files do not measure what the SLO bounds: ttft_p95_ms (they have ttft_p50_ms, ttft_p99_ms: set the SLO on "
+        "ttft_p99_ms, or measure p95): no band measured, the model predicts it"
+    )
+    ours = {
+        **BATCHED,
+        **CALIBRATED,
+        "billed_requests_per_s_low": 26.7,
+        "billed_requests_per_s_high": 31.3,
+        "measured_requests_per_s_low": None,
+        "measured_requests_per_s_high": None,
+        "billed_basis": "calibrated",
+        "billed_basis_reason": reason,
+        "rank_in_profile": 1,
+    }
+    decision = decide("chat", [{**PROJECTED, "rank_in_profile": 2}, ours], [])
+    assert decision.recommended is ours
+    text = bill_text(ours)
+    assert "no run of ours" not in text and "measured as run" not in text
+    assert text.endswith(
+        "billed on the band calibrated on our traffic, 26.70 to 31.30 requests/s (band error +-16.5%; engine model "
+        "held-out error median 1.7%, worst 47%): the run's files do not measure what the SLO bounds: ttft_p95_ms (they "
+        "have ttft_p50_ms, ttft_p99_ms: set the SLO on ttft_p99_ms, or measure p95): no band measured, the model "
+        "predicts it"
     )
 
 
@@ -211,3 +260,57 @@ def test_a_profile_without_a_bill_says_whether_it_states_no_volume_or_no_config_
     assert logged.startswith("volume stated (traffic log /logs/conv.csv scaled to 1,000,000 requests a day), but no")
     stated = no_bill_text({"mean_requests_per_s": 5.0, "peak_to_mean": 2.5})
     assert stated.startswith("volume stated (mean 5.000 requests/s x peak_to_mean 2.5), but no config has a monthly")
+
+
+def observed_row(run_label, feasible, unmeasured_bounds=None):
+    """An analytics.delivered_at_slo row of one run of ours."""
+    return {
+        "profile": "chat",
+        "evidence": "observed",
+        "run_label": run_label,
+        "feasible": feasible,
+        "unmeasured_bounds": unmeasured_bounds,
+    }
+
+
+def test_where_every_run_of_ours_misses_even_at_its_lightest_load_no_projection_is_recommended_without_saying_so():
+    """A 1 ms TTFT profile: every run of ours misses even at its lightest load, so the cheapest projection is named
+    after that is said, and not as a recommendation."""
+    profile = {"profile": "chat", "peak_to_mean": 2.0, "mean_requests_per_s": 5.0}
+    capacity = [{**PROJECTED, "rank_in_profile": 1}]
+    missed = [observed_row("today", False), observed_row("batched", False)]
+    decision = decide("chat", capacity, [], missed)
+    assert decision.missed_at_lightest == ["batched", "today"] and decision.projection_first
+    lines = decision_notes([profile], capacity, [], missed)["chat"]
+    assert lines[0] == (
+        "no config recommended: every config of ours measured for this profile (batched, today) misses the SLO even "
+        "at its lightest load, so a projection from MLPerf is unlikely to do better (check the SLO's bounds and "
+        "units, or measure lighter loads)"
+    )
+    assert lines[1].startswith("the cheapest projection, not recommended: 1x nvidia-h100-sxm-80gb (projected from")
+    block = decision_block(decision, profile, [], ["warning: profiles.yaml: profile 'chat': slo.ttft_p95_ms = 1 ms"])
+    order = ("warning", "missed-at-lightest-load", "cheapest-projection")
+    said = [block.index(f'data-line="{line}"') for line in order]
+    assert said == sorted(said) and 'data-line="recommended"' not in block  # in this order, and no recommendation
+    assert not any(line.startswith("at our volume") for line in lines)
+    # a run that meets the SLO somewhere, or whose files lack the bounded percentile, has not missed it
+    for other in (observed_row("batched", True), observed_row("batched", False, "ttft_p95_ms")):
+        assert decide("chat", capacity, [], [missed[0], other]).missed_at_lightest == []
+        assert decision_notes([profile], capacity, [], [missed[0], other])["chat"][0].startswith("at our volume: ")
+    assert decide("chat", capacity, [], []).missed_at_lightest == []  # nothing of ours ran: nothing missed
+
+
+def test_the_profiles_warnings_reach_the_report_as_the_terminal_prints_them():
+    """A TTFT bound of 1 ms (seconds meant?) and a model nothing serves: the warnings the terminal prints, for the
+    report's decision block too."""
+    profile = {"profile": "chat", "model_id": None, "model_raw": "Llama-3.1-8B-Instrukt", "source": "profiles.yaml"}
+    bounds = [{"profile": "chat", "measure": "ttft_p95_ms", "bound": 1.0}]
+    warnings = profile_warnings(profile, bounds, {"Llama-3.1-8B-Instruct": "llama-3.1-8b-instruct"})
+    assert warnings == [
+        "warning: model Llama-3.1-8B-Instrukt matches no run of ours and no MLPerf result: did you mean "
+        "Llama-3.1-8B-Instruct?",
+        "warning: profiles.yaml: profile 'chat': slo.ttft_p95_ms = 1 ms is under 10 ms: seconds meant? "
+        "(1 s is 1000 ms)",
+    ]
+    served = {"Llama-3.1-8B-Instruct": "llama-3.1-8b-instruct"}
+    assert profile_warnings({**profile, "model_id": "llama-3.1-8b-instruct"}, [], served) == []

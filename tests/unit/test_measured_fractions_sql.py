@@ -120,6 +120,29 @@ def test_fractions_outside_the_range_and_infeasible_runs_are_not_learnt_from_and
     assert "the profile's prior" in row["method"]
 
 
+def test_a_run_whose_files_lack_the_bounded_percentile_is_said_unmeasured_not_missed(conn):
+    """Dumps with p50 and p99 but no p95, under a p95 SLO: the run is not learnt from, and the projected band's
+    basis says the bound was not measured, never that no load point meets the SLO (that is for a run measured and
+    missing, b)."""
+    unmeasured = []
+    for index, rate in enumerate((10, 20)):
+        row = point("a", index, rate, None, tpot=None)
+        row.update(ttft_p50_ms=100.0, ttft_p99_ms=400.0, tpot_p50_ms=10.0, tpot_p99_ms=20.0)
+        unmeasured.append(row)
+    load(conn, [run_row("a"), run_row("b", accelerator=A100)], [*unmeasured, point("b", 0, 10, 5000)])
+    delivered(conn)
+    write_references(conn, [reference_row(H100), reference_row(A100), reference_row(B200)])
+    basis = projected_on(project(conn), B200)["delivered_fraction_basis"]
+    fractions = measured(conn)
+    assert fractions["a"][2] is False
+    assert fractions["a"][3] == (
+        "the SLO bounds tpot_p95_ms, ttft_p95_ms, which the run's files do not measure: no band measured, no fraction"
+    )
+    assert "a (the SLO bounds tpot_p95_ms, ttft_p95_ms, which the run's files do not measure" in basis
+    assert "b (no load point meets the SLO: nothing delivered, no fraction" in basis
+    assert "a (no load point meets the SLO" not in basis
+
+
 def test_a_run_on_an_accelerator_mlperf_never_measured_learns_nothing_and_the_prior_remains(conn):
     load(conn, [run_row("a", accelerator=A100)], [point("a", 0, 10, 100)])
     delivered(conn)

@@ -168,9 +168,44 @@ def test_the_bill_rests_on_the_calibrated_band_where_the_runs_token_means_differ
     project(conn)
     write_prices(conn, (H100, "on_demand", 3.6, 1))
     (cost,) = run_sql_file(conn, "cost/cost_per_request.sql").iter_rows(named=True)
-    assert cost["delivered_basis"] == basis and said in cost["delivered_basis_reason"]
+    assert cost["billed_basis"] == basis and said in cost["billed_basis_reason"]
     low, high = (8.0, 12.0) if basis == "calibrated" else (10.0, 10 + 900 / 2000 * 10)
-    assert (cost["delivered_requests_per_s_low"], cost["delivered_requests_per_s_high"]) == pytest.approx((low, high))
+    assert (cost["billed_requests_per_s_low"], cost["billed_requests_per_s_high"]) == pytest.approx((low, high))
+    # the measured band keeps its own name whichever band bills
+    measured = (cost["measured_requests_per_s_low"], cost["measured_requests_per_s_high"])
+    assert measured == pytest.approx((10.0, 10 + 900 / 2000 * 10))
     assert cost["cost_per_request_usd_high"] == pytest.approx(3.6 / (low * 3600))
     out_per_request = ours[1] if basis == "calibrated" else 50.0
-    assert cost["delivered_output_tokens_per_s_high"] == pytest.approx(high * out_per_request)
+    assert cost["billed_output_tokens_per_s_high"] == pytest.approx(high * out_per_request)
+    if basis == "calibrated":  # the band's own error first (+-10%), then the model's held-out median and worst
+        assert cost["calibrated_band_rel_error"] == 0.1
+        assert "band error +-10.0%; engine model held-out error median 10%, worst 30%" in cost["billed_basis_reason"]
+    else:
+        assert cost["calibrated_band_rel_error"] is None
+
+
+def test_a_run_whose_files_lack_the_bounded_percentile_bills_on_its_calibrated_band(conn):
+    """Dumps that state p50 and p99 but no p95, under a p95 SLO: no band is measured (observed.delivered_at_slo names
+    the unmeasured bounds), and where the run's config's calibrated band bills as delivered, the bill rests on it
+    (billed_basis calibrated, with the reason), the measured band empty; without one, nothing bills."""
+    points = []
+    for index, rate in enumerate((10, 20)):
+        row = point("a", index, rate, None, tpot=None)
+        row.update(ttft_p50_ms=100.0, ttft_p99_ms=400.0, tpot_p50_ms=10.0, tpot_p99_ms=20.0)
+        points.append(row)
+    load(conn, [run_row("a"), run_row("b")], points + [{**p, "run_id": "b"} for p in points])
+    write_calibrated(conn, calibrated_band("a", 26.7, 31.3, 200.0, 50.0))
+    bands = delivered(conn)
+    assert not bands["a"]["feasible"] and "ttft_p95_ms" in bands["a"]["unmeasured_bounds"]
+    write_references(conn, [reference_row(H100)])
+    project(conn)
+    write_prices(conn, (H100, "on_demand", 3.6, 1))
+    costs = {r["run_label"]: r for r in run_sql_file(conn, "cost/cost_per_request.sql").iter_rows(named=True)}
+    assert set(costs) == {"a"}  # b: no calibrated band, nothing measured: no bill
+    cost = costs["a"]
+    assert cost["billed_basis"] == "calibrated"
+    assert "the run's files do not measure what the SLO bounds: " in cost["billed_basis_reason"]
+    assert "ttft_p95_ms (they have ttft_p50_ms, ttft_p99_ms: set the SLO on ttft_p99_ms" in cost["billed_basis_reason"]
+    assert (cost["billed_requests_per_s_low"], cost["billed_requests_per_s_high"]) == (26.7, 31.3)
+    assert cost["measured_requests_per_s_low"] is None and cost["measured_requests_per_s_high"] is None
+    assert cost["cost_per_request_usd_high"] == pytest.approx(3.6 / (26.7 * 3600))

@@ -82,8 +82,11 @@ def shortlist_row(config, price_class, provider, usd_per_hour, rate, caveats, **
         "evidence": "observed",
         "precision": "bf16",
         "mlperf_server_tokens_per_s_per_accel": 5103.99,
-        "delivered_requests_per_s_low": rate,
-        "delivered_requests_per_s_high": rate * 1.1,
+        "measured_requests_per_s_low": rate,
+        "measured_requests_per_s_high": rate * 1.1,
+        "billed_requests_per_s_low": rate,
+        "billed_requests_per_s_high": rate * 1.1,
+        "billed_basis": "measured",
         "delivered_fraction_low": 1.1,
         "delivered_fraction_high": 1.2,
         "price_class": price_class,
@@ -148,6 +151,28 @@ def test_the_terminal_shortlist_numbers_caveats_once_and_refers_to_them():
     assert "chat: top 2 of 2 configs; SLO ttft_p95_ms <= 1000" in text
     # 2.99 / (110 x 3600) x 1000 = 0.00755; 12.29 / (100 x 3600) x 1000 = 0.0341
     assert "0.00755-0.03414" in fast and not SCIENTIFIC.search(text)
+
+
+def test_the_terminal_shows_the_billed_band_beside_the_cost_priced_on_it():
+    """A run billed on its calibrated band (18.73 to 25.42 req/s, though it measured 110.8 to 111.4) shows the billed
+    band beside its cost; the band measured as run is in its caveat, labelled (marts.config_shortlist words it)."""
+    caveat = (
+        "costs rest on the band calibrated on our traffic, 18.73-25.42 requests/s (...), not the band measured as "
+        "run, 110.80-111.40 requests/s: ..."
+    )
+    calibrated = {
+        **shortlist_row("calibrated", "on_demand", "Lambda", 2.99, 18.73, caveat),
+        "billed_requests_per_s_high": 25.42,
+        "measured_requests_per_s_low": 110.8,
+        "measured_requests_per_s_high": 111.4,
+        "billed_basis": "calibrated",
+    }
+    text = format_shortlist([calibrated])
+    (row,) = table_lines(text)
+    cells = [c.strip() for c in row.split("  ") if c.strip()]
+    assert cells[cells.index("18.73-25.42") + 1] == "0.0403-0.0443"  # 2.99 / (18.73 x 1.1 .. 18.73 x 3600) x 1000
+    assert "110.8" not in row and "110.80-111.40 requests/s" in " ".join(text.split())
+    assert "billed" in text.splitlines()[text.splitlines().index(row) - 3]  # the column's title
 
 
 def test_the_terminal_shows_the_top_configs_or_with_all_every_config_and_class():
