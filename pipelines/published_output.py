@@ -51,7 +51,7 @@ def read_shortlist(serving_path: Path) -> tuple[list[dict], dict[str, str], dict
         measure_next = _dicts(conn, "SELECT * FROM analytics.measure_next")
         served = dict(
             conn.execute(
-                "SELECT DISTINCT model_raw, model_id FROM observed.runs WHERE model_id IS NOT NULL UNION "
+                "SELECT DISTINCT model_raw, model_key FROM observed.runs UNION "
                 "SELECT DISTINCT mlperf_model, model_id FROM benchmark.mlperf_results WHERE model_id IS NOT NULL"
             ).fetchall()
         )
