@@ -1,4 +1,4 @@
-"""Column definitions several tables share: latency percentiles, throughput bands and the calibrated band."""
+"""Column definitions several tables share: latency percentiles, throughput bands, the calibrated band, model keys."""
 
 from typing import Any
 
@@ -150,3 +150,20 @@ def band_field(end: str, what: str) -> Any:
         else "SLO crossing interpolated towards the first failing load point"
     )
     return pa.Field(nullable=True, ge=0, description=f"{what} delivered at the SLO, {end} end ({bound}).")
+
+
+def model_key_field() -> Any:
+    """The model's key, what a calibrated table pairs on (canonical.model_key)."""
+    return pa.Field(
+        description=(
+            "The model's key, what profiles, runs and configs pair on (canonical.model_key): its canonical id where "
+            "an alias table knows it, else its name without organisation and quantisation words."
+        )
+    )
+
+
+def calibrated_model_id_field() -> Any:
+    """A calibrated table's canonical model id: empty for a model no alias table knows (model_key pairs it)."""
+    return pa.Field(
+        nullable=True, description="Canonical model id; empty for a model no alias table knows (model_key pairs it)."
+    )

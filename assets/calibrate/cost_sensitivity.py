@@ -33,6 +33,7 @@ _RATE_SCHEMA = {
     "config_label": pl.String,
     "run_labels": pl.String,
     "model_id": pl.String,
+    "model_key": pl.String,
     "accelerator_id": pl.String,
     "accelerator_count": pl.Int64,
     "variant": pl.String,
@@ -66,7 +67,7 @@ def _scaled(value: float | None, ratio: float) -> float | None:
 def rate_rows(delivered: dict[str, Any], variants: list[sensitivity.Variant]) -> list[dict[str, Any]]:
     """One rate row per variant: our mix's band (a calibrated.delivered_at_slo row) times the variant's rate ratio;
     the model's own rate (the band's middle) likewise."""
-    base = {k: delivered[k] for k in ("profile", "config_key", "config_label", "run_labels", "model_id")}
+    base = {k: delivered[k] for k in ("profile", "config_key", "config_label", "run_labels", "model_id", "model_key")}
     base |= {k: delivered[k] for k in ("accelerator_id", "accelerator_count", "band_rel_error", "band_basis")}
     base |= {k: delivered[k] for k in ("heldout_rel_error_median", "heldout_rel_error_worst")}
     low, high, error = (
@@ -107,7 +108,16 @@ def rate_rows(delivered: dict[str, Any], variants: list[sensitivity.Variant]) ->
 
 
 def _unpriced(delivered: dict[str, Any], variant: str, status: str, reason: str) -> dict[str, Any]:
-    keys = ("profile", "config_key", "config_label", "run_labels", "model_id", "accelerator_id", "accelerator_count")
+    keys = (
+        "profile",
+        "config_key",
+        "config_label",
+        "run_labels",
+        "model_id",
+        "model_key",
+        "accelerator_id",
+        "accelerator_count",
+    )
     return {k: delivered[k] for k in keys} | {"variant": variant, "status": status, "status_reason": reason}
 
 

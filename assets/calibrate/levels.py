@@ -55,7 +55,7 @@ def config_key(
     settings: dict[str, Any],
 ) -> str:
     """The one definition of a config's key: a digest of everything but the workload and the load generator's
-    settings (canonical accelerator and model ids where known, else as written)."""
+    settings (the canonical accelerator id where known, else as written; the model's key, canonical.model_key)."""
     identity = [accelerator, int(count), model, precision, runtime, runtime_version, settings]
     digest = hashlib.sha256(json.dumps(identity, sort_keys=True, default=str).encode()).hexdigest()
     return f"cfg-{digest[:12]}"
@@ -117,10 +117,11 @@ class Config:
     settings: dict[str, Any]
     accelerator: str
     count: int
-    model: str
+    model: str  # the model's key (canonical.model_key): its canonical id where known
     precision: str | None
     levels: list[Level] = field(default_factory=list)
     unserved: list[str] = field(default_factory=list)  # the levels left out because the server did not serve them
+    model_known: bool = True  # an alias table knows the model (then `model` is its canonical id)
 
     @property
     def workloads(self) -> list[str]:
@@ -170,7 +171,8 @@ def read_configs(conn: duckdb.DuckDBPyConnection) -> list[Config]:
     where a run has per-request records), in config-key order."""
     runs = conn.sql(
         "SELECT run_id, run_label, tool, accelerator_raw, accelerator_id, accelerator_count, model_raw, model_id, "
-        "precision, runtime, runtime_version, runtime_settings, workload, arrival FROM observed.runs ORDER BY run_label"
+        "model_key, precision, runtime, runtime_version, runtime_settings, workload, arrival FROM observed.runs "
+        "ORDER BY run_label"
     ).pl()
     points = conn.sql("SELECT * FROM observed.load_points ORDER BY run_id, load_index").pl()
     records = conn.sql(
@@ -185,18 +187,25 @@ def read_configs(conn: duckdb.DuckDBPyConnection) -> list[Config]:
     for run in runs.iter_rows(named=True):
         settings = engine_settings(run["runtime_settings"])
         acc = run["accelerator_id"] or run["accelerator_raw"]
-        model = run["model_id"] or run["model_raw"]
         key = config_key(
-            acc, run["accelerator_count"], model, run["precision"], run["runtime"], run["runtime_version"], settings
+            acc,
+            run["accelerator_count"],
+            run["model_key"],
+            run["precision"],
+            run["runtime"],
+            run["runtime_version"],
+            settings,
         )
         cfg = configs.get(key)
         if cfg is None:
             count = int(run["accelerator_count"])
             version = f" {run['runtime_version']}" if run["runtime_version"] else ""
+            model = run["model_id"] or run["model_raw"]
             label = f"{model}, {count}x {acc}, {run['precision'] or 'precision unknown'}, {run['runtime']}{version}"
             cfg = configs[key] = Config(
-                key, label, run["runtime"], run["runtime_version"], settings, acc, count, model, run["precision"]
-            )
+                key, label, run["runtime"], run["runtime_version"], settings, acc, count, run["model_key"],
+                run["precision"], model_known=run["model_id"] is not None,
+            )  # fmt: skip
         workload = _json(run["workload"])
         core = json.dumps({k: v for k, v in workload.items() if k not in LOAD_KEYS}, sort_keys=True, default=str)
         for lp in by_run.get(run["run_id"], []):

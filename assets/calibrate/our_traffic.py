@@ -131,6 +131,7 @@ def curve_rows(profile: str, model: dict[str, Any], curve: list[dict[str, Any]],
             "profile": profile,
             "config_key": model["config_key"],
             "config_label": model["config_label"],
+            "model_key": model["model_key"],
             "run_labels": model["run_labels"],
             "config_status": model["status"],
             "point_index": i,
@@ -195,6 +196,7 @@ def project_pair(
     row: dict[str, Any] = {
         "profile": name,
         "model_id": model["model_id"],
+        "model_key": model["model_key"],
         "config_key": model["config_key"],
         "config_label": model["config_label"],
         "accelerator_id": model["accelerator_id"],
@@ -294,7 +296,7 @@ def project_all(
         slo_errors.setdefault(v["config_key"], []).append(v["relative_error"])
     delivered, curves = [], []
     for profile in profiles:
-        pairs = [m for m in models if m["model_id"] == profile["model_id"]]
+        pairs = [m for m in models if m["model_key"] == profile["model_key"]]  # the one rule: canonical.model_key
         traffic = _traffic_or_why(profile) if pairs else None  # a log is read once per profile
         for model in pairs:
             row, curve = project_pair(

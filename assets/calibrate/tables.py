@@ -130,7 +130,8 @@ def model_row(c: Calibration) -> dict[str, Any]:
         "config_label": cfg.label,
         "accelerator_id": cfg.accelerator,
         "accelerator_count": cfg.count,
-        "model_id": cfg.model,
+        "model_id": cfg.model if cfg.model_known else None,
+        "model_key": cfg.model,
         "precision": cfg.precision,
         "runtime": cfg.runtime,
         "runtime_version": cfg.runtime_version,
@@ -196,10 +197,12 @@ def _load_text(load: tuple[Any, ...]) -> str:
     return f"r={load[1]:g}/s" + (f" cap={load[2]:g}" if load[2] is not None else "")
 
 
-def validation_row(r: Row) -> dict[str, Any]:
+def validation_row(r: Row, model_key: str) -> dict[str, Any]:
+    """One calibrated.validation row of a held-out prediction of a config of the model `model_key`."""
     error = r.rel_error
     values = {
         "config_key": r.config,
+        "model_key": model_key,
         "held_out_kind": r.held_out_kind,
         "held_out": r.held_out,
         "workload": r.workload,
@@ -228,7 +231,7 @@ def write_calibrated(
     frames = {
         "calibrated.engine_models": (frame_from_rows([model_row(c) for c in results], EngineModels), EngineModels),
         "calibrated.validation": (
-            frame_from_rows([validation_row(r) for c in results for r in c.rows], Validation),
+            frame_from_rows([validation_row(r, c.config.model) for c in results for r in c.rows], Validation),
             Validation,
         ),
     }

@@ -10,7 +10,11 @@ Definitions (what docs/calibrated-model.md reports):
   the workload's lightest-level values (a relative SLO: the dumps share no absolute one), interpolated linearly
   between the last level that meets it and the first that does not, on the measured levels; the same rule on
   the predicted values at the same levels gives the prediction. Censored when every level meets the SLO (the
-  rate is only a lower bound) or the lightest level fails.
+  rate is only a lower bound) or the lightest level fails;
+- a held-out workload is *judged* only on its levels of at least STEADY_REQUESTS requests: a closed loop of 20
+  prompts sent at once is a burst, not a steady state. Its shorter levels are predicted and reported, unjudged
+  (`judged` false, the reason in the note); its delivered at SLO is found on its judged levels, and where fewer
+  than two remain it is found on every level and reported, unjudged.
 """
 
 from __future__ import annotations
@@ -18,8 +22,6 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from dataclasses import dataclass
-
-import numpy as np
 
 from assets.calibrate.fit import Fit, calibrate, simulate_level
 from assets.calibrate.levels import Config, Level
@@ -34,6 +36,7 @@ HELD_OUT_METRICS = (
     "achieved_requests_per_s",
 )
 KNEE_ONLY = {"ttft_p95_ms", "ttft_p99_ms"}
+STEADY_REQUESTS = 100  # a held-out workload's level is judged from this many requests (per repeat)
 
 
 @dataclass
@@ -48,6 +51,7 @@ class Row:
     predicted: float
     below_knee: bool
     note: str = ""
+    judged: bool = True  # false: reported, not counted (a held-out workload's level of too few requests)
 
     @property
     def held_out_kind(self) -> str:
@@ -56,7 +60,7 @@ class Row:
     @property
     def scored(self) -> bool:
         """Counted in the error figures (see the module docstring)."""
-        if not math.isfinite(self.rel_error) or "failed" in self.note:
+        if not self.judged or not math.isfinite(self.rel_error) or "failed" in self.note:
             return False
         if self.test == "lowo_slo":
             return "measured: crossing" in self.note
@@ -103,7 +107,21 @@ def _load_str(lv: Level) -> str:
     return f"r={g(lv.offered_rate)}/s{cap}"
 
 
+def steady(lv: Level) -> bool:
+    """A level long enough to judge a held-out workload on: STEADY_REQUESTS requests or more per repeat."""
+    return lv.n_requests >= STEADY_REQUESTS
+
+
+def _unjudged_note(lv: Level) -> str:
+    return (
+        f"{lv.n_requests} requests, under {STEADY_REQUESTS}: not a steady state, reported, unjudged as a held-out "
+        "workload's level"
+    )
+
+
 def _score(cfg: Config, test: str, held: str, lvs: list[Level], fit, knees: dict) -> tuple[list[Row], dict]:
+    """The rows of the levels `lvs` predicted by `fit` (a held-out workload's short levels unjudged), and each
+    level's prediction by id."""
     rows = []
     preds = {}
     for lv in lvs:
@@ -115,9 +133,12 @@ def _score(cfg: Config, test: str, held: str, lvs: list[Level], fit, knees: dict
                 continue
             if m in KNEE_ONLY and not knees[id(lv)]:
                 continue
-            note = "; ".join(lv.notes)
+            notes = list(lv.notes)
             if (lv.measured.get("error_rate") or 0) > 0.05:
-                note = (note + "; " if note else "") + f"{lv.measured['error_rate']:.0%} of requests failed"
+                notes.append(f"{lv.measured['error_rate']:.0%} of requests failed")
+            judged = test != "lowo" or steady(lv)
+            if not judged:
+                notes.append(_unjudged_note(lv))
             rows.append(
                 Row(
                     cfg.key,
@@ -129,7 +150,8 @@ def _score(cfg: Config, test: str, held: str, lvs: list[Level], fit, knees: dict
                     float(mv),
                     float(s.get(m, math.nan)),
                     knees[id(lv)],
-                    note,
+                    "; ".join(notes),
+                    judged,
                 )
             )
     return rows, preds
@@ -191,34 +213,38 @@ def validate_config(cfg: Config, full: Fit | None = None) -> list[Row]:
             fit = calibrate(cfg, train)
             r, preds = _score(cfg, "lowo", wl, test, fit, knees)
             rows += r
-            eff = _group_levels(test)
-            if len(eff) >= 2:
-                slo = slo_of(test)
-                if slo is None:
-                    continue
-                order = sorted(test, key=lambda lv: (lv.load_size, lv.load_index))
-                ok_order = [lv for lv in order if (lv.measured.get("error_rate") or 0) <= 0.05]
-                meas_pts = [(lv.measured["achieved_requests_per_s"], lv.measured) for lv in ok_order]
-                pred_pts = [(preds[id(lv)]["achieved_requests_per_s"], preds[id(lv)]) for lv in ok_order]
-                dm, sm = delivered_at_slo(meas_pts, slo)
-                dp, sp = delivered_at_slo(pred_pts, slo)
-                note = (
-                    f"SLO p50 TTFT <= {slo['ttft_p50_ms']:.0f} ms, p50 TPOT <= {slo['tpot_p50_ms']:.1f} ms; "
-                    f"measured: {sm}; predicted: {sp}"
-                )
-                rows.append(
-                    Row(cfg.key, "lowo_slo", wl, wl, "sweep", "delivered_at_slo_requests_per_s", dm, dp, True, note)
-                )
+            slo_row = _held_out_slo(cfg, wl, test, preds)
+            if slo_row is not None:
+                rows.append(slo_row)
     return rows
 
 
-def summarise_rows(rows: list[Row]) -> dict:
-    """(config, test, metric) -> (n, median |err|, worst |err|)."""
-    agg = defaultdict(list)
-    for r in rows:
-        e = r.rel_error
-        if r.test == "lowo_slo" and "measured: crossing" not in r.note:
-            continue
-        if math.isfinite(e) and "failed" not in r.note:
-            agg[(r.config, r.test, r.metric)].append(abs(e))
-    return {k: (len(v), float(np.median(v)), float(np.max(v))) for k, v in agg.items()}
+def _held_out_slo(cfg: Config, wl: str, test: list[Level], preds: dict) -> Row | None:
+    """The held-out workload's delivered at SLO, measured and predicted, on its steady levels; on every level,
+    unjudged, where fewer than two effective levels are steady; None with fewer than two levels or no SLO."""
+    steady_levels = [lv for lv in test if steady(lv)]
+    judged = len(_group_levels(steady_levels)) >= 2
+    lvs = steady_levels if judged else test
+    if len(_group_levels(lvs)) < 2:
+        return None
+    slo = slo_of(lvs)
+    if slo is None:
+        return None
+    order = sorted(lvs, key=lambda lv: (lv.load_size, lv.load_index))
+    ok_order = [lv for lv in order if (lv.measured.get("error_rate") or 0) <= 0.05]
+    dm, sm = delivered_at_slo([(lv.measured["achieved_requests_per_s"], lv.measured) for lv in ok_order], slo)
+    dp, sp = delivered_at_slo([(preds[id(lv)]["achieved_requests_per_s"], preds[id(lv)]) for lv in ok_order], slo)
+    note = (
+        f"SLO p50 TTFT <= {slo['ttft_p50_ms']:.0f} ms, p50 TPOT <= {slo['tpot_p50_ms']:.1f} ms; "
+        f"measured: {sm}; predicted: {sp}"
+    )
+    short = len(test) - len(steady_levels)
+    if not judged:
+        fewest = min(lv.n_requests for lv in test)
+        note += (
+            f"; {short} of its {len(test)} levels have under {STEADY_REQUESTS} requests (as few as {fewest}): "
+            "not a steady state, reported, unjudged"
+        )
+    elif short:
+        note += f"; found on its {len(lvs)} levels of {STEADY_REQUESTS} requests or more ({short} shorter left out)"
+    return Row(cfg.key, "lowo_slo", wl, wl, "sweep", "delivered_at_slo_requests_per_s", dm, dp, True, note, judged)

@@ -102,7 +102,7 @@ def _profile(entry: Any, where: str, source: str, names: set[str]) -> tuple[dict
         "model_raw": model_raw,
         "model_id": model,
         "model_known": model is not None,
-        "model_key": model or canonical.model_and_precision(model_raw).key,
+        "model_key": canonical.model_key(model_raw),
         "delivered_fraction_prior_lo": lo,
         "delivered_fraction_prior_hi": hi,
         "error_rate_max": error_rate_max,

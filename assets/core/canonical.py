@@ -179,6 +179,14 @@ def unknown_model_key(base_name: str) -> str:
     return re.sub(r"[\s_\-]+", "-", (last[-1] if last else "").lower()).strip("-")
 
 
+def model_key(name: str | None) -> str:
+    """The one pairing rule: the key on which a model's runs, profiles, quality figures, calibrated configs and our
+    traffic's projections meet. Its canonical id where an alias table knows the name (as written, or as a
+    checkpoint: `model_and_precision`), else `unknown_model_key` of its name without quantisation words. MLPerf
+    results pair by canonical id only: a model no alias table knows has none."""
+    return model_and_precision(name).key
+
+
 def _checkpoint_parts(name: str) -> tuple[str | None, str]:
     """(organisation or folder, checkpoint name) of a Hugging Face id, a local path or a GGUF file."""
     text = name.strip().rstrip("/")

@@ -243,8 +243,9 @@ def no_bill_text(profile: dict[str, Any]) -> str:
 
 def model_hint(profile: dict[str, Any], served: dict[str, str]) -> str | None:
     """When a profile's model (an analytics.profiles row) matches no run of ours and no MLPerf result, a warning
-    naming the closest names that do (`served`: each run's or result's model as written -> its canonical id)."""
-    if profile.get("model_id") is not None and profile["model_id"] in served.values():
+    naming the closest names that do (`served`: each run's or result's model as written -> its key,
+    canonical.model_key; an MLPerf result's is its canonical id)."""
+    if profile.get("model_key") is not None and profile["model_key"] in served.values():
         return None
     raw = str(profile.get("model_raw") or "")
     by_lower = {name.lower(): name for name in served}

@@ -4,6 +4,7 @@ import datetime
 
 import pandera.polars as pa
 
+from schemas.columns import calibrated_model_id_field, model_key_field
 from schemas.vocab import COST_SENSITIVITY_STATUSES, COST_SENSITIVITY_VARIANTS
 
 _COST = "US dollars per {what} ({end}): usd_per_request / usd_per_million_tokens of sql/macros.sql on the {rate}."
@@ -23,7 +24,8 @@ class CostSensitivity(pa.DataFrameModel):
     config_key: str = pa.Field(description="The config (calibrated.engine_models.config_key).")
     config_label: str = pa.Field(description="The config in words: model, count x accelerator, precision, runtime.")
     run_labels: str = pa.Field(description="The runs the config's model was fitted on (observed.runs.run_label), JSON.")
-    model_id: str = pa.Field(description="Canonical model id the profile and the config serve.")
+    model_id: str = calibrated_model_id_field()
+    model_key: str = model_key_field()
     accelerator_id: str = pa.Field(description="Canonical accelerator id (as written where unknown).")
     accelerator_count: int = pa.Field(ge=1, description="Accelerators serving the model.")
     variant: str = pa.Field(

@@ -2,6 +2,7 @@
 
 import pandera.polars as pa
 
+from schemas.columns import calibrated_model_id_field, model_key_field
 from schemas.vocab import CALIBRATED_DELIVERY_STATUSES, CALIBRATION_STATUSES
 
 
@@ -12,7 +13,8 @@ class DeliveredAtSlo(pa.DataFrameModel):
     never a point; or, in status and status_reason, what cannot be done and why."""
 
     profile: str = pa.Field(description="The workload profile (requirement.profiles).")
-    model_id: str = pa.Field(description="Canonical model id the profile and the config serve.")
+    model_id: str = calibrated_model_id_field()
+    model_key: str = model_key_field()
     config_key: str = pa.Field(description="The config (calibrated.engine_models.config_key).")
     config_label: str = pa.Field(description="The config in words: model, count x accelerator, precision, runtime.")
     accelerator_id: str = pa.Field(description="Canonical accelerator id (as written where unknown).")

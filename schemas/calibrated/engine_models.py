@@ -2,6 +2,7 @@
 
 import pandera.polars as pa
 
+from schemas.columns import calibrated_model_id_field, model_key_field
 from schemas.vocab import CALIBRATION_STATUSES, SCHEDULING_FAMILIES
 
 
@@ -21,7 +22,8 @@ class EngineModels(pa.DataFrameModel):
     config_label: str = pa.Field(description="The config in words: model, count x accelerator, precision, runtime.")
     accelerator_id: str = pa.Field(description="Canonical accelerator id (as written where unknown).")
     accelerator_count: int = pa.Field(ge=1, description="Accelerators serving the model.")
-    model_id: str = pa.Field(description="Canonical model id (as written where unknown).")
+    model_id: str = calibrated_model_id_field()
+    model_key: str = model_key_field()
     precision: str = pa.Field(nullable=True, description="Canonical weight precision; empty when unknown.")
     runtime: str = pa.Field(description="Serving runtime (e.g. vLLM).")
     runtime_version: str = pa.Field(nullable=True, description="Version of the serving runtime.")

@@ -2,6 +2,7 @@
 
 import pandera.polars as pa
 
+from schemas.columns import model_key_field
 from schemas.vocab import CALIBRATION_STATUSES
 
 _PERCENTILE = "Predicted {what} at the {pct} percentile on our traffic at this rate, ms."
@@ -23,6 +24,7 @@ class LatencyCurve(pa.DataFrameModel):
     profile: str = pa.Field(description="The workload profile (requirement.profiles) whose traffic is replayed.")
     config_key: str = pa.Field(description="The config (calibrated.engine_models.config_key).")
     config_label: str = pa.Field(description="The config in words: model, count x accelerator, precision, runtime.")
+    model_key: str = model_key_field()
     run_labels: str = pa.Field(description="The runs the config's model was fitted on (observed.runs.run_label), JSON.")
     config_status: str = pa.Field(
         isin=CALIBRATION_STATUSES,

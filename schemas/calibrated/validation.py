@@ -2,6 +2,7 @@
 
 import pandera.polars as pa
 
+from schemas.columns import model_key_field
 from schemas.vocab import HELD_OUT_KINDS
 
 
@@ -10,6 +11,7 @@ class Validation(pa.DataFrameModel):
     that level (or workload), its prediction for it, and what the config's run measured (observed.load_points)."""
 
     config_key: str = pa.Field(description="The config (calibrated.engine_models.config_key).")
+    model_key: str = model_key_field()
     held_out_kind: str = pa.Field(
         isin=HELD_OUT_KINDS, description="level: one load level left out of the fit; workload: one workload."
     )
@@ -34,7 +36,8 @@ class Validation(pa.DataFrameModel):
     scored: bool = pa.Field(
         description=(
             "Counted in the error figures: false for p95/p99 TTFT above the knee, levels with more than 5% failed "
-            "requests, and a delivered-at-SLO whose measured sweep never crosses the SLO."
+            "requests, a delivered-at-SLO whose measured sweep never crosses the SLO, and a held-out workload's levels "
+            "of fewer than 100 requests (not a steady state: reported, unjudged, said in note)."
         )
     )
     note: str = pa.Field(nullable=True, description="What was noticed about the level or the SLO used.")

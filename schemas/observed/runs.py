@@ -29,8 +29,9 @@ class Runs(pa.DataFrameModel):
     model_known: bool = pa.Field(description="True when model_raw matched a canonical model id.")
     model_key: str = pa.Field(
         description=(
-            "What profiles and quality evidence are matched on: the canonical model id, else the model's name "
-            "without organisation and quantisation words (requirement.profiles.model_key)."
+            "What profiles, calibrated configs and quality evidence are matched on (canonical.model_key): the "
+            "canonical model id, else the model's name without organisation and quantisation words "
+            "(requirement.profiles.model_key)."
         )
     )
     precision_raw: str = pa.Field(

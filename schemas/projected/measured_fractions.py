@@ -22,7 +22,12 @@ class MeasuredFractions(pa.DataFrameModel):
         description="The band's config: the run_id of our run (observed), the engine model's config_key (calibrated)."
     )
     run_labels: str = pa.Field(description="Label(s) of the run(s) the band rests on, joined by ' + '.")
-    model_id: str = pa.Field(description="Canonical model id.")
+    model_id: str = pa.Field(
+        description=(
+            "The model's key (canonical.model_key): its canonical id, else the key of a model no alias table knows "
+            "(which has no MLPerf reference: its rows measure no gap)."
+        )
+    )
     accelerator_id: str = pa.Field(nullable=True, description="Canonical accelerator id; empty when unknown.")
     accelerator_count: int = pa.Field(ge=1, description="Accelerators the band was delivered on.")
     mlperf_result_key: str = pa.Field(

@@ -10,13 +10,15 @@ class Profiles(pa.DataFrameModel):
     profile: str = pa.Field(unique=True, description="Profile name, as in the profiles YAML.")
     model_raw: str = pa.Field(description="Model as written in the profile (any alias).")
     model_id: str = pa.Field(
-        nullable=True, description=("Canonical model id; empty when unknown (then nothing joins to the profile).")
+        nullable=True,
+        description="Canonical model id; empty when unknown (then no MLPerf result joins: model_key pairs the rest).",
     )
     model_known: bool = pa.Field(description="True when model_raw matched a canonical model id.")
     model_key: str = pa.Field(
         description=(
-            "What quality evidence is matched on: the canonical model id, else the model's name without "
-            "organisation and quantisation words (observed.quality.model of a model no alias table knows)."
+            "What runs, calibrated configs, our traffic's projections and quality evidence pair on "
+            "(canonical.model_key): the canonical model id, else the model's name without organisation and "
+            "quantisation words (observed.quality.model of a model no alias table knows)."
         )
     )
     delivered_fraction_prior_lo: float = pa.Field(

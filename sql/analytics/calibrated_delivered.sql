@@ -4,7 +4,8 @@
 --
 -- Columns described on: calibrated.delivered_at_slo
 SELECT
-    profile, config_key, config_label, status, status_reason, bills, config_status, model_id, accelerator_id,
+    profile, config_key, config_label, status, status_reason, bills, config_status, model_id, model_key,
+    accelerator_id,
     accelerator_count, precision, runtime, runtime_version, run_labels, slo_text, binding_measure,
     delivered_requests_per_s_low, delivered_requests_per_s_high, band_rel_error, band_basis,
     heldout_rel_error_median, heldout_rel_error_worst, saturation_requests_per_s, traffic_requests_per_s,

@@ -4,7 +4,8 @@
 --
 -- Columns described on: calibrated.engine_models
 SELECT
-    config_key, config_label, status, status_reason, accelerator_id, accelerator_count, model_id, precision,
+    config_key, config_label, status, status_reason, accelerator_id, accelerator_count, model_id, model_key,
+    precision,
     runtime, runtime_version, engine_settings, run_labels, workloads, load_levels, saturated_levels, metrics_measured,
     measured_tokens_per_s_max,
     scheduling, chunked_prefill, replicas, step_b0_ms, step_b1_ms_per_prefill_token, step_b2_ms_per_decode_token,

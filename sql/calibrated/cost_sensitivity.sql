@@ -44,7 +44,8 @@ ours AS (
     WHERE variant = 'our_mix' AND price_class IS NOT NULL
 )
 SELECT
-    c.profile, c.config_key, c.config_label, c.run_labels, c.model_id, c.accelerator_id, c.accelerator_count,
+    c.profile, c.config_key, c.config_label, c.run_labels, c.model_id, c.model_key, c.accelerator_id,
+    c.accelerator_count,
     c.variant,
     CASE WHEN c.status IN ('priced', 'lower_bound') AND c.price_class IS NULL THEN 'no_price' ELSE c.status END
         AS status,

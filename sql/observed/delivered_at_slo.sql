@@ -166,7 +166,7 @@ SELECT
     pr.profile,
     pr.run_id,
     pr.run_label,
-    coalesce(pr.model_id, pr.model_key) AS model_id,
+    pr.model_key AS model_id,
     pr.accelerator_id,
     pr.accelerator_count,
     pr.precision,

@@ -17,7 +17,7 @@
 -- bands are then not learnt from (one config, one band). Any other row says why not in not_learnt_reason, never
 -- dropped.
 WITH calibrated_bands AS (
-    SELECT c.profile, c.config_key, c.model_id, c.accelerator_id, c.accelerator_count, c.status, c.bills,
+    SELECT c.profile, c.config_key, c.model_key AS model_id, c.accelerator_id, c.accelerator_count, c.status, c.bills,
            c.config_status, c.status_reason, c.delivered_requests_per_s_low, c.delivered_requests_per_s_high,
            c.output_tokens_mean,
            c.run_labels AS run_labels_json,

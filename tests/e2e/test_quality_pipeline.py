@@ -1,6 +1,8 @@
 """End to end: a model MLPerf never ran (Qwen3-0.6B, a real GuideLLM run) and the real lm-eval files in the dumps
 folders: the shortlist rows stand on observed rows only and say so, carry the quality status of the profile's
-requirement with its evidence, the terminal marks it, and what is untested is listed to evaluate next."""
+requirement with its evidence, the terminal marks it, and what is untested is listed to evaluate next. And a model
+no alias table knows (gemma-4-26B-A4B-it, a real vLLM rate sweep on a GB10) paired by its key through every table:
+runs, quality, the engine model, its held-out rows, our traffic's curve and band, the cost sensitivity."""
 
 import duckdb
 import pytest
@@ -9,12 +11,17 @@ from pipelines.cli import main
 from tests.support.data import DATA, REPO_ROOT, SHARED, V51_TABLE
 
 QWEN06_RUN = REPO_ROOT / "examples" / "public" / "guidellm-rsevilla87-guidellm-results-parser"
+# six rate levels of one workload (4,200 / 490 tokens), run.yaml model google/gemma-4-26B-A4B-it: unknown to the alias
+# tables, named by the profile below as a local path (the same key, gemma-4-26b-a4b-it)
+GEMMA_SWEEP = REPO_ROOT / "examples" / "public" / "vllm-djangodevreng-dgx-spark-benchmarks" / "gemma-4-26b-bf16"
+GEMMA_KEY = "gemma-4-26b-a4b-it"
 # Our own evaluation of the 0.6B model, as a team would write it in the generic quality CSV (figures made up for
 # this test; the 27B figures come from the real lm-eval files).
 OWN_EVALS = """\
 model,precision,task,metric,value,stderr,n,source
 Qwen/Qwen3-0.6B,bf16,gsm8k,"exact_match,strict-match",0.41,0.0135,1319,made up for this test
 Qwen/Qwen3-0.6B-FP8,,gsm8k,"exact_match,strict-match",0.38,0.0134,1319,made up for this test
+google/gemma-4-26B-A4B-it,bf16,gsm8k,"exact_match,strict-match",0.80,0.011,1319,made up for this test
 """
 PROFILES = """\
 profiles:
@@ -36,6 +43,13 @@ profiles:
     delivered_fraction_prior: [0.5, 0.8]
     quality:
       - {task: mmlu_pro, metric: "exact_match,custom-extract", min: 0.849}
+  - name: gemma-long-prompts
+    model: /models/gemma-4-26B-A4B-it
+    slo: {ttft_p95_ms: 4000, tpot_p95_ms: 300, error_rate_max: 0.05}
+    delivered_fraction_prior: [0.5, 0.8]
+    workload: {input_tokens_mean: 4000, output_tokens_mean: 490, arrival_cv: 1.0}
+    quality:
+      - {task: gsm8k, metric: "exact_match,strict-match", min: 0.75}
 """
 
 
@@ -45,6 +59,7 @@ def run(tmp_path_factory):
     dumps = root / "dumps"
     dumps.mkdir()
     (dumps / "qwen06").symlink_to(QWEN06_RUN, target_is_directory=True)
+    (dumps / "gemma").symlink_to(GEMMA_SWEEP, target_is_directory=True)
     (dumps / "evals").symlink_to(DATA / "evals", target_is_directory=True)
     (dumps / "own-evals").mkdir()
     (dumps / "own-evals" / "qwen3-0.6b.csv").write_text(OWN_EVALS)
@@ -113,6 +128,7 @@ def test_the_terminal_marks_the_status(run, serving, capsys):
     assert "quality" in header.split()
     section = out.split("\nqwen06-mmlu:")[1].split("\n\n")[0]  # the profile's heading, its table and its caveats
     assert any(line.startswith("1  ") and "untested" in line.split() for line in section.splitlines()), out
+    assert "model /models/gemma-4-26B-A4B-it matches no run of ours" not in out  # its runs pair by the key
 
 
 def test_mlperf_accuracy_sits_beside_each_mlperf_result(serving):
@@ -122,3 +138,38 @@ def test_mlperf_accuracy_sits_beside_each_mlperf_result(serving):
         "FROM benchmark.mlperf_accuracy WHERE bound IS NOT NULL",
     )
     assert row["n"] > 1000 and row["closed_missed"] == 0
+
+
+def test_a_model_no_alias_table_knows_pairs_by_its_key_through_every_table(serving):
+    (profile,) = rows(serving, "SELECT * FROM requirement.profiles WHERE profile = 'gemma-long-prompts'")
+    assert (profile["model_id"], profile["model_key"]) == (None, GEMMA_KEY)
+    runs = rows(serving, f"SELECT model_raw, model_id FROM observed.runs WHERE model_key = '{GEMMA_KEY}'")
+    assert runs and {(r["model_raw"], r["model_id"]) for r in runs} == {("google/gemma-4-26B-A4B-it", None)}
+    observed = rows(serving, "SELECT * FROM observed.delivered_at_slo WHERE profile = 'gemma-long-prompts'")
+    assert len(observed) == len(runs) and {r["model_id"] for r in observed} == {GEMMA_KEY}
+    (gate,) = rows(serving, "SELECT * FROM marts.quality_gate WHERE profile = 'gemma-long-prompts'")
+    assert (gate["precision"], gate["quality_status"]) == ("bf16", "meets")
+    # the engine model, fitted on the sweep, carries the key; its canonical id stays empty (never guessed)
+    (model,) = rows(serving, f"SELECT * FROM calibrated.engine_models WHERE model_key = '{GEMMA_KEY}'")
+    assert model["model_id"] is None and model["status"] == "fitted" and model["load_levels"] == 6
+    held_out = rows(serving, f"SELECT * FROM calibrated.validation WHERE config_key = '{model['config_key']}'")
+    assert held_out and {r["model_key"] for r in held_out} == {GEMMA_KEY}
+    # our traffic through it: the curve, the band, its cost sensitivity
+    curve = rows(serving, "SELECT * FROM calibrated.latency_curve WHERE profile = 'gemma-long-prompts'")
+    assert len(curve) >= 20 and {(r["config_key"], r["model_key"]) for r in curve} == {(model["config_key"], GEMMA_KEY)}
+    (band,) = rows(serving, "SELECT * FROM calibrated.delivered_at_slo WHERE profile = 'gemma-long-prompts'")
+    assert (band["model_id"], band["model_key"], band["config_key"]) == (None, GEMMA_KEY, model["config_key"])
+    assert band["status"] == "delivered" and band["bills"], band["status_reason"]
+    assert 0 < band["delivered_requests_per_s_low"] < band["delivered_requests_per_s_high"]
+    priced = rows(serving, "SELECT * FROM calibrated.cost_sensitivity WHERE profile = 'gemma-long-prompts'")
+    assert priced and {r["model_key"] for r in priced} == {GEMMA_KEY}
+    # MLPerf pairs by canonical id only: the model has no MLPerf result, so its band measures no batching gap
+    (fraction,) = rows(
+        serving,
+        "SELECT * FROM projected.measured_fractions WHERE profile = 'gemma-long-prompts' AND source = 'calibrated'",
+    )
+    assert fraction["model_id"] == GEMMA_KEY and not fraction["learnt_from"]
+    assert (
+        fraction["not_learnt_reason"].startswith("accelerator unknown")
+        or "no MLPerf reference" in (fraction["not_learnt_reason"])
+    )

@@ -253,8 +253,8 @@ def write_prices(conn, *rows):
 def calibrated_band(run_label, low, high, input_tokens, output_tokens):
     row = {column: None for column in CalibratedDelivered.to_schema().columns}
     row.update(
-        profile="p", model_id=LLAMA, config_key=f"cfg-{run_label}", config_label=run_label, accelerator_id=H100,
-        accelerator_count=1, runtime="vLLM", run_labels=f'["{run_label}"]', config_status="fitted",
+        profile="p", model_id=LLAMA, model_key=LLAMA, config_key=f"cfg-{run_label}", config_label=run_label,
+        accelerator_id=H100, accelerator_count=1, runtime="vLLM", run_labels=f'["{run_label}"]', config_status="fitted",
         status="delivered", slo_text="ttft_p95_ms <= 1000", band_rel_error=0.1, evidence="calibrated", bills=True,
         delivered_requests_per_s_low=low, delivered_requests_per_s_high=high, heldout_rel_error_median=0.1,
         heldout_rel_error_worst=0.3, input_tokens_mean=input_tokens, output_tokens_mean=output_tokens,

@@ -74,6 +74,7 @@ def delivered_row(status="delivered", bills=True, low=80.0, high=120.0, error=0.
         "config_label": "llama, 1x h100, bf16, vLLM",
         "run_labels": '["sweep"]',
         "model_id": "llama-3.1-8b-instruct",
+        "model_key": "llama-3.1-8b-instruct",
         "accelerator_id": H100,
         "accelerator_count": 2,
         "status": status,

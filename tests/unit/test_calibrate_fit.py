@@ -1,6 +1,7 @@
 """The fit recovers known step costs from a sweep the simulator itself generated (two workloads, six rates each),
 and the status rules of calibrated.engine_models say what a config's levels and held-out errors allow."""
 
+import dataclasses
 import math
 
 import pytest
@@ -113,6 +114,9 @@ def test_a_held_out_workload_delivered_at_slo_off_by_over_a_quarter_is_unreliabl
     # a sweep that never crosses the SLO measures only a lower bound: not scored, so it cannot condemn
     censored = [_row("lowo_slo", "delivered_at_slo_requests_per_s", 10.0, 20.0, "measured: censored")]
     assert status_of(8, censored) == ("fitted", None)
+    # nor can a workload judged on no level of 100 requests or more: reported, unjudged
+    bursts = [dataclasses.replace(rows[0], judged=False)]
+    assert status_of(8, bursts) == ("fitted", None)
 
 
 def test_a_config_the_model_cannot_take_costs_its_own_row_not_the_build(monkeypatch):

@@ -4,11 +4,12 @@ bursts cost, and each case that cannot be done said in words on its own row whil
 
 import json
 import math
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
-from assets.calibrate import project
+from assets.calibrate import project, validate
 from assets.calibrate.engine import EngineParams
 from assets.calibrate.fit import calibrate, simulate_level
 from assets.calibrate.levels import METRICS, Config, Level, config_key
@@ -30,6 +31,7 @@ def model_row(status: str = "fitted", **changes) -> dict:
         "config_key": "cfg-test",
         "config_label": "llama, 1x h100, bf16, vLLM",
         "model_id": "llama-3.1-8b-instruct",
+        "model_key": "llama-3.1-8b-instruct",
         "accelerator_id": "nvidia-h100-sxm-80gb",
         "accelerator_count": 1,
         "precision": "bf16",
@@ -241,3 +243,41 @@ def test_a_logged_request_of_no_answer_token_counts_as_one_and_keeps_the_logs_le
     t = np.arange(50) * 0.5
     traffic = project.from_log(t, np.full(50, 300), np.r_[0, np.full(49, 40)], "log.csv")
     assert traffic.trace is not None and traffic.trace.output_tokens[0] == 1 and "its lengths" in traffic.basis
+
+
+def test_a_held_out_workload_is_judged_only_on_its_levels_of_a_hundred_requests_or_more(monkeypatch):
+    """A level of 20 prompts is a burst, not a steady state: a held-out workload's such levels are predicted and
+    reported with their reason, never counted; its delivered at SLO is found on its longer levels, and a workload
+    with fewer than two of those has its delivered at SLO reported, unjudged. Leaving a level out is unchanged."""
+    monkeypatch.setattr(validate, "calibrate", lambda cfg, train=None, start=None: SimpleNamespace(params=SWEPT))
+    key = config_key("nvidia-h100-sxm-80gb", 1, "llama-3.1-8b-instruct", "bf16", "vLLM", "0.11.0", SETTINGS)
+    cfg = Config(
+        key, "synthetic", "vLLM", "0.11.0", SETTINGS, "nvidia-h100-sxm-80gb", 1, "llama-3.1-8b-instruct", "bf16"
+    )
+    for workload, inp, out, rates, short in (
+        ("steady", 200, 100, (5, 20, 40, 60, 80), 0),
+        ("partly", 1500, 150, (2, 5, 8, 10, 12, 14, 16), 2),  # its two lightest levels sent 20 requests
+        ("bursts", 800, 120, (4, 8, 12), 3),  # every level 20 requests
+    ):
+        levels = [_synthetic_level(key, workload, i, r, inp, out) for i, r in enumerate(rates)]
+        for level in levels[:short]:
+            level.n_requests = 20
+        cfg.levels += levels
+    rows = validate_config(cfg)
+    requests = {(lv.workload_key, f"r={lv.offered_rate:g}/s"): lv.n_requests for lv in cfg.levels}
+    workload_out = [r for r in rows if r.test == "lowo"]
+    assert workload_out and all(r.judged == (requests[(r.workload, r.load)] >= 100) for r in workload_out)
+    assert all(
+        not r.scored and "20 requests, under 100: not a steady state" in r.note for r in workload_out if not r.judged
+    )
+    assert any(r.scored for r in rows if r.test == "lolo" and requests[(r.workload, r.load)] == 20)
+    slo = {r.held_out: r for r in rows if r.test == "lowo_slo"}
+    assert slo["steady"].judged and "shorter" not in slo["steady"].note
+    assert (
+        slo["partly"].judged
+        and "found on its 5 levels of 100 requests or more (2 shorter left out)" in slo["partly"].note
+    )
+    assert not slo["bursts"].judged and not slo["bursts"].scored and math.isfinite(slo["bursts"].measured)
+    assert "3 of its 3 levels have under 100 requests (as few as 20): not a steady state, reported, unjudged" in (
+        slo["bursts"].note
+    )

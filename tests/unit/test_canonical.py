@@ -252,6 +252,28 @@ def test_a_copy_under_another_organisation_without_a_quantisation_suffix_is_not_
 
 
 @pytest.mark.parametrize(
+    "names,key",
+    [
+        # known to an alias table: the canonical id, however the name is written (an MLPerf name, a quantised copy)
+        (["meta-llama/Llama-3.1-8B-Instruct", "neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8"], "llama-3.1-8b-instruct"),
+        (["llama2-70b-99", "meta-llama/Llama-2-70b-chat-hf"], "llama-2-70b-chat"),
+        # unknown: the name without organisation, folder and quantisation words, lower case
+        (["meta-llama/Llama-2-7b-hf", "/models/llama-2-7b-hf", "Llama_2_7b_hf"], "llama-2-7b-hf"),
+        (["mistralai/Mixtral-8x7B-v0.1"], "mixtral-8x7b-v0.1"),
+        (["codellama/CodeLlama-34b-hf", "/srv/CodeLlama-34b-hf/"], "codellama-34b-hf"),
+        (["TheBloke/CodeLlama-34B-AWQ", "codellama-34b"], "codellama-34b"),
+    ],
+)
+def test_the_pairing_rule_is_the_canonical_id_where_known_else_the_unknown_models_key(names, key):
+    """canonical.model_key: what a model's runs, profiles, quality figures and calibrated configs pair on."""
+    assert {canonical.model_key(name) for name in names} == {key}
+    for name in names:
+        match = canonical.model_and_precision(name)
+        assert match.key == key  # the key observed.runs and observed.quality carry is the same rule
+        assert match.model_id in (key, None)  # the canonical id, where known, is the key itself
+
+
+@pytest.mark.parametrize(
     "model,scenario,round_name,unit",
     [
         ("llama3.1-8b", "Interactive", "v5.1", "tokens/s"),  # labelled Queries/s in the v5.1 table

@@ -56,10 +56,15 @@ def test_plausible_bounds_warn_of_nothing(tmp_path):
 
 def test_a_model_nothing_serves_gets_the_closest_served_names():
     served = {"meta-llama/Llama-3.1-8B-Instruct": "llama-3.1-8b-instruct", "llama2-70b-99": "llama-2-70b-chat"}
-    typo = {"model_raw": "meta-llama/Llama-3.1-8B-Instrct", "model_id": None}
+    typo = {"model_raw": "meta-llama/Llama-3.1-8B-Instrct", "model_key": "llama-3.1-8b-instrct"}
     assert model_hint(typo, served) == (
         "warning: model meta-llama/Llama-3.1-8B-Instrct matches no run of ours and no MLPerf result: did you mean "
         "meta-llama/Llama-3.1-8B-Instruct?"
     )
-    assert model_hint({"model_raw": "x", "model_id": "llama-2-70b-chat"}, served) is None
-    assert model_hint({"model_raw": "qqqq", "model_id": None}, served).endswith(": check its spelling")
+    assert model_hint({"model_raw": "x", "model_key": "llama-2-70b-chat"}, served) is None
+    assert model_hint({"model_raw": "qqqq", "model_key": "qqqq"}, served).endswith(": check its spelling")
+
+
+def test_a_model_no_alias_table_knows_is_served_by_runs_of_the_same_key():
+    served = {"/models/llama-2-7b-hf": "llama-2-7b-hf"}  # a run's model as written -> its key
+    assert model_hint({"model_raw": "meta-llama/Llama-2-7b-hf", "model_key": "llama-2-7b-hf"}, served) is None
