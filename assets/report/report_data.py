@@ -45,8 +45,8 @@ def _grouped(rows: list[dict[str, Any]], key: str) -> dict[str, list[dict[str, A
 
 
 def served_models(conn: duckdb.DuckDBPyConnection) -> dict[str, str]:
-    """Each model a run of ours or an MLPerf result serves, as written -> its key (canonical.model_key: what a profile's model
-    is matched with: assets.report.decision.model_hint)."""
+    """Each model a run of ours or an MLPerf result serves, as written -> its key (canonical.model_key: what a
+    profile's model is matched with: assets.report.decision.model_hint)."""
     return dict(
         conn.execute(
             "SELECT DISTINCT model_raw, model_key FROM observed.runs UNION "
