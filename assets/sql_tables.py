@@ -65,9 +65,10 @@ def check_outcome(
     outcome = "failed" if check.severity == "error" else "warned"
     rows = "1 row breaks" if offending == 1 else f"{offending} rows break"
     said = f"{outcome}: {rows} it (sql/{check.relative}); expected: {check.description}"
-    if sample:
-        first = " | ".join(", ".join(f"{k}={v}" for k, v in row.items()) for row in sample[:ROWS_SAID])
-        said += f"; {'the row' if offending == 1 else f'the first {min(offending, ROWS_SAID)}'}: {first}"
+    shown = (sample or [])[:ROWS_SAID]
+    if shown:
+        first = " | ".join(", ".join(f"{k}={v}" for k, v in row.items()) for row in shown)
+        said += f"; {'the row' if offending == 1 else f'the first {len(shown)}'}: {first}"
     if inputs:
         said += f"; from {', '.join(inputs)}"
     return said

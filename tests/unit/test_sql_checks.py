@@ -4,6 +4,7 @@ about and passes over good ones (a check that selects nothing whatever the data 
 import duckdb
 import pytest
 
+from assets.sql_tables import check_outcome
 from assets.warehouse import sqldoc, sqlfiles
 from assets.warehouse.sqlfiles import check_sql_files, read_sql, table_sql_files
 
@@ -290,3 +291,27 @@ def test_a_check_that_does_not_block_the_publish_can_only_warn_of_it(tmp_path, m
     monkeypatch.setattr(sqlfiles, "SQL_DIR", tmp_path)
     with pytest.raises(sqldoc.SqlDocProblem, match=rf"{wrong}: expected `-- blocking: true`"):
         check_sql_files()
+
+
+def test_a_failed_check_names_its_first_rows_and_the_inputs_they_came_from():
+    """The rows' run, run label(s) or config lead to the runs' dump folders (observed.runs.report_dir); a column
+    naming none, or a table the build has not made yet, names nothing."""
+    conn = duckdb.connect()
+    conn.execute("CREATE SCHEMA observed; CREATE SCHEMA calibrated")
+    conn.execute(
+        "CREATE TABLE observed.runs AS SELECT * FROM (VALUES ('r1', 'sweep-a', '/dumps/a'), ('r2', 'sweep-b', "
+        "'/dumps/b'), ('r3', 'sweep-c', '/dumps/c')) AS t(run_id, run_label, report_dir)"
+    )
+    conn.execute("""CREATE TABLE calibrated.engine_models AS SELECT 'cfg-1' AS config_key, '["sweep-a", "sweep-b"]'
+        AS run_labels""")
+    assert sqlfiles.inputs_of_rows(conn, ["config_key", "variant"], [("cfg-1", "our_mix")]) == ["/dumps/a", "/dumps/b"]
+    assert sqlfiles.inputs_of_rows(conn, ["run_labels"], [('["sweep-c"]',)]) == ["/dumps/c"]
+    assert sqlfiles.inputs_of_rows(conn, ["run_id", "x"], [("r2", 1), ("r2", 2)]) == ["/dumps/b"]
+    assert sqlfiles.inputs_of_rows(conn, ["result_key", "profile"], [("k", "p")]) == []  # no MLPerf table here
+    check = next(c for c in check_sql_files() if c.name == "costs_follow_the_band")
+    sample = [{"profile": "chat", "config_key": "cfg-1"}, {"profile": "code", "config_key": "cfg-1"}]
+    said = check_outcome(check, 7, sample, ["/dumps/a", "/dumps/b"])
+    assert said.startswith("failed: 7 rows break it (sql/checks/calibrated/cost_sensitivity__costs_follow_the_band")
+    assert said.endswith(
+        "; the first 2: profile=chat, config_key=cfg-1 | profile=code, config_key=cfg-1; from /dumps/a, /dumps/b"
+    )
