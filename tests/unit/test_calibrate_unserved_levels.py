@@ -10,8 +10,8 @@ from assets.calibrate.our_traffic import project_pair
 from assets.calibrate.tables import calibrate_config, model_row
 
 RUN_COLUMNS = (
-    "run_id, run_label, tool, accelerator_raw, accelerator_id, accelerator_count, model_raw, model_id, precision, "
-    "runtime, runtime_version, runtime_settings, workload, arrival"
+    "run_id, run_label, tool, accelerator_raw, accelerator_id, accelerator_count, model_raw, model_id, model_key, "
+    "precision, runtime, runtime_version, runtime_settings, workload, arrival"
 )
 POINT_COLUMNS = (
     "run_id, load_index, load_kind, offered_rate_per_s, concurrency, achieved_requests_per_s, repeats, requests_sent, "
@@ -21,7 +21,8 @@ POINT_COLUMNS = (
 
 def run(run_id: str, accelerator: str) -> str:
     return (
-        f"('{run_id}', '{run_id}', 'vllm', '{accelerator}', '{accelerator}', 1, 'llama', 'llama-3.1-8b', 'bf16', "
+        f"('{run_id}', '{run_id}', 'vllm', '{accelerator}', '{accelerator}', 1, 'llama', 'llama-3.1-8b', "
+        "'llama-3.1-8b', 'bf16', "
         "'vLLM', '0.11.0', '{}', '{}', 'poisson')"
     )
 
