@@ -313,4 +313,4 @@ def test_the_profiles_warnings_reach_the_report_as_the_terminal_prints_them():
         "(1 s is 1000 ms)",
     ]
     served = {"Llama-3.1-8B-Instruct": "llama-3.1-8b-instruct"}
-    assert profile_warnings({**profile, "model_id": "llama-3.1-8b-instruct"}, [], served) == []
+    assert profile_warnings({**profile, "model_key": "llama-3.1-8b-instruct"}, [], served) == []
