@@ -15,7 +15,10 @@ from assets.config.profiles import read_profiles
 from assets.core.errors import IngestError
 from assets.formats import size_limits
 from assets.formats.dumps import generic_levels, trtllm_bench
+from assets.formats.mlperf import registry as mlperf_registry
 from assets.formats.quality import lm_eval
+from assets.inputs.files import Fetched
+from assets.mlperf_rounds import ingest
 from assets.runs.collect import collect
 from assets.warehouse.fingerprint import _settings_location
 from tests.support.data import FIXTURES, WORKED_PROFILES, WORKED_RUN_YAML
@@ -150,3 +153,13 @@ def test_a_settings_file_above_its_limit_is_refused_by_its_size_before_it_is_rea
     [(name, checksum)] = _settings_location(str(profiles), fetch=never)
     assert name == str(profiles.resolve()) and checksum.startswith("too large")
     assert checksum != hashlib.sha256(profiles.read_bytes()).hexdigest()
+
+
+def test_an_mlperf_reader_that_raises_gives_the_error_naming_the_file_not_a_traceback(monkeypatch):
+    def broken(_file):
+        raise ZeroDivisionError("a reader bug")
+
+    monkeypatch.setattr(mlperf_registry, "detect", broken)
+    _detected, parsed = ingest._parsed(Fetched("summary_results.json", b"[]", "0" * 64))
+    assert isinstance(parsed, IngestError)
+    assert str(parsed) == "summary_results.json: could not be read (ZeroDivisionError: a reader bug)"
