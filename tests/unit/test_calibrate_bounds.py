@@ -67,7 +67,7 @@ def test_past_the_time_bound_the_best_parameters_are_kept_said_and_the_config_ne
     result = calibrate_config(_synthetic((1, 5, 10, 20, 30)))
     assert result.fit is not None and math.isfinite(result.fit.params.b0_ms) and result.fit.params.b0_ms > 0
     notes = "; ".join(result.fit.notes)
-    assert "time bound of 0 s per config met while fitting the step costs on 5 levels" in notes
+    assert "time bound of 0 s of CPU per config met while fitting the step costs on 5 levels" in notes
     assert "max_batched_tokens not searched: the runtime's default 8192 kept" in notes
     assert "held-out validation stopped after 0 rows" in notes
     assert result.status == "unreliable" and result.reason.startswith("the time bound cut its fit")
