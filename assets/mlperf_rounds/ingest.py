@@ -103,10 +103,10 @@ def _parsed(fetched: Fetched) -> tuple[Detected, tuple | IngestError | None]:
         detected, parsed = _ONCE["files"][key]
     else:
         file = MlperfFile(fetched)  # its decoded JSON is dropped with it once read
-        detected = Detected(None, None, "not recognised")
+        with costs_only_itself(fetched.name):  # whatever a reader raises names the file
+            detected = registry.detect(file)
         try:
-            with costs_only_itself(fetched.name):  # whatever a reader raises names the file
-                detected = registry.detect(file)
+            with costs_only_itself(fetched.name):
                 parsed = None if detected.format is None else registry.parse_file(file, detected)
         except IngestError as exc:
             parsed = exc

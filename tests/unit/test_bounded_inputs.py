@@ -7,6 +7,7 @@ The large files are generated here, as small as the limits allow: each limit is 
 
 import hashlib
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -156,10 +157,14 @@ def test_a_settings_file_above_its_limit_is_refused_by_its_size_before_it_is_rea
 
 
 def test_an_mlperf_reader_that_raises_gives_the_error_naming_the_file_not_a_traceback(monkeypatch):
-    def broken(_file):
+    def broken(*_args):
         raise ZeroDivisionError("a reader bug")
 
-    monkeypatch.setattr(mlperf_registry, "detect", broken)
+    said = "summary_results.json: could not be read (ZeroDivisionError: a reader bug)"
+    monkeypatch.setattr(mlperf_registry, "parse_file", broken)
+    monkeypatch.setattr(mlperf_registry, "detect", lambda _file: mlperf_registry.Detected("round table", None))
     _detected, parsed = ingest._parsed(Fetched("summary_results.json", b"[]", "0" * 64))
-    assert isinstance(parsed, IngestError)
-    assert str(parsed) == "summary_results.json: could not be read (ZeroDivisionError: a reader bug)"
+    assert isinstance(parsed, IngestError) and str(parsed) == said  # kept: the caller decides whether it stops
+    monkeypatch.setattr(mlperf_registry, "detect", broken)
+    with pytest.raises(IngestError, match=re.escape(said)):
+        ingest._parsed(Fetched("summary_results.json", b"[]", "0" * 64))
