@@ -31,9 +31,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from assets.calibrate.bounds import FitBudget
 from assets.calibrate.engine import EngineParams, simulate
 from assets.calibrate.levels import Config, Level
 from assets.calibrate.runtime_defaults import engine_defaults
+from assets.calibrate.search import search_log
 from assets.calibrate.summary import summarise
 
 FIT_METRICS = {"ttft_p50_ms": 1.0, "tpot_p50_ms": 1.0, "achieved_requests_per_s": 1.0}
@@ -187,9 +189,17 @@ def _prior_residuals(p: EngineParams) -> list[float]:
     ]
 
 
-def _lm(base: EngineParams, levels: list[Level], counter: list, iters: int = 8, tol: float = 3e-3):
+def _lm(
+    base: EngineParams,
+    levels: list[Level],
+    counter: list,
+    iters: int = 8,
+    tol: float = 3e-3,
+    budget: FitBudget | None = None,
+):
     """Levenberg-Marquardt on log(b0, b1, b2, c): one finite-difference Jacobian, then Broyden rank-one
-    updates (one simulation of the levels per iteration instead of five); a fresh Jacobian after a failed step."""
+    updates (one simulation of the levels per iteration instead of five); a fresh Jacobian after a failed step.
+    Past the `budget`'s time bound it stops where it is (the best point so far)."""
     x = _pack(base)
     r = _residuals(_unpack(base, x), levels, counter)
     cost = _sumsq(r)
@@ -208,6 +218,8 @@ def _lm(base: EngineParams, levels: list[Level], counter: list, iters: int = 8, 
     J = jac(x, r)
     fresh = True
     for _ in range(iters):
+        if budget is not None and budget.over(f"fitting the step costs on {len(levels)} levels"):
+            break
         g = J.T @ r
         H = J.T @ J
         step = -np.linalg.solve(H + mu * (np.diag(np.diag(H)) + 1e-9 * np.eye(len(x))), g)
@@ -234,34 +246,6 @@ def _lm(base: EngineParams, levels: list[Level], counter: list, iters: int = 8, 
     return _unpack(base, x), cost
 
 
-def _golden_log(f, lo: float, hi: float, iters: int = 10):
-    """Minimise f over [lo, hi] on a log scale (integers: the cap is a count)."""
-    a, b = math.log(lo), math.log(hi)
-    g = (math.sqrt(5) - 1) / 2
-    c, d = b - g * (b - a), a + g * (b - a)
-    cache: dict[int, float] = {}
-
-    def F(u: float) -> tuple[float, int]:
-        k = max(1, int(round(math.exp(u))))
-        if k not in cache:
-            cache[k] = f(k)
-        return cache[k], k
-
-    fc, _ = F(c)
-    fd, _ = F(d)
-    for _ in range(iters):
-        if fc < fd:
-            b, d, fd = d, c, fc
-            c = b - g * (b - a)
-            fc, _ = F(c)
-        else:
-            a, c, fc = c, d, fd
-            d = a + g * (b - a)
-            fd, _ = F(d)
-    k = min(cache, key=lambda key: cache[key])
-    return k, cache[k], cache
-
-
 FIT_MAX_REQUESTS = 3000
 
 
@@ -281,22 +265,6 @@ def _for_fit(lv: Level, limit: int = 0) -> Level:
     return short
 
 
-def _search_log(f, lo: float, hi: float, grid: int = 7, refine: int = 4):
-    """A coarse log grid (the objective has plateaus: a cap that never binds changes nothing), then a golden
-    section between the best point's neighbours."""
-    if hi <= lo:
-        hi = lo * 2
-    a_log, b_log = math.log(lo), math.log(hi)
-    pts = [math.exp(a_log + (b_log - a_log) * i / (grid - 1)) for i in range(grid)]
-    vals = [f(max(1, int(round(x)))) for x in pts]
-    i = int(np.argmin(vals))
-    a, b = pts[max(0, i - 1)], pts[min(grid - 1, i + 1)]
-    k, kc, cache = _golden_log(f, a, b, iters=refine)
-    if vals[i] < kc:
-        k, kc = max(1, int(round(pts[i]))), vals[i]
-    return k, kc, cache
-
-
 def saturated(lv: Level) -> bool:
     """A level where the server, not the load generator, set the rate."""
     ach = lv.measured.get("achieved_requests_per_s") or 0
@@ -306,10 +274,15 @@ def saturated(lv: Level) -> bool:
 
 
 def calibrate(
-    cfg: Config, levels: list[Level] | None = None, exclude_failing: bool = True, start: EngineParams | None = None
+    cfg: Config,
+    levels: list[Level] | None = None,
+    exclude_failing: bool = True,
+    start: EngineParams | None = None,
+    budget: FitBudget | None = None,
 ) -> Fit:
     """Fit the config on `levels` (all of its levels by default). With `start` (the fit on every level), a held-out
-    refit: the step costs refitted from there, the caps kept (they are searched once, on every level)."""
+    refit: the step costs refitted from there, the caps kept (they are searched once, on every level). Past the
+    `budget`'s time bound the best parameters so far are kept (bounds.py)."""
     t0 = time.time()
     levels = list(cfg.levels if levels is None else levels)
     notes: list = []
@@ -320,7 +293,8 @@ def calibrate(
         levels = kept
     if start is not None:
         counter = [0]
-        p, _cost = _lm(start, [_for_fit(lv, WARM_MAX_REQUESTS) for lv in levels], counter, iters=WARM_ITERATIONS)
+        warm = [_for_fit(lv, WARM_MAX_REQUESTS) for lv in levels]
+        p, _cost = _lm(start, warm, counter, iters=WARM_ITERATIONS, budget=budget)
         return _finish(cfg, p, levels, notes, t0, counter, score=False)
     fixed, free, dnotes = engine_defaults(cfg)
     notes += dnotes
@@ -339,7 +313,7 @@ def calibrate(
     )
     counter = [0]
     fit_levels = [_for_fit(lv) for lv in levels]
-    p, cost = _lm(base, fit_levels, counter, iters=8)
+    p, cost = _lm(base, fit_levels, counter, iters=8, budget=budget)
     n_sat = sum(1 for lv in levels if saturated(lv))
     need = max(
         float(np.max(lv.inp.sample(64, np.random.default_rng(0)) + lv.out.sample(64, np.random.default_rng(1))))
@@ -362,6 +336,9 @@ def calibrate(
     for cap in ("max_batched_tokens", "kv_tokens", "max_num_seqs"):
         if cap not in free:
             continue
+        if budget is not None and budget.over(f"searching {cap}"):
+            budget.stop(f"{cap} not searched: the runtime's default {getattr(p, cap):.0f} kept")
+            continue
         if not n_sat:
             notes.append(
                 f"no saturated level: {cap} left at the default {getattr(p, cap):.0f}, saturation unidentified"
@@ -372,12 +349,12 @@ def calibrate(
             rr = _residuals(p.with_(**{cap: float(k)}), fit_levels, counter)
             return _sumsq(rr)
 
-        k, kc, _ = _search_log(f, *bounds[cap])
+        k, kc, _ = search_log(f, *bounds[cap])
         if cap == "kv_tokens" and k > bounds[cap][1] * 0.7:
             kc = math.inf  # the largest KV cache tried is as good as none: not identified
         if kc < cost * 0.97:
             p = p.with_(**{cap: float(k)})
-            p, cost = _lm(p, fit_levels, counter, iters=5)
+            p, cost = _lm(p, fit_levels, counter, iters=5, budget=budget)
             notes.append(f"{cap} fitted: {k}")
         else:
             notes.append(

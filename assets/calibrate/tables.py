@@ -7,15 +7,16 @@ import math
 import time
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import duckdb
 import numpy as np
 
+from assets.calibrate.bounds import FitBudget, capped_levels
 from assets.calibrate.fit import Fit, calibrate
-from assets.calibrate.levels import METRICS, Config, read_configs, unserved_words
+from assets.calibrate.levels import METRICS, Config, Level, read_configs, unserved_words
 from assets.calibrate.validate import Row, validate_config
 from assets.warehouse.rows import row_for
 from assets.warehouse.validate import frame_from_rows
@@ -39,6 +40,7 @@ class Calibration:
     status: str = "fitted"
     reason: str | None = None
     seconds: float = 0.0
+    fitted_levels: list[Level] | None = None  # the levels fitted on when a sweep has more than a fit takes
 
 
 def usable_levels(cfg: Config) -> int:
@@ -80,21 +82,28 @@ def status_of(levels: int, rows: list[Row]) -> tuple[str, str | None]:
     return "fitted", None
 
 
-def calibrate_config(cfg: Config, validate: bool = True) -> Calibration:
-    """Fit one config on all its served levels and, with 4 or more, measure its held-out error; a config none of whose
-    levels was served is not_calibrated, said."""
+def calibrate_config(cfg: Config, validate: bool = True, log: Callable[[str], None] | None = None) -> Calibration:
+    """Fit one config on all its served levels (at most MAX_LEVELS_PER_FIT of them, within a time bound: bounds.py)
+    and, with 4 or more, measure its held-out error; a long fit tells `log` where it is. A config none of whose levels
+    was served is not_calibrated, said."""
     t0 = time.perf_counter()
     left_out = unserved_words(cfg)
     if not cfg.levels and left_out is not None:
         why = f"no load level served anything: {left_out}; nothing to fit"
         return Calibration(cfg, None, [], "not_calibrated", why, time.perf_counter() - t0)
     n = usable_levels(cfg)
-    fit = calibrate(cfg) if n >= MIN_LEVELS_TO_FIT else None
-    rows = validate_config(cfg, fit) if (validate and n >= MIN_LEVELS) else []
+    levels, capped = capped_levels(cfg.levels)
+    fitted, budget = replace(cfg, levels=levels), FitBudget(cfg.label, log)
+    fit = calibrate(fitted, budget=budget) if n >= MIN_LEVELS_TO_FIT else None
+    rows = validate_config(fitted, fit, budget) if (validate and n >= MIN_LEVELS) else []
+    if fit is not None:
+        fit.notes += [note for note in (capped, budget.note) if note]
     status, reason = status_of(n, rows)
     if left_out is not None and reason is not None:
         reason = f"{reason}; {left_out}"
-    return Calibration(cfg, fit, rows, status, reason, time.perf_counter() - t0)
+    if budget.note and status == "fitted":  # its error not measured on every level: marked, never bills
+        status, reason = "unreliable", f"the time bound cut its fit or held-out validation short ({budget.note})"
+    return Calibration(cfg, fit, rows, status, reason, time.perf_counter() - t0, levels if capped else None)
 
 
 def calibrate_all(conn: duckdb.DuckDBPyConnection, log: Callable[[str], None] | None = None) -> list[Calibration]:
@@ -102,7 +111,7 @@ def calibrate_all(conn: duckdb.DuckDBPyConnection, log: Callable[[str], None] | 
     out = []
     for cfg in read_configs(conn):
         try:
-            result = calibrate_config(cfg)
+            result = calibrate_config(cfg, log=log)
         except Exception as exc:  # a config the model cannot take is said on its own row; the rest builds
             detail = "".join(traceback.format_exception_only(exc)).strip()
             tb = traceback.extract_tb(exc.__traceback__)[-1]
@@ -124,7 +133,7 @@ def model_row(c: Calibration) -> dict[str, Any]:
     scored = [abs(r.rel_error) for r in c.rows if r.scored]
     p95 = [abs(r.rel_error) for r in c.rows if r.scored and r.test == "lolo" and r.metric == "ttft_p95_ms"]
     slo = [abs(r.rel_error) for r in c.rows if r.scored and r.test == "lowo_slo"]
-    levels = sorted({f"{lv.workload_key} | {_load_text(lv.effective_load)}" for lv in cfg.levels})
+    levels = sorted({f"{lv.workload_key} | {_load_text(lv.effective_load)}" for lv in c.fitted_levels or cfg.levels})
     values = {
         "config_key": cfg.key,
         "config_label": cfg.label,

@@ -23,6 +23,7 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass
 
+from assets.calibrate.bounds import FitBudget
 from assets.calibrate.fit import Fit, calibrate, simulate_level
 from assets.calibrate.levels import Config, Level
 
@@ -190,9 +191,10 @@ def delivered_at_slo(points: list[tuple[float, dict]], slo: dict) -> tuple[float
     return last[0], "censored: every level meets the SLO"
 
 
-def validate_config(cfg: Config, full: Fit | None = None) -> list[Row]:
+def validate_config(cfg: Config, full: Fit | None = None, budget: FitBudget | None = None) -> list[Row]:
     """Every held-out prediction of the config. Leaving a level out refits the step costs from `full` (the fit on
-    every level), its caps kept; leaving a workload out refits from scratch."""
+    every level), its caps kept; leaving a workload out refits from scratch. Past the `budget`'s time bound no more
+    is held out (said in the budget's note)."""
     rows: list[Row] = []
     knees = knee_flags(cfg.levels)
     groups = _group_levels(cfg.levels)
@@ -201,7 +203,9 @@ def validate_config(cfg: Config, full: Fit | None = None) -> list[Row]:
         train = [lv for lv in cfg.levels if (lv.workload_key, lv.effective_load) != (wl, eff)]
         if len({(lv.workload_key, lv.effective_load) for lv in train}) < 3:
             continue
-        fit = calibrate(cfg, train, start=full.params if full else None)
+        if _out_of_time(budget, "holding out levels", f"held-out validation stopped after {len(rows)} rows"):
+            return rows
+        fit = calibrate(cfg, train, start=full.params if full else None, budget=budget)
         r, _ = _score(cfg, "lolo", _load_str(held[0]), held, fit, knees)
         rows += r
     # leave one workload out
@@ -210,7 +214,9 @@ def validate_config(cfg: Config, full: Fit | None = None) -> list[Row]:
         for wl in wls:
             train = [lv for lv in cfg.levels if lv.workload_key != wl]
             test = [lv for lv in cfg.levels if lv.workload_key == wl]
-            fit = calibrate(cfg, train)
+            if _out_of_time(budget, "holding out workloads", f"held-out validation stopped after {len(rows)} rows"):
+                return rows
+            fit = calibrate(cfg, train, budget=budget)
             r, preds = _score(cfg, "lowo", wl, test, fit, knees)
             rows += r
             slo_row = _held_out_slo(cfg, wl, test, preds)
@@ -248,3 +254,11 @@ def _held_out_slo(cfg: Config, wl: str, test: list[Level], preds: dict) -> Row |
     elif short:
         note += f"; found on its {len(lvs)} levels of {STEADY_REQUESTS} requests or more ({short} shorter left out)"
     return Row(cfg.key, "lowo_slo", wl, wl, "sweep", "delivered_at_slo_requests_per_s", dm, dp, True, note, judged)
+
+
+def _out_of_time(budget: FitBudget | None, doing: str, stopped: str) -> bool:
+    """Whether the time bound is met (then `stopped` is said)."""
+    if budget is None or not budget.over(doing):
+        return False
+    budget.stop(stopped)
+    return True

@@ -15,7 +15,7 @@ from assets.core import canonical
 from assets.core.errors import IngestError
 from assets.core.ranges import INPUT_RANGES, PRICES
 from assets.core.records import LOCATION_COLUMN, SOURCE_COLUMN, Reject, SourceFile
-from assets.inputs.files import read_local
+from assets.inputs.files import read_settings_file
 from assets.inputs.textinput import CUT_LINE_REASON, cut_last_line, decode_text
 from assets.warehouse.validate import frame_from_rows
 from schemas.benchmark.accelerator_prices import AcceleratorPrices
@@ -118,7 +118,7 @@ def read_prices(
     """Price rows and rejects from a prices CSV (columns as in the contract); `today` (default: today in
     UTC) bounds the dates."""
     today = today or datetime.datetime.now(datetime.UTC).date()
-    fetched = read_local(path)[0]
+    fetched = read_settings_file(path)
     text, cut = cut_last_line(decode_text(fetched.data, str(path)))
     reader = csv.DictReader(io.StringIO(text))
     header = [h.strip() for h in reader.fieldnames or []]

@@ -14,7 +14,7 @@ from assets.core import canonical
 from assets.core.errors import IngestError
 from assets.core.ranges import PROFILES, SLO_MS, OutOfRange, check
 from assets.core.records import SourceFile
-from assets.inputs.files import read_local
+from assets.inputs.files import read_settings_file
 from assets.inputs.textinput import parse_yaml
 from assets.warehouse.write import WriteReport, write_table
 from schemas.requirement.profiles import Profiles
@@ -252,7 +252,7 @@ def check_profiles(path: str | Path) -> list[str]:
 
 
 def read_profiles(path: str | Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]], SourceFile]:
-    fetched = read_local(path)[0]
+    fetched = read_settings_file(path)
     content = parse_yaml(fetched.data, fetched.name)
     profiles, bounds = parse_profiles(content, fetched.name)
     return (
@@ -354,7 +354,7 @@ def _quality_bounds(entries: Any, profile: str, where: str, source: str) -> list
 
 def read_quality_bounds(path: str | Path) -> tuple[list[dict[str, Any]], SourceFile]:
     """The quality requirements of a profiles file (the profiles checked first)."""
-    fetched = read_local(path)[0]
+    fetched = read_settings_file(path)
     content = parse_yaml(fetched.data, fetched.name)
     parse_profiles(content, fetched.name)
     rows = parse_quality_bounds(content, fetched.name)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from assets.core.errors import IngestError
+from assets.inputs.files import read_settings_file
 from assets.inputs.textinput import parse_yaml
 
 
@@ -40,10 +41,7 @@ class Sources:
 def load_sources(path: str | Path) -> Sources:
     """The sources file, checked; IngestError naming the file and the key at fault."""
     path = Path(path)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise IngestError(f"{path}: cannot read the MLPerf sources file ({exc})") from exc
+    data = read_settings_file(path).data  # refused by its size before it is read; IngestError naming it
     content = parse_yaml(data, f"{path} (the MLPerf sources file)")
     if not isinstance(content, dict) or not isinstance(content.get("rounds"), list):
         raise IngestError(f"{path}: expected `rounds:` (a list of {{round, url}}) and `allowed_hosts:`")

@@ -16,6 +16,7 @@ from typing import BinaryIO
 from assets.core.errors import IngestError
 
 MAX_LOCAL_FILE_BYTES = 2 * 1024 * 1024 * 1024  # an input file read into memory; larger is refused, named
+MAX_SETTINGS_FILE_BYTES = 10 * 1024 * 1024  # settings files (run.yaml, profiles, prices, sources): a few kilobytes
 
 
 @dataclass(frozen=True)
@@ -169,6 +170,28 @@ def read_local(location: str | Path) -> list[Fetched]:
     return fetched
 
 
+def settings_size_problem(path: Path) -> str | None:
+    """Why a settings file is too large to read (its size from stat, before a byte of it is read or hashed), or None
+    (a file that cannot be looked at is left to the reading, which says why)."""
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return None
+    if size <= MAX_SETTINGS_FILE_BYTES:
+        return None
+    return f"{display(path)}: {size:,} bytes, too large for a settings file (limit {MAX_SETTINGS_FILE_BYTES:,})"
+
+
+def read_settings_file(location: str | Path) -> Fetched:
+    """A settings file's bytes, refused by its size before it is read or hashed (IngestError naming it)."""
+    if Path(location).is_dir():
+        raise IngestError(f"{display(location)}: a folder, where a settings file was expected")
+    problem = settings_size_problem(Path(location))
+    if problem is not None:
+        raise IngestError(problem + ": refused before it was read")
+    return read_local(location)[0]
+
+
 def read_whole(file: Path) -> bytes:
     """All the bytes of a local file, read into memory; IngestError naming the file when it cannot be read
     or is above MAX_LOCAL_FILE_BYTES (files DuckDB reads in place are never read whole: no limit there)."""
@@ -190,9 +213,9 @@ def read_whole(file: Path) -> bytes:
 
 @dataclass(frozen=True)
 class LargeFile:
-    """A dump file larger than LARGE_FILE_BYTES: its checksum (hashed as it streams past), size and
-    first and last bytes, never all of it in memory. Only the formats that are this large in practice
-    (per-request records, read by DuckDB in place) use it whole; any other is read in full."""
+    """A dump file larger than LARGE_FILE_BYTES: its checksum (hashed as it streams past), size and first
+    (HEAD_BYTES) and last (TAIL_BYTES) bytes, never all of it in memory. Only the formats that are this large in
+    practice (per-request records, read by DuckDB in place) use it whole; any other is read in full."""
 
     name: str
     sha256: str
@@ -209,6 +232,7 @@ class LargeFile:
 
 LARGE_FILE_BYTES = 16 * 1024 * 1024
 HEAD_BYTES = 1024 * 1024
+TAIL_BYTES = 256 * 1024  # the last bytes kept too: a log's report printed at its end is recognised there
 
 
 def read_dump_file(path: Path) -> Fetched | LargeFile:
@@ -222,7 +246,7 @@ def read_dump_file(path: Path) -> Fetched | LargeFile:
             while chunk := handle.read(8 * 1024 * 1024):
                 head = head or chunk[:HEAD_BYTES]
                 digest.update(chunk)
-            handle.seek(max(0, size - 8))
+            handle.seek(max(0, size - TAIL_BYTES))
             tail = handle.read()
     except OSError as exc:
         raise IngestError(f"{display(path)}: cannot read ({exc.strerror}); check its permissions") from exc
@@ -266,7 +290,9 @@ def _read_or_none(path: Path) -> Fetched | LargeFile | None:
 
 
 def without_bytes(fetched: Fetched) -> LargeFile:
-    return LargeFile(fetched.name, fetched.sha256, len(fetched.data), fetched.data[:HEAD_BYTES], fetched.data[-8:])
+    return LargeFile(
+        fetched.name, fetched.sha256, len(fetched.data), fetched.data[:HEAD_BYTES], fetched.data[-TAIL_BYTES:]
+    )
 
 
 def size_of(fetched: Fetched | LargeFile) -> int:

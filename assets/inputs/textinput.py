@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import codecs
 import json
+import math
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from assets.core.errors import IngestError
+from assets.inputs.files import MAX_SETTINGS_FILE_BYTES
 
 UTF8_BOM = b"\xef\xbb\xbf"
 _CHUNK = 8 * 1024 * 1024
@@ -127,9 +130,15 @@ def json_head(head: bytes) -> Any | None:
     if cut is None:  # not one complete value: the opening bracket alone
         cut, cut_closers = start + 1, b"}" if body[start : start + 1] == b"{" else b"]"
     try:
-        return json.loads(body[:cut] + cut_closers)
+        return json.loads(body[:cut] + cut_closers, parse_int=_head_int)
     except (ValueError, RecursionError):
         return None
+
+
+def _head_int(digits: str) -> int | float:
+    """An integer of a head, or infinity for one too long for Python to convert: the head's shape still shows
+    (the whole file's reading then says what is wrong with the number)."""
+    return int(digits) if len(digits.lstrip("-")) < 4000 else math.inf
 
 
 def _escaped_end(text: bytes) -> bool:
@@ -143,6 +152,11 @@ def _loads(text: str, name: str, where: str = "") -> Any:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise IngestError(f"{name}: invalid JSON {where}at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    except ValueError as exc:  # Python's integer-conversion limit: a number thousands of digits long
+        raise IngestError(
+            f"{name}: JSON {where}holds an integer of more than {sys.get_int_max_str_digits():,} digits "
+            f"({str(exc).split(';')[0]}); no result file holds one"
+        ) from None
     except RecursionError:
         raise IngestError(
             f"{name}: JSON {where}nested too deeply to read (arrays or objects inside each other "
@@ -207,7 +221,7 @@ class _NoAliasLoader(yaml.SafeLoader):
         return super().compose_node(parent, index)
 
 
-MAX_YAML_BYTES = 10 * 1024 * 1024  # settings files (run.yaml, profiles, sources) are a few kilobytes
+MAX_YAML_BYTES = MAX_SETTINGS_FILE_BYTES  # settings files (run.yaml, profiles, sources) are a few kilobytes
 MAX_YAML_FLOW_DEPTH = 100
 
 

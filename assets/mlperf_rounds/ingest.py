@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from assets.core.errors import IngestError
+from assets.core.errors import IngestError, costs_only_itself
 from assets.core.mlperf_names import round_sort_key
 from assets.core.records import Reject, SourceFile
 from assets.formats.mlperf import plausibility, registry, tree, tree_layout
@@ -103,9 +103,11 @@ def _parsed(fetched: Fetched) -> tuple[Detected, tuple | IngestError | None]:
         detected, parsed = _ONCE["files"][key]
     else:
         file = MlperfFile(fetched)  # its decoded JSON is dropped with it once read
-        detected = registry.detect(file)
+        with costs_only_itself(fetched.name):  # whatever a reader raises names the file
+            detected = registry.detect(file)
         try:
-            parsed = None if detected.format is None else registry.parse_file(file, detected)
+            with costs_only_itself(fetched.name):
+                parsed = None if detected.format is None else registry.parse_file(file, detected)
         except IngestError as exc:
             parsed = exc
         if _ONCE is not None:

@@ -21,10 +21,12 @@ import duckdb
 import polars as pl
 
 from assets.core import canonical, precisions
+from assets.core.errors import costs_only_itself
 from assets.core.records import Reject, SourceFile
 from assets.formats.dumps.exchange import Dump
-from assets.formats.quality import registry
+from assets.formats.quality import lm_eval, registry
 from assets.formats.quality.exchange import QualityParsed, QualityResult
+from assets.formats.size_limits import check_whole_read
 from assets.warehouse.rows import row_for
 from assets.warehouse.validate import frame_from_rows
 from assets.warehouse.write import WriteReport, write_table
@@ -51,10 +53,13 @@ def recognise(
     whole: Callable[[], Dump] | None = None,
 ) -> QualityRead | None:
     """The quality file `dump` is, parsed; None when no quality reader recognises it. A file too large to hold
-    whose head begins like a quality file (registry.begins_like) is read whole (`whole()`) and then recognised."""
-    parsed = registry.parse(dump)
-    if parsed is None and whole is not None and registry.begins_like(dump):
-        parsed = registry.parse(whole())
+    whose head begins like a quality file (registry.begins_like) is read whole (`whole()`, under its size limit:
+    `size_limits`) and then recognised. Whatever a reader raises is an IngestError naming the file."""
+    with costs_only_itself(name):
+        parsed = registry.parse(dump)
+        if parsed is None and whole is not None and registry.begins_like(dump):
+            check_whole_read(name, size, lm_eval.HARNESS)
+            parsed = registry.parse(whole())
     return None if parsed is None else QualityRead(name, sha256, size, folder, parsed)
 
 

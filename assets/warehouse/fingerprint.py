@@ -22,7 +22,7 @@ from typing import Any, Protocol
 from assets.core.errors import IngestError
 from assets.core.paths import CODE_PACKAGES, package_dir
 from assets.inputs.fetch import is_url
-from assets.inputs.files import Fetched, sha256_file, walk_files
+from assets.inputs.files import Fetched, read_settings_file, settings_size_problem, sha256_file, walk_files
 from assets.inputs.textinput import parse_yaml
 from assets.warehouse.layout import WarehouseLayout
 from assets.warehouse.published_set import read_record, stale_members
@@ -90,10 +90,18 @@ def _location(
     return [(str(path.resolve()), "missing")]
 
 
+def _settings_location(location: str, fetch: Callable[[str], Fetched]) -> list[tuple[str, str]]:
+    """`_location` of a settings file, never hashed when its size alone refuses it (the run's reading of it
+    then stops with the reason; a 10 GB file is not read first)."""
+    if not is_url(location) and settings_size_problem(Path(location)) is not None:
+        return [(str(Path(location).resolve()), f"too large: {Path(location).stat().st_size} bytes")]
+    return _location(location, fetch)
+
+
 def _traffic_logs(profiles: str) -> list[str]:
     """The traffic logs a profiles file names (relative to it)."""
     try:
-        content = parse_yaml(Path(profiles).read_bytes(), profiles)  # nesting and alias limits: textinput
+        content = parse_yaml(read_settings_file(profiles).data, profiles)  # size, nesting and alias limits
     except (OSError, IngestError):
         return []  # the run's own reading of the profiles says what is wrong
     entries = content.get("profiles") if isinstance(content, dict) else None
@@ -119,7 +127,7 @@ def inputs_fingerprint(
     for location in mlperf_locations:
         items += [("mlperf " + name, sha) for name, sha in _location(location, fetch)]
     for label, location in (("sources", inputs.sources_file), ("prices", inputs.prices), ("profiles", inputs.profiles)):
-        items += [(f"{label} {name}", sha) for name, sha in _location(location, fetch)]
+        items += [(f"{label} {name}", sha) for name, sha in _settings_location(location, fetch)]
     for log in _traffic_logs(inputs.profiles):
         items += [("traffic log " + name, sha) for name, sha in _location(log, fetch)]
     links_into = None if inputs.allow_links_into is None else [*inputs.dumps, *inputs.allow_links_into]

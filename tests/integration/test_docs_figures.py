@@ -12,6 +12,8 @@ from tests.e2e import test_concurrency, test_kills
 from tests.integration import test_bad_input_corpus, test_security_archive_members
 from tests.support.data import DATA, REPO_ROOT
 from tests.unit import (
+    test_bounded_inputs,
+    test_calibrate_bounds,
     test_faults_http_retries,
     test_input_ranges,
     test_security_sql_and_archive_limits,
@@ -35,6 +37,17 @@ OUTCOMES = {  # how the page groups the corpus's outcomes
     "skip a file that is no dump": ("skipped",),
     "read what is left": ("requests-only", "missing", "precision-unknown"),
 }
+
+
+def cases_of(*modules) -> int:
+    """The test cases of `modules`: each test function once per parametrized case."""
+    count = 0
+    for module in modules:
+        for name, function in vars(module).items():
+            if name.startswith("test_") and callable(function):
+                marks = [m for m in getattr(function, "pytestmark", []) if m.name == "parametrize"]
+                count += math.prod(len(m.args[1]) for m in marks)
+    return count
 
 
 def stated(phrase: str) -> int:
@@ -63,6 +76,7 @@ def test_the_reliability_page_states_the_figures_of_the_tests():
     assert stated("writing statements") == len(test_sql_guards.WRITES)
     assert stated("out-of-range values") == len(test_input_ranges.CASES)
     assert stated("outputs the calibrated model") == sum(len(rows) for rows in test_sql_checks.MODEL_OUTPUTS.values())
+    assert stated("bounded-work cases") == cases_of(test_bounded_inputs, test_calibrate_bounds)
 
 
 # --- the capacity plan's worked example (docs/capacity-plan.md, "Worked example") ---------------------------

@@ -127,7 +127,7 @@ def test_a_config_the_model_cannot_take_costs_its_own_row_not_the_build(monkeypa
     monkeypatch.setattr(tables, "read_configs", lambda conn: configs)
     monkeypatch.setattr(tables, "usable_levels", lambda cfg: 5)
 
-    def calibrate_config(cfg):
+    def calibrate_config(cfg, log=None):
         if cfg == "first":
             raise ValueError("unsupported format string passed to NoneType.__format__")
         return tables.Calibration(cfg, None, [], "fitted", None)

@@ -25,7 +25,10 @@ REVIEWED = {
         "sql",
     ): "_existing(): its two callers pass literal SELECTs with bound parameters",
     ("assets/report/report_data.py", "sql"): "_rows(): its callers pass literal SELECTs",
-    ("assets/warehouse/sqlfiles.py", "sql"): "inputs_of_rows(): literal SELECTs of _INPUT_OF, the values bound as a list",
+    (
+        "assets/warehouse/sqlfiles.py",
+        "sql",
+    ): "inputs_of_rows(): literal SELECTs of _INPUT_OF, the values bound as a list",
     (
         "assets/warehouse/sqlfiles.py",
         "read_sql(check.relative)",

@@ -80,6 +80,6 @@ def complete(dump: Dump, fetched: Fetched | LargeFile) -> Dump:
     full = Dump(dump.name, data, path=dump.path)
     if dump.json_lines:
         full.payload, full.json_lines = _all_json_lines(data, dump.name), True
-    elif looks_like_json(data):
+    elif dump.payload is not None and looks_like_json(data):  # a head that was no JSON value: a text log
         full.payload = decode_json(data, dump.name)
     return full

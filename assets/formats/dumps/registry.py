@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Protocol
 
-from assets.core.errors import IngestError
+from assets.core.errors import IngestError, costs_only_itself
 from assets.formats.base import Reader
 from assets.formats.dumps import (
     aiperf,
@@ -29,7 +29,8 @@ from assets.formats.dumps import (
 )
 from assets.formats.dumps.decode import complete, decode
 from assets.formats.dumps.exchange import Dump, Parsed
-from assets.inputs.files import HEAD_BYTES, Fetched, LargeFile, head_of
+from assets.formats.size_limits import check_whole_read
+from assets.inputs.files import HEAD_BYTES, Fetched, LargeFile, head_of, size_of
 from assets.inputs.textinput import json_head, looks_like_json
 
 
@@ -73,13 +74,20 @@ def recognise(dump: Dump) -> tuple[DumpReader, str] | None:
 def parse_file(fetched: Fetched | LargeFile, path: str | None = None) -> tuple[Parsed | None, Dump]:
     """What one dump file holds (None when no reader recognises it), and the file as the readers saw it. A
     skipped format comes back without measurements, its reason as the note. `path`: where the file lies on
-    disk (DuckDB reads the formats read in place there)."""
+    disk (DuckDB reads the formats read in place there). Whatever a reader raises is an IngestError naming the
+    file (`costs_only_itself`): the file is quarantined, the rest read."""
+    with costs_only_itself(fetched.name):
+        return _parse_file(fetched, path)
+
+
+def _parse_file(fetched: Fetched | LargeFile, path: str | None) -> tuple[Parsed | None, Dump]:
     try:
         dump = decode(fetched, path)
     except IngestError:
         dump = _bracketed_log(fetched, path)
     found = recognise(dump)
     if found is not None and found[1] not in found[0].SKIPPED and found[1] not in found[0].READ_IN_PLACE:
+        check_whole_read(fetched.name, size_of(fetched), found[1])  # refused by size before it is held whole
         head_only = dump.partial and not dump.json_lines  # a large JSON document recognised from its head
         dump = complete(dump, fetched)
         if head_only:  # the whole document decides (a key past the head may change the format)

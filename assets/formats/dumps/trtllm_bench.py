@@ -137,9 +137,11 @@ def recognise(dump: Dump) -> str | None:
         return None
     if dump.payload is not None:
         return REPORT_JSON if _is_report(dump.payload) else None
-    if not trtllm_console.is_console_report(dump.data):
+    # a log too large to hold is recognised from its first and last bytes (a report is printed at the end of a run)
+    text = dump.data + dump.tail if dump.partial and dump.tail else dump.data
+    if not trtllm_console.is_console_report(text):
         return None
-    return CONSOLE_BESIDE_JSON if _json_twin(dump) else CONSOLE
+    return CONSOLE_BESIDE_JSON if _json_twin(dump, text) else CONSOLE
 
 
 def parse(dump: Dump, kind: str) -> Parsed:
@@ -150,6 +152,9 @@ def parse(dump: Dump, kind: str) -> Parsed:
         reports = [(f"report {i + 1}", r) for i, r in enumerate(trtllm_console.console_reports(text))]
     parsed = Parsed(kind=kind, tool=TOOL, definitions=DEFINITIONS)
     notes: list[str] = []
+    cut = trtllm_console.cut_short(text, reports[-1][1]) if kind != REPORT_JSON and reports else None
+    if cut is not None:  # a run killed or a copy cut inside its last report: never one more load level
+        notes.append(f"{reports.pop()[0]}: cut short ({cut}): left out, not a load level")
     nulls: list[str] = []  # why a latency column is NULL, on every load point of the file (tool_definitions)
     for location, report in reports:
         try:
@@ -296,12 +301,12 @@ def _workload(report: dict, path: str, said: list[str]) -> dict[str, Any]:
 _TWIN_LIMIT = 200  # report JSON files looked at beside a console report (a sweep folder holds tens)
 
 
-def _json_twin(dump: Dump) -> bool:
-    """Whether a report JSON beside this console report holds the same run (same request count and total latency
-    as printed, to its 4 decimals)."""
+def _json_twin(dump: Dump, text: bytes) -> bool:
+    """Whether a report JSON beside this console report (`text`: what is known of it) holds the same run (same
+    request count and total latency as printed, to its 4 decimals)."""
     if dump.path is None:
         return False
-    printed = {(n, round(t, 4)) for n, t in trtllm_console.printed_totals(dump.data)}
+    printed = {(n, round(t, 4)) for n, t in trtllm_console.printed_totals(text)}
     if not printed:
         return False
     for candidate in sorted(Path(dump.path).parent.glob("*.json"))[:_TWIN_LIMIT]:

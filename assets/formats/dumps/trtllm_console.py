@@ -163,3 +163,23 @@ def console_reports(text: str) -> list[dict[str, Any]]:
     if overview_seen:
         reports.append(current)
     return reports
+
+
+BREAKDOWN_STATISTICS = 7  # MINIMUM, MAXIMUM, AVERAGE, P50, P90, P95, P99: every breakdown prints all of them
+
+
+def cut_short(text: str, report: dict[str, Any]) -> str | None:
+    """Why `report`, the last one `text` prints, was cut short (the log ends inside it: a run killed, a copy cut),
+    or None when it is whole: its last line cut mid-value, its overview without `Total Latency (ms)` (every layout
+    prints it), or a breakdown with fewer than its 7 statistics."""
+    last = text.rsplit("\n", 1)[-1].strip()
+    pair = _LINE.match(last)
+    if last and (_BREAKDOWN.match(last) or (pair is not None and pair.group("label") in LABELS)):
+        return f"the log ends mid-line ({last[:60]!r})"
+    if "total_latency_ms" not in report.get("performance", {}):
+        return "its performance overview ends before `Total Latency (ms)`"
+    for block in report.values():
+        for key, stats in block.items() if isinstance(block, dict) else ():
+            if isinstance(stats, dict) and len(stats) < BREAKDOWN_STATISTICS:
+                return f"its {key} breakdown stops after {len(stats)} of {BREAKDOWN_STATISTICS} statistics"
+    return None
