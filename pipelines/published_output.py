@@ -76,17 +76,19 @@ def _dicts(conn: duckdb.DuckDBPyConnection, sql: str) -> list[dict]:
 
 def decision_notes(profiles: list[dict], capacity: list[dict], measure_next: list[dict]) -> dict[str, list[str]]:
     """Per profile (analytics.profiles rows), the decision lines the terminal prints above its shortlist (as the
-    report), or why there is no bill: what to state, or that no config has one at the stated volume."""
+    report): its bill or why there is none (what to state, or that no config has one at the stated volume), then its
+    workload in words (which form its lengths were given in)."""
     notes = {}
     for row in profiles:
         profile = row["profile"]
+        workload = [f"workload: {row['workload_basis']}"] if row.get("workload_basis") else []
         decision = decide(
             profile,
             [r for r in capacity if r["profile"] == profile],
             [m for m in measure_next if m["profile"] == profile],
         )
         if decision.recommended is None:
-            notes[profile] = [no_bill_text(row)]
+            notes[profile] = [no_bill_text(row), *workload]
             continue
         lines = [
             f"at our volume: {bill_text(decision.recommended)}",
@@ -106,7 +108,7 @@ def decision_notes(profiles: list[dict], capacity: list[dict], measure_next: lis
                 f"measure next {ELSEWHERE_TITLE}: {len(decision.measure_elsewhere)} "
                 '(benchbill sql "SELECT * FROM analytics.measure_next WHERE NOT at_recommended_price_class")'
             )
-        notes[profile] = lines
+        notes[profile] = [*lines, *workload]
     return notes
 
 
