@@ -35,6 +35,7 @@ _MODELS_AND_PROFILES = [
     ["calibrated", "validation"],
     ["requirement", "profiles"],
     ["requirement", "slo_bounds"],
+    ["requirement", "workload"],
 ]
 
 

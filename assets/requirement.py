@@ -1,10 +1,11 @@
-"""Requirement evidence: what we demand of a config (workload profiles and their SLO bounds) and our
-traffic's shape, from the profiles YAML and the production request logs it names."""
+"""Requirement evidence: what we demand of a config (workload profiles and their SLO bounds), our traffic's shape
+and each profile's workload resolved once, from the profiles YAML and the logs and lengths files it names."""
 
 from collections.abc import Iterator
 
 import dagster as dg
 
+from assets.calibrate.workload import write_workload
 from assets.config.profiles import read_profiles, read_quality_bounds, write_profiles, write_quality_bounds
 from assets.request_records.traffic_shape import write_traffic
 from assets.resources import Inputs, Warehouse
@@ -47,6 +48,22 @@ def traffic_shape(context: dg.AssetExecutionContext, warehouse: Warehouse) -> It
         reports = write_traffic(conn, context.log.info, tables)
     for table in tables:
         yield dg.MaterializeResult(asset_key=table.split("."), metadata=table_metadata(reports[table]))
+
+
+@dg.multi_asset(
+    specs=[
+        table_spec(
+            "requirement.workload",
+            {"duckdb", "polars"},
+            deps=[["requirement", "profiles"], ["requirement", "traffic_shape"]],
+        )
+    ],
+)
+def workload(warehouse: Warehouse) -> dg.MaterializeResult:
+    """Each profile's workload resolved once (lengths and arrivals): what every evidence class reads."""
+    with warehouse.connect() as conn:
+        report = write_workload(conn)
+    return dg.MaterializeResult(asset_key=["requirement", "workload"], metadata=table_metadata(report))
 
 
 @dg.multi_asset(

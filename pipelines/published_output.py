@@ -78,10 +78,12 @@ def decision_notes(
 ) -> dict[str, list[str]]:
     """Per profile (analytics.profiles rows), the decision lines the terminal prints above its shortlist (as the
     report), or why there is no bill: what to state, or that no config has one at the stated volume; where every
-    run of ours (`observed`: analytics.delivered_at_slo rows) misses even at its lightest load, that first."""
+    run of ours (`observed`: analytics.delivered_at_slo rows) misses even at its lightest load, that first; then its
+    workload in words (which form its lengths were given in)."""
     notes = {}
     for row in profiles:
         profile = row["profile"]
+        workload = [f"workload: {row['workload_basis']}"] if row.get("workload_basis") else []
         decision = decide(
             profile,
             [r for r in capacity if r["profile"] == profile],
@@ -90,7 +92,7 @@ def decision_notes(
         )
         missed = [lightest_load_text(decision.missed_at_lightest)] if decision.missed_at_lightest else []
         if decision.recommended is None:
-            notes[profile] = [*missed, no_bill_text(row)]
+            notes[profile] = [*missed, no_bill_text(row), *workload]
             continue
         if decision.projection_first:
             lines = [*missed, f"the cheapest projection, not recommended: {bill_text(decision.recommended)}"]
@@ -113,7 +115,7 @@ def decision_notes(
                 f"measure next {ELSEWHERE_TITLE}: {len(decision.measure_elsewhere)} "
                 '(benchbill sql "SELECT * FROM analytics.measure_next WHERE NOT at_recommended_price_class")'
             )
-        notes[profile] = lines
+        notes[profile] = [*lines, *workload]
     return notes
 
 

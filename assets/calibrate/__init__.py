@@ -9,6 +9,7 @@ engine, summary   the simulator, and a simulated level summarised like observed.
 runtime_defaults  what a runtime's defaults and a run's stated settings fix of the model
 fit               calibration of one config; validate: leave one level out, leave one workload out
 tables            calibrated.engine_models and calibrated.validation; error_table: the docs' held-out error table
+workload          requirement.workload: each profile's lengths and arrivals resolved once, which every table reads
 project           our traffic through a fitted config: replay at a rate, the latency curve, delivered at SLO, band
 our_traffic       calibrated.latency_curve and calibrated.delivered_at_slo for every profile x config
 """

@@ -124,7 +124,8 @@ def _unpriced(delivered: dict[str, Any], variant: str, status: str, reason: str)
 def sensitivity_rows(
     delivered: dict[str, Any], profile: dict[str, Any], bounds: dict[str, float], model: dict[str, Any]
 ) -> list[dict[str, Any]]:
-    """The rate rows of one profile x config (a calibrated.delivered_at_slo row, its profile, bounds and model)."""
+    """The rate rows of one profile x config (a calibrated.delivered_at_slo row, its profile's requirement.workload
+    row, its bounds and model)."""
     if not delivered["bills"]:
         reason = (
             f"the config's calibrated band does not bill ({delivered['status']}"
@@ -142,7 +143,7 @@ def sensitivity_rows(
 
 def all_rate_rows(conn: duckdb.DuckDBPyConnection, log: Callable[[str], None] | None = None) -> list[dict[str, Any]]:
     """The rate rows of every calibrated.delivered_at_slo row."""
-    profiles = {p["profile"]: p for p in query_frame(conn, "SELECT * FROM requirement.profiles").to_dicts()}
+    profiles = {p["profile"]: p for p in query_frame(conn, "SELECT * FROM requirement.workload").to_dicts()}
     models = {m["config_key"]: m for m in query_frame(conn, "SELECT * FROM calibrated.engine_models").to_dicts()}
     bounds: dict[str, dict[str, float]] = {}
     for b in query_frame(

@@ -2,8 +2,9 @@
 
 Read from the warehouse: the profiles and their bounds (requirement.profiles, requirement.slo_bounds), the engine
 models (calibrated.engine_models: the fitted parameters, nothing is refitted here) and their held-out errors
-(calibrated.validation). A profile's traffic is its traffic log (read by the capacity plan's reader,
-assets/request_records/traffic_shape.py) scaled to its volume, else its workload means and arrival CV.
+(calibrated.validation). A profile's traffic is its workload (requirement.workload): its traffic log (read by the
+capacity plan's reader, assets/request_records/traffic_shape.py) scaled to its volume, else its lengths file or
+stated length distributions at its arrival CV.
 Whatever cannot be done (a config without a measured error, a profile without a token mix, a bound on a percentile
 the config's runs never measured) is said on the profile x config's row; the rest builds.
 """
@@ -23,7 +24,10 @@ import polars as pl
 from assets.calibrate import project
 from assets.calibrate.engine import EngineParams
 from assets.calibrate.levels import METRICS
+from assets.calibrate.traffic import Lengths
+from assets.calibrate.workload import lengths_of
 from assets.core.errors import IngestError
+from assets.request_records.lengths import read_lengths_file
 from assets.request_records.traffic_shape import SECONDS_PER_DAY, read_traffic_arrivals
 from assets.warehouse.frames import query_frame
 from assets.warehouse.rows import row_for
@@ -53,32 +57,41 @@ def params_of(model: dict[str, Any]) -> EngineParams:
     )
 
 
-def traffic_of(profile: dict[str, Any]) -> project.Traffic:
-    """A profile's traffic: its log scaled to its volume, else its workload means and arrival CV; NoTraffic (in
-    words) when it gives no token mix."""
-    per_s = profile["requests_per_day"] / SECONDS_PER_DAY if profile["requests_per_day"] else None
-    per_s = per_s or profile["mean_requests_per_s"]
-    means = (profile["input_tokens_mean"], profile["output_tokens_mean"])
-    if profile["traffic_log"]:
+def traffic_of(workload: dict[str, Any]) -> project.Traffic:
+    """A profile's traffic from its requirement.workload row: its log replayed (scaled to our volume; lengths the
+    log lacks drawn from the stated ones), else its lengths file resampled or its stated lengths drawn, at its
+    arrival CV; NoTraffic (in words) when it gives no token mix."""
+    log, per_day = workload["traffic_log"], workload["requests_per_day"]
+    per_s = per_day / SECONDS_PER_DAY if per_day else (None if log else workload["mean_requests_per_s"])
+    stated = (lengths_of(workload, "input"), lengths_of(workload, "output"))
+    basis = f"workload {workload['basis']}"
+    if log:
         try:
-            log = read_traffic_arrivals(profile["traffic_log"])
+            frame = read_traffic_arrivals(log)
         except IngestError as problem:
             raise project.NoTraffic(str(problem)) from None
-        lengths = [log.get_column(c) for c in ("input_tokens", "output_tokens")]
+        lengths = [frame.get_column(c) for c in ("input_tokens", "output_tokens")]
         arrays = [None if s.null_count() else s.to_numpy() for s in lengths]
-        starts = log.get_column("start_offset_s").to_numpy()
-        return project.from_log(starts, arrays[0], arrays[1], profile["traffic_log"], per_s, *means)
-    if means[0] is None or means[1] is None:
+        starts = frame.get_column("start_offset_s").to_numpy()
+        return project.from_log(starts, arrays[0], arrays[1], log, per_s, stated, basis)
+    if workload["lengths_file"]:
+        try:
+            frame = read_lengths_file(workload["lengths_file"])
+        except IngestError as problem:
+            raise project.NoTraffic(str(problem)) from None
+        inputs, outputs = (Lengths.empirical(frame.get_column(c).to_numpy()) for c in ("input_tokens", "output_tokens"))
+        return project.from_lengths(inputs, outputs, workload["arrival_cv"], per_s, basis)
+    if stated[0] is None or stated[1] is None:
         raise project.NoTraffic(
-            "the profile gives no token mix: no workload.traffic_log and no workload.input_tokens_mean and "
-            "output_tokens_mean"
+            "the workload gives no token mix (requirement.workload: "
+            f"{workload['lengths_basis']}): state workload.input_tokens and output_tokens, or a traffic log"
         )
-    return project.from_means(means[0], means[1], profile["arrival_cv"], per_s)
+    return project.from_lengths(stated[0], stated[1], workload["arrival_cv"], per_s, basis)
 
 
-def _traffic_or_why(profile: dict[str, Any]) -> project.Traffic | project.NoTraffic:
+def _traffic_or_why(workload: dict[str, Any]) -> project.Traffic | project.NoTraffic:
     try:
-        return traffic_of(profile)
+        return traffic_of(workload)
     except project.NoTraffic as problem:
         return problem
 
@@ -189,8 +202,9 @@ def project_pair(
     slo_errors: list[float],
     traffic: project.Traffic | project.NoTraffic | None = None,
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """One profile x config: its calibrated.delivered_at_slo row and its calibrated.latency_curve rows. `traffic`: the
-    profile's traffic (or why there is none) when already read, else read here (`traffic_of`)."""
+    """One profile x config (`profile`: its requirement.workload row, with its model_id): its
+    calibrated.delivered_at_slo row and its calibrated.latency_curve rows. `traffic`: the profile's traffic (or why
+    there is none) when already read, else read here (`traffic_of`)."""
     name = profile["profile"]
     held = held_out_error(model, slo_errors)
     row: dict[str, Any] = {
@@ -281,7 +295,11 @@ def project_all(
     conn: duckdb.DuckDBPyConnection, log: Callable[[str], None] | None = None
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Every profile x config of its model: (delivered_at_slo rows, latency_curve rows)."""
-    profiles = query_frame(conn, "SELECT * FROM requirement.profiles ORDER BY profile").to_dicts()
+    profiles = query_frame(
+        conn,
+        "SELECT p.profile, p.model_id, w.* EXCLUDE (profile) FROM requirement.profiles AS p "
+        "JOIN requirement.workload AS w USING (profile) ORDER BY profile",
+    ).to_dicts()
     bounds: dict[str, dict[str, float]] = {}
     slo = query_frame(conn, "SELECT profile, measure, bound FROM requirement.slo_bounds ORDER BY profile, measure")
     for b in slo.to_dicts():

@@ -4,7 +4,7 @@ The projection API (plain functions over a fitted `EngineParams`, reusable where
 run through a config):
 
   Traffic                   a profile's arrivals and token mix: a traffic log (its timestamps and lengths) or
-                            token means with an inter-arrival CV (`workload:`)
+                            length distributions with an inter-arrival CV (requirement.workload)
   replay(p, traffic, rate)  `traffic` sent to the engine at `rate` requests/s (open loop: users do not wait for
                             each other); returns the per-level summary of `summary.summarise` (TTFT/TPOT/ITL/E2E
                             p50..p99 ms, achieved_requests_per_s, error_rate, prefill_share, ...) plus the rate
@@ -16,9 +16,10 @@ run through a config):
   band                      that rate widened by the config's held-out error: (low, high), never a point
 
 A log is replayed with its own gaps compressed (or stretched) in time to each rate, so its bursts are kept; past
-`requests` it is sampled in windows of contiguous requests (traffic.sample_windows), below it tiled. Token means
-without a log are lognormal with a coefficient of variation of LENGTH_CV (real chat traffic; fixed lengths would
-understate the TTFT tail).
+`requests` it is sampled in windows of contiguous requests (traffic.sample_windows), below it tiled. Without a log,
+lengths are drawn from the workload's distributions (fixed, lognormal, through stated percentiles, or a lengths
+file resampled); `from_means` is lognormal with a coefficient of variation of LENGTH_CV (the old `*_tokens_mean`
+keys' assumption).
 """
 
 from __future__ import annotations
@@ -72,24 +73,26 @@ class Traffic:
         return float(np.mean(self.trace.output_tokens)) if self.trace is not None else self.output_tokens.mean
 
 
+def from_lengths(
+    inputs: Lengths, outputs: Lengths, arrival_cv: float | None, requests_per_s: float | None, basis: str
+) -> Traffic:
+    """Traffic drawn from length distributions at an arrival CV (None: Poisson); `basis` says which, in words."""
+    cv = 1.0 if arrival_cv is None else float(arrival_cv)
+    return Traffic(None, inputs, outputs, cv, basis, requests_per_s)
+
+
 def from_means(
     input_mean: float, output_mean: float, arrival_cv: float | None, requests_per_s: float | None = None
 ) -> Traffic:
-    """Traffic from `workload:` token means and arrival CV (None: Poisson)."""
+    """Traffic from token means (lognormal, CV LENGTH_CV) and an arrival CV (None: Poisson)."""
     cv = 1.0 if arrival_cv is None else float(arrival_cv)
     said = "stated" if arrival_cv is not None else "not stated: Poisson"
     basis = (
         f"workload means {input_mean:g} / {output_mean:g} tokens (lognormal, CV {LENGTH_CV:g}), "
         f"arrival CV {cv:g} ({said})"
     )
-    return Traffic(
-        None,
-        Lengths.lognormal(input_mean, LENGTH_CV),
-        Lengths.lognormal(output_mean, LENGTH_CV),
-        cv,
-        basis,
-        requests_per_s,
-    )
+    inputs, outputs = Lengths.lognormal(input_mean, LENGTH_CV), Lengths.lognormal(output_mean, LENGTH_CV)
+    return from_lengths(inputs, outputs, arrival_cv, requests_per_s, basis)
 
 
 def from_log(
@@ -98,35 +101,36 @@ def from_log(
     output_tokens: np.ndarray | None,
     source: str,
     requests_per_s: float | None = None,
-    input_mean: float | None = None,
-    output_mean: float | None = None,
+    fill: tuple[Lengths | None, Lengths | None] = (None, None),
+    basis: str | None = None,
 ) -> Traffic:
     """Traffic from a log's arrivals (s, sorted) and lengths, its time scaled to `requests_per_s` (our volume; None:
-    the log's own). A log without lengths (None: some are empty) takes them from the workload means (said); with
-    neither, NoTraffic."""
+    the log's own). A side the log does not give (None) is drawn from its `fill` distribution (the workload's stated
+    lengths); with neither, NoTraffic. `basis`: the workload's own words, followed by how the log was replayed."""
     t = np.asarray(starts_s, dtype=float)
     if len(t) < 2 or not t[-1] > t[0]:
         raise NoTraffic(f"the traffic log {source} has {len(t)} arrival(s) over no time span: no arrival pattern")
     lengths_said = "its lengths"
-    have = [a is not None and len(a) == len(t) for a in (input_tokens, output_tokens)]
-    if not all(have):
-        if input_mean is None or output_mean is None:
+    sides = [input_tokens, output_tokens]
+    rng = np.random.default_rng(SEED)
+    for i, (side, stated) in enumerate(zip(("input", "output"), fill, strict=True)):
+        given = sides[i]
+        if given is not None and len(given) == len(t):
+            continue
+        if stated is None:
             raise NoTraffic(
-                f"the traffic log {source} states no token lengths and workload gives no input_tokens_mean and "
-                "output_tokens_mean: no token mix to run through the model"
+                f"the traffic log {source} states no {side} lengths and the workload states none: no token mix to run "
+                "through the model"
             )
-        rng = np.random.default_rng(SEED)
-        input_tokens = Lengths.lognormal(input_mean, LENGTH_CV).sample(len(t), rng)
-        output_tokens = Lengths.lognormal(output_mean, LENGTH_CV).sample(len(t), rng)
-        lengths_said = f"lengths from the workload means {input_mean:g} / {output_mean:g} (the log states none)"
-    assert input_tokens is not None and output_tokens is not None
+        sides[i] = stated.sample(len(t), rng)
+        lengths_said = "lengths stated in the workload where the log states none"
     # a request of no prompt or no answer token still takes a step: counted as one token
-    inputs, outputs = (np.maximum(np.asarray(a, np.int64), 1) for a in (input_tokens, output_tokens))
+    inputs, outputs = (np.maximum(np.asarray(a, np.int64), 1) for a in sides)
     trace = Trace(t - t[0], inputs, outputs, source)
     own = trace.rate
     if requests_per_s is not None:
         trace = scale_trace(trace, requests_per_s)
-    basis = (
+    said = (
         f"traffic log {source}: its arrivals ({len(t):,} requests, inter-arrival CV {trace.interarrival_cv():.2f}, "
         f"{own:.3g} requests/s{f' scaled to {requests_per_s:.3g}' if requests_per_s else ''}) and {lengths_said}"
     )
@@ -135,7 +139,7 @@ def from_log(
         Lengths.empirical(trace.input_tokens),
         Lengths.empirical(trace.output_tokens),
         trace.interarrival_cv(),
-        basis,
+        f"{basis}; replayed: {said}" if basis else said,
         requests_per_s or own,
     )
 
@@ -162,7 +166,7 @@ def replay(
         n = requests or POINT_REQUESTS
         load = LoadSpec(n_requests=n, rate=requests_per_s, cv=traffic.arrival_cv)
         result = simulate(p, load, traffic.input_tokens, traffic.output_tokens, seed=seed)
-        sample = f"{n:,} requests drawn from the means"
+        sample = f"{n:,} requests drawn from the workload's lengths"
     summary = summarise(result)
     span = float(np.nanmax(result.issue) - np.nanmin(result.issue)) if len(result.issue) > 1 else 0.0
     summary["requests_per_s"] = float(requests_per_s)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from statistics import NormalDist
 
 import numpy as np
 
@@ -23,6 +24,11 @@ class Lengths:
       uniform    uniform integers in [lo, hi] (SGLang/vLLM random datasets with a range ratio)
       lognormal  mean `mean`, coefficient of variation `cv` (real chat data when only the mean is known)
       empirical  resampled from `values` (per-request records, a traffic log)
+      percentiles through the stated (p50, p90, p99) `points`: log length piecewise linear in the standard normal
+                 quantile z through (0, ln p50), (z90, ln p90), (z99, ln p99), sampled by inverse CDF (z drawn
+                 standard normal); below p50 the p50-p90 segment is extended, above p99 the p90-p99 one (a
+                 lognormal tail on each side), capped at PERCENTILE_TAIL_MAX x p99; `mean` and `cv` are the
+                 distribution's own (numerically, PERCENTILE_GRID points)
     """
 
     kind: str
@@ -31,6 +37,7 @@ class Lengths:
     lo: int = 0
     hi: int = 0
     values: tuple[int, ...] = field(default=(), repr=False)
+    points: tuple[float, ...] = ()
 
     @staticmethod
     def fixed(mean: float) -> Lengths:
@@ -51,7 +58,38 @@ class Lengths:
             raise ValueError("no positive lengths to resample")
         return Lengths("empirical", float(np.mean(v)), cv=float(np.std(v)) / max(float(np.mean(v)), 1e-9), values=v)
 
+    @staticmethod
+    def percentiles(p50: float, p90: float, p99: float) -> Lengths:
+        """Through the stated p50 <= p90 <= p99 (see the class docstring); ValueError when not ordered."""
+        if not 0 < p50 <= p90 <= p99:
+            raise ValueError(f"percentiles must be 0 < p50 <= p90 <= p99 (got {p50:g}, {p90:g}, {p99:g})")
+        points = (float(p50), float(p90), float(p99))
+        z = np.linspace(-PERCENTILE_Z_MAX, PERCENTILE_Z_MAX, PERCENTILE_GRID)
+        weights = np.exp(-z * z / 2)
+        weights /= weights.sum()
+        grid = _through(points, z)
+        mean = float((grid * weights).sum())
+        cv = float(math.sqrt(max(float((weights * (grid - mean) ** 2).sum()), 0.0))) / mean
+        return Lengths("percentiles", mean, cv=cv, points=points)
+
+    def quantile(self, q: float) -> float:
+        """The length at quantile `q` (0 < q < 1) of the distribution: exact for fixed, lognormal and percentiles,
+        the sample's for empirical, linear for uniform."""
+        if self.kind == "fixed" or (self.kind == "lognormal" and self.cv <= 0):
+            return self.mean
+        if self.kind == "uniform":
+            return self.lo + q * (self.hi - self.lo)
+        if self.kind == "empirical":
+            return float(np.quantile(np.asarray(self.values), q))
+        z = NormalDist().inv_cdf(q)
+        if self.kind == "lognormal":
+            s2 = math.log(1.0 + self.cv**2)
+            return math.exp(math.log(self.mean) - s2 / 2.0 + math.sqrt(s2) * z)
+        return float(_through(self.points, np.array([z]))[0])
+
     def sample(self, n: int, rng: np.random.Generator) -> np.ndarray:
+        if self.kind == "percentiles":
+            return np.maximum(1, np.rint(_through(self.points, rng.standard_normal(n)))).astype(np.int64)
         if self.kind == "fixed":
             return np.full(n, max(1, int(round(self.mean))), dtype=np.int64)
         if self.kind == "uniform":
@@ -73,7 +111,28 @@ class Lengths:
             return Lengths.empirical([max(1, round(v * factor)) for v in self.values])
         if self.kind == "uniform":
             return Lengths.uniform(max(1, round(self.lo * factor)), max(1, round(self.hi * factor)))
+        if self.kind == "percentiles":
+            return Lengths.percentiles(*(point * factor for point in self.points))
         return Lengths(self.kind, self.mean * factor, cv=self.cv)
+
+
+# The stated-percentiles distribution (Lengths.percentiles): the standard normal quantiles of p50, p90 and p99, the
+# grid its mean and CV are integrated on, and the cap of its upper tail (a multiple of p99).
+PERCENTILE_Z = (0.0, NormalDist().inv_cdf(0.9), NormalDist().inv_cdf(0.99))
+PERCENTILE_Z_MAX = 6.0
+PERCENTILE_GRID = 4001
+PERCENTILE_TAIL_MAX = 10.0
+
+
+def _through(points: tuple[float, ...], z: np.ndarray) -> np.ndarray:
+    """Lengths at standard normal quantiles `z` of the distribution through (p50, p90, p99) `points`: ln length
+    piecewise linear in z, the end segments extended, capped at PERCENTILE_TAIL_MAX x p99."""
+    logs = [math.log(p) for p in points]
+    (z0, z1, z2), (l0, l1, l2) = PERCENTILE_Z, logs
+    lower = l0 + (z - z0) * (l1 - l0) / (z1 - z0)
+    upper = l1 + (z - z1) * (l2 - l1) / (z2 - z1)
+    log_length = np.where(z <= z1, lower, upper)
+    return np.minimum(np.exp(log_length), PERCENTILE_TAIL_MAX * points[2])
 
 
 # ---------------------------------------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ from typing import Any
 import duckdb
 import polars as pl
 
+from assets.config.workload_lengths import stated_lengths
 from assets.core import canonical
 from assets.core.errors import IngestError
 from assets.core.ranges import PROFILES, SLO_MS, OutOfRange, check
@@ -27,8 +28,11 @@ DEFAULT_ERROR_RATE_MAX = 0.01
 QUALITY_OPTIONAL_KEYS = ("tolerance",)  # beside task, metric and one bound kind
 PROFILE_KEYS = {"name", "model", "slo", "delivered_fraction_prior", "workload", "baseline", "quality"}
 WORKLOAD_KEYS = {
+    "input_tokens",
+    "output_tokens",
     "input_tokens_mean",
     "output_tokens_mean",
+    "lengths_file",
     "traffic_log",
     "requests_per_day",
     "peak_window_s",
@@ -54,8 +58,8 @@ def _ranged(value: Any, key: str, where: str, name: str | None = None) -> Any:
 def parse_profiles(content: Any, source: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Profile rows and SLO-bound rows from a profiles YAML document; IngestError names the
     file, the profile and the key that is wrong. `workload.traffic_log` (a production request log in one of
-    the forms of assets.request_records.traffic_shape.TRAFFIC_FORMS) is resolved against the profiles file's
-    folder."""
+    the forms of assets.request_records.traffic_shape.TRAFFIC_FORMS) and `workload.lengths_file` are resolved
+    against the profiles file's folder; stated lengths are read by assets.config.workload_lengths."""
     if not isinstance(content, dict) or not isinstance(content.get("profiles"), list) or not content["profiles"]:
         raise IngestError(f"{source}: expected `profiles:` with a non-empty list of profiles")
     profiles: list[dict[str, Any]] = []
@@ -106,12 +110,7 @@ def _profile(entry: Any, where: str, source: str, names: set[str]) -> tuple[dict
         "delivered_fraction_prior_lo": lo,
         "delivered_fraction_prior_hi": hi,
         "error_rate_max": error_rate_max,
-        "input_tokens_mean": _ranged(workload["input_tokens_mean"], "workload.input_tokens_mean", where)
-        if "input_tokens_mean" in workload
-        else None,
-        "output_tokens_mean": _ranged(workload["output_tokens_mean"], "workload.output_tokens_mean", where)
-        if "output_tokens_mean" in workload
-        else None,
+        **stated_lengths(workload, where, source),
         "arrival_cv": _arrival_cv(workload, where),
         "traffic_log": None
         if not workload.get("traffic_log")

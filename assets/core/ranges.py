@@ -69,6 +69,15 @@ INPUT_RANGES: dict[str, dict[str, Range]] = {
         "delivered_fraction_prior": Range(0.001, 1.5, low_open=True),
         "workload.input_tokens_mean": Range(0, TOKENS_PER_REQUEST_MAX, low_open=True, unit="tokens"),
         "workload.output_tokens_mean": Range(0, TOKENS_PER_REQUEST_MAX, low_open=True, unit="tokens"),
+        # the stated length forms (assets/config/workload_lengths.py): a number or {fixed}, {mean, cv}, {p50, p90, p99}
+        **{
+            f"workload.{side}_tokens{key}": Range(0, TOKENS_PER_REQUEST_MAX, low_open=True, unit="tokens")
+            for side in ("input", "output")
+            for key in ("", ".fixed", ".mean", ".p50", ".p90", ".p99")
+        },
+        # a length's coefficient of variation: 0 fixed, 1 the assumed chat spread; real logs show 1 to 3
+        "workload.input_tokens.cv": Range(0, 100),
+        "workload.output_tokens.cv": Range(0, 100),
         "workload.requests_per_day": Range(0, 1e13, low_open=True, high_open=True),
         "workload.mean_requests_per_s": Range(0, 1e8, low_open=True, high_open=True),
         "workload.peak_to_mean": Range(1, 1e6),

@@ -244,7 +244,8 @@ def profile_section(data: ReportData, profile: dict[str, Any]) -> str:
             if profile["input_tokens_mean"] and profile["output_tokens_mean"]
             else ""
         )
-        + ".</p>",
+        + ".</p>"
+        + (f'<p class="muted">Workload: {escape(profile["workload_basis"])}.</p>' if profile["workload_basis"] else ""),
         f"<h3>Shortlist ({len(rows)} configs x prices, cheapest first)</h3>",
     ]
     parts.append(

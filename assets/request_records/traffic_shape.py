@@ -29,6 +29,7 @@ from assets.formats.dumps import generic
 from assets.formats.dumps.decode import decode
 from assets.formats.dumps.exchange import Dump, FormatProblem, RequestScan
 from assets.inputs.files import read_dump_file, size_of
+from assets.request_records.lengths import token_stats
 from assets.warehouse.frames import query_frame
 from assets.warehouse.validate import frame_from_rows
 from assets.warehouse.write import WriteReport, write_table
@@ -132,7 +133,6 @@ def shape_of(
     window_mean = _number(windows.get_column("len").sum()) / (windows_in_log * peak_window_s)
     scale = requests_per_day / SECONDS_PER_DAY / window_mean if requests_per_day else 1.0
     mean_rate = (starts.len() - 1) / span if span > 0 else None
-    tokens_in, tokens_out = frame.get_column("input_tokens"), frame.get_column("output_tokens")
     peak = _number(windows.get_column("len").max()) / peak_window_s
     shape = {
         "requests": starts.len(),
@@ -150,12 +150,8 @@ def shape_of(
         "peak_requests_per_s": peak * scale,
         "interarrival_cv": float(_number(gaps.std()) / _number(gaps.mean())) if gaps.mean() else None,
         "gamma_shape": gamma_shape(gaps),
-        "input_tokens_mean": tokens_in.mean(),
-        "input_tokens_p50": tokens_in.quantile(0.5, "linear"),
-        "input_tokens_p95": tokens_in.quantile(0.95, "linear"),
-        "output_tokens_mean": tokens_out.mean(),
-        "output_tokens_p50": tokens_out.quantile(0.5, "linear"),
-        "output_tokens_p95": tokens_out.quantile(0.95, "linear"),
+        **token_stats("input", frame.get_column("input_tokens")),
+        **token_stats("output", frame.get_column("output_tokens")),
     }
     rates = windows.select(
         (pl.col("w") * peak_window_s).cast(pl.Float64).alias("window_start_s"),

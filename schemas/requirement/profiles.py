@@ -28,11 +28,24 @@ class Profiles(pa.DataFrameModel):
     )
     delivered_fraction_prior_hi: float = pa.Field(gt=0, le=2, description="High end of that prior fraction.")
     error_rate_max: float = pa.Field(ge=0, le=1, description="Largest acceptable fraction of failed requests.")
-    input_tokens_mean: float = pa.Field(nullable=True, gt=0, description="Our traffic's mean input tokens per request.")
-    output_tokens_mean: float = pa.Field(
+    input_tokens_stated: str = pa.Field(
         nullable=True,
-        gt=0,
-        description=("Our traffic's mean output tokens per request (turns projected tokens/s into requests/s)."),
+        description=(
+            "The prompt lengths the profile states (workload.input_tokens, or the old workload.input_tokens_mean), "
+            "as JSON: kind fixed (mean), lognormal (mean, cv, cv_assumed) or percentiles (p50, p90, p99); empty: "
+            "not stated. Resolved with the traffic log into requirement.workload, which every reader reads."
+        ),
+    )
+    output_tokens_stated: str = pa.Field(
+        nullable=True,
+        description="The answer lengths the profile states (workload.output_tokens or output_tokens_mean), as JSON.",
+    )
+    lengths_file: str = pa.Field(
+        nullable=True,
+        description=(
+            "A lengths-only file (workload.lengths_file: per-request input and output tokens, no timestamps), as "
+            "an absolute path."
+        ),
     )
     arrival_cv: float = pa.Field(
         nullable=True,

@@ -48,10 +48,22 @@ class TrafficShape(pa.DataFrameModel):
     )
     input_tokens_mean: float = pa.Field(nullable=True, ge=0, description="Mean input tokens per request.")
     input_tokens_p50: float = pa.Field(nullable=True, ge=0, description="Median input tokens per request.")
+    input_tokens_p90: float = pa.Field(nullable=True, ge=0, description="p90 of input tokens per request.")
     input_tokens_p95: float = pa.Field(nullable=True, ge=0, description="p95 of input tokens per request.")
+    input_tokens_p99: float = pa.Field(nullable=True, ge=0, description="p99 of input tokens per request.")
+    input_tokens_cv: float = pa.Field(
+        nullable=True, ge=0, description="Coefficient of variation of input tokens per request (std / mean)."
+    )
+    input_tokens_max: float = pa.Field(nullable=True, ge=0, description="Largest input tokens of a request.")
     output_tokens_mean: float = pa.Field(nullable=True, ge=0, description="Mean output tokens per request.")
     output_tokens_p50: float = pa.Field(nullable=True, ge=0, description="Median output tokens per request.")
+    output_tokens_p90: float = pa.Field(nullable=True, ge=0, description="p90 of output tokens per request.")
     output_tokens_p95: float = pa.Field(nullable=True, ge=0, description="p95 of output tokens per request.")
+    output_tokens_p99: float = pa.Field(nullable=True, ge=0, description="p99 of output tokens per request.")
+    output_tokens_cv: float = pa.Field(
+        nullable=True, ge=0, description="Coefficient of variation of output tokens per request (std / mean)."
+    )
+    output_tokens_max: float = pa.Field(nullable=True, ge=0, description="Largest output tokens of a request.")
     source_sha256: str = pa.Field(description="SHA-256 of the log file's bytes.")
     evidence: str = pa.Field(isin=["requirement"], description="Evidence class of the row: requirement.")
 

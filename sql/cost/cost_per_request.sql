@@ -17,11 +17,11 @@
 --              (a fitted engine model) with status delivered, where either
 --              - the run's files do not measure what the SLO bounds (observed.delivered_at_slo.unmeasured_bounds,
 --                e.g. a p95 bound on dumps that state p50 and p99): no band was measured, the model predicts it; or
---              - the run's measured workload differs from ours: our token means (calibrated.delivered_at_slo's
---                replayed input/output means) differ from the run's measured means by more than 25% (either), or
---                our arrival CV (requirement.traffic_shape's log, else a stated workload.arrival_cv) differs from
---                the run's by more than 0.5 (the CV of its measured requests, observed.request_stats; else constant
---                0, poisson 1; closed-loop and trace runs have none: compared only when both are known);
+--              - the run's measured workload differs from ours: our token means (requirement.workload's input/output
+--                means: the profile's one token mix) differ from the run's measured means by more than 25% (either),
+--                or our arrival CV (requirement.workload's: the log's, else a stated workload.arrival_cv) differs
+--                from the run's by more than 0.5 (the CV of its measured requests, observed.request_stats; else
+--                constant 0, poisson 1; closed-loop and trace runs have none: compared only when both are known);
 --              token rates are then the band x our means per request;
 --   measured   otherwise: the band the run sustained as measured (observed.delivered_at_slo).
 -- calibrated_band_rel_error is the calibrated band's own error (calibrated.delivered_at_slo.band_rel_error), which
@@ -35,24 +35,23 @@ WITH measured_arrivals AS (
 -- each run's config's calibrated band on our traffic where it bills as delivered (a run label is in one config)
 calibrated AS (
     SELECT profile, unnest(from_json(run_labels, '["VARCHAR"]')) AS run_label,
-           delivered_requests_per_s_low, delivered_requests_per_s_high, input_tokens_mean, output_tokens_mean,
+           delivered_requests_per_s_low, delivered_requests_per_s_high,
            band_rel_error, heldout_rel_error_median, heldout_rel_error_worst
     FROM calibrated.delivered_at_slo
     WHERE bills AND status = 'delivered'
 ),
 observed_compared AS (
     SELECT d.*, c.delivered_requests_per_s_low AS cal_lo, c.delivered_requests_per_s_high AS cal_hi,
-           c.input_tokens_mean AS our_in, c.output_tokens_mean AS our_out,
+           w.input_tokens_mean AS our_in, w.output_tokens_mean AS our_out,
            c.band_rel_error, c.heldout_rel_error_median, c.heldout_rel_error_worst,
-           coalesce(t.interarrival_cv, rp.arrival_cv) AS our_cv,
+           w.arrival_cv AS our_cv,
            CASE WHEN d.arrival IN ('constant', 'poisson')
                 THEN coalesce(ma.measured_cv, CASE d.arrival WHEN 'constant' THEN 0.0 ELSE 1.0 END) END AS run_cv,
-           d.mean_input_tokens / nullif(c.input_tokens_mean, 0) - 1 AS in_diff,
-           d.mean_output_tokens / nullif(c.output_tokens_mean, 0) - 1 AS out_diff
+           d.mean_input_tokens / nullif(w.input_tokens_mean, 0) - 1 AS in_diff,
+           d.mean_output_tokens / nullif(w.output_tokens_mean, 0) - 1 AS out_diff
     FROM observed.delivered_at_slo AS d
     LEFT JOIN calibrated AS c ON c.profile = d.profile AND c.run_label = d.run_label
-    LEFT JOIN requirement.traffic_shape AS t ON t.profile = d.profile
-    LEFT JOIN requirement.profiles AS rp ON rp.profile = d.profile
+    LEFT JOIN requirement.workload AS w ON w.profile = d.profile
     LEFT JOIN measured_arrivals AS ma ON ma.run_id = d.run_id
     -- a run no point of which meets the SLO as measured bills only on its calibrated band, where the bound was not
     -- measured at all (the model predicts what the files lack)

@@ -1,5 +1,5 @@
 -- marts.capacity_plan: what a config costs a month at our volume. One row per profile x config x price (as
--- cost.cost_per_request), for each profile with a volume: a traffic log (requirement.traffic_shape and its
+-- cost.cost_per_request), for each profile with a volume (requirement.workload): a traffic log (its
 -- windows, requirement.traffic_rate, scaled to workload.requests_per_day) or a stated mean rate and
 -- peak-to-mean ratio (requirement.profiles). A replica is one config (accelerator_count accelerators);
 -- delivered_low/high are the config's requests/s the bill rests on (billed_requests_per_s_low/high), as
@@ -31,24 +31,23 @@
 -- (the arithmetic: the macros of sql/macros.sql)
 -- quality_status and quality_evidence: as on marts.config_shortlist (marts.quality_gate); rows that fail rank last.
 WITH volume AS (
-    SELECT p.profile, p.peak_window_s, p.min_replicas, p.baseline_run_label,
-           coalesce(t.mean_requests_per_s, p.mean_requests_per_s, p.requests_per_day / 86400) AS mean_rps,
-           coalesce(t.peak_requests_per_s,
-                    coalesce(p.mean_requests_per_s, p.requests_per_day / 86400) * p.peak_to_mean) AS peak_rps,
+    SELECT p.profile, w.peak_window_s, p.min_replicas, p.baseline_run_label,
+           w.mean_requests_per_s AS mean_rps,
+           w.peak_requests_per_s AS peak_rps,
            CASE
-               WHEN t.profile IS NOT NULL AND t.requests_per_day IS NOT NULL
-                   THEN 'traffic log ' || t.traffic_log || ' scaled to ' || t.requests_per_day::BIGINT
-                       || ' requests a day (' || t.windows || ' windows of ' || t.window_s || ' s)'
-               WHEN t.profile IS NOT NULL
-                   THEN 'traffic log ' || t.traffic_log || ' at its own volume (' || t.windows || ' windows of '
-                       || t.window_s || ' s)'
-               ELSE 'stated mean ' || coalesce(p.mean_requests_per_s, p.requests_per_day / 86400)
-                   || ' requests/s x peak_to_mean ' || p.peak_to_mean || ' (no traffic log: no autoscaled cost)'
+               WHEN w.rate_windows IS NOT NULL AND w.requests_per_day IS NOT NULL
+                   THEN 'traffic log ' || w.traffic_log || ' scaled to ' || w.requests_per_day::BIGINT
+                       || ' requests a day (' || w.rate_windows || ' windows of ' || w.peak_window_s || ' s)'
+               WHEN w.rate_windows IS NOT NULL
+                   THEN 'traffic log ' || w.traffic_log || ' at its own volume (' || w.rate_windows || ' windows of '
+                       || w.peak_window_s || ' s)'
+               ELSE 'stated mean ' || w.mean_requests_per_s
+                   || ' requests/s x peak_to_mean ' || w.peak_to_mean || ' (no traffic log: no autoscaled cost)'
            END AS traffic_basis,
-           t.profile IS NOT NULL AS has_windows
+           w.rate_windows IS NOT NULL AS has_windows
     FROM requirement.profiles AS p
-    LEFT JOIN requirement.traffic_shape AS t ON t.profile = p.profile
-    WHERE t.profile IS NOT NULL OR p.peak_to_mean IS NOT NULL
+    JOIN requirement.workload AS w ON w.profile = p.profile
+    WHERE w.peak_requests_per_s IS NOT NULL
 ),
 -- each run's config's calibrated band on our traffic, where it may bill (a run label is in one config)
 calibrated AS (

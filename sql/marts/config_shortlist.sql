@@ -3,8 +3,9 @@
 -- separate columns, and every difference between the two is spelled out in `caveats`.
 --
 -- Observed configs appear even without a price (cost empty); projected ones only with a price.
--- Where the profile names a production request log (requirement.traffic_shape), the arrival pattern and token
--- mix each measurement was taken under are compared with it: open-loop runs by the inter-arrival CV of their
+-- The token mix each measurement was taken under is compared with the profile's resolved workload
+-- (requirement.workload); where the profile names a production request log (requirement.traffic_shape), so is the
+-- arrival pattern: open-loop runs by the inter-arrival CV of their
 -- measured requests (observed.request_stats: the first 5,000 of each repeat; else the nominal CV of run.yaml
 -- `arrival`: constant 0, poisson 1), closed-loop runs as such.
 -- Two bands per row, under two names: measured_requests_per_s_low/high, what the run sustained as measured
@@ -90,7 +91,7 @@ compared AS (
     SELECT pr.*,
            t.traffic_log, t.interarrival_cv AS traffic_cv, t.gamma_shape AS traffic_gamma_shape,
            t.peak_to_mean AS traffic_peak_to_mean, t.window_s AS traffic_window_s,
-           t.input_tokens_mean AS traffic_input_tokens, t.output_tokens_mean AS traffic_output_tokens,
+           w.input_tokens_mean AS traffic_input_tokens, w.output_tokens_mean AS traffic_output_tokens,
            coalesce(ma.measured_cv, CASE pr.arrival WHEN 'constant' THEN 0.0 WHEN 'poisson' THEN 1.0 END)
                AS measured_cv,
            r.round AS mlperf_round, r.submitter AS mlperf_submitter, r.system_name AS mlperf_system,
@@ -120,6 +121,7 @@ compared AS (
     LEFT JOIN benchmark.mlperf_profile_reference AS mr
         ON mr.profile = pr.profile AND mr.accelerator_id = r.accelerator_id AND mr.model_id = r.model_id
     LEFT JOIN requirement.traffic_shape AS t ON t.profile = pr.profile
+    LEFT JOIN requirement.workload AS w ON w.profile = pr.profile
     LEFT JOIN measured_arrivals AS ma ON ma.run_id = pr.config_key AND pr.evidence = 'observed'
     LEFT JOIN kept_apart_by_cap AS kc ON kc.run_id = pr.config_key AND pr.evidence = 'observed'
     -- the monthly saving against the profile's baseline at our volume (marts.capacity_plan)
@@ -295,7 +297,7 @@ SELECT
         CASE WHEN evidence = 'observed' AND feasible AND price_class IS NULL AND accelerator_id IS NOT NULL
             THEN 'no price for this accelerator: cost empty' END,
         CASE WHEN evidence = 'projected' AND billed_requests_per_s_low IS NULL
-            THEN 'output tokens per request unknown (set workload.output_tokens_mean in the profile): cost per request empty' END
+            THEN 'output tokens per request unknown (set workload.output_tokens in the profile): cost per request empty' END
     ) AS caveats
 FROM quality_gated
 ORDER BY profile, rank_in_profile

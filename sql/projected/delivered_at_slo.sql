@@ -10,8 +10,9 @@
 -- profile's delivered_fraction_prior. delivered_fraction_basis says which, on which bands, and which bands were not
 -- learnt from and why.
 --
--- Requests/s need output tokens per request: the profile's workload if given, else the mean of its traffic log
--- (requirement.traffic_shape), else the reference result's TOKENS_PER_SAMPLE; with none, requests/s (and cost per
+-- Requests/s need output tokens per request: the mean of the profile's resolved workload (requirement.workload: the
+-- one token mix every evidence class reads), else, for a profile that states no output lengths at all, the
+-- reference result's TOKENS_PER_SAMPLE (labelled in output_tokens_basis); with neither, requests/s (and cost per
 -- request) stay empty.
 WITH learnt AS (
     SELECT profile,
@@ -29,7 +30,7 @@ WITH learnt AS (
     GROUP BY profile
 ),
 fractions AS (
-    SELECT p.profile, p.model_id, p.output_tokens_mean, p.delivered_fraction_prior_lo, p.delivered_fraction_prior_hi,
+    SELECT p.profile, p.model_id, p.delivered_fraction_prior_lo, p.delivered_fraction_prior_hi,
            coalesce(l.runs, 0) AS runs,
            CASE WHEN l.runs > 0 THEN l.fraction_low ELSE p.delivered_fraction_prior_lo END AS fraction_low,
            CASE WHEN l.runs > 0 THEN l.fraction_high ELSE p.delivered_fraction_prior_hi END AS fraction_high,
@@ -67,11 +68,13 @@ candidates AS (
         p.fraction_high AS delivered_fraction_high,
         p.runs AS delivered_fraction_runs,
         p.delivered_fraction_basis,
-        coalesce(p.output_tokens_mean, t.output_tokens_mean, ref.output_tokens_per_sample) AS output_tokens_per_request,
+        coalesce(w.output_tokens_mean, ref.output_tokens_per_sample) AS output_tokens_per_request,
         CASE
-            WHEN p.output_tokens_mean IS NOT NULL THEN 'profile workload.output_tokens_mean'
-            WHEN t.output_tokens_mean IS NOT NULL THEN 'mean output tokens of the profile''s traffic log'
-            WHEN ref.output_tokens_per_sample IS NOT NULL THEN 'MLPerf TOKENS_PER_SAMPLE of the reference result'
+            WHEN w.output_tokens_mean IS NOT NULL
+                THEN 'the workload''s output mean (' || printf('%.1f', w.output_tokens_mean) || ' tokens; '
+                    || w.lengths_basis || ')'
+            WHEN ref.output_tokens_per_sample IS NOT NULL
+                THEN 'MLPerf TOKENS_PER_SAMPLE of the reference result (fallback: the profile states no output lengths)'
         END AS output_tokens_basis,
         pr.reference_tokens_per_s_per_accel * ref.total_accelerators * p.fraction_low
             AS delivered_output_tokens_per_s_low,
@@ -79,7 +82,7 @@ candidates AS (
             AS delivered_output_tokens_per_s_high
     FROM fractions AS p
     JOIN benchmark.mlperf_reference AS ref ON ref.model_id = p.model_id
-    LEFT JOIN requirement.traffic_shape AS t ON t.profile = p.profile
+    LEFT JOIN requirement.workload AS w ON w.profile = p.profile
     JOIN benchmark.mlperf_profile_reference AS pr
         ON pr.profile = p.profile AND pr.accelerator_id = ref.accelerator_id AND pr.model_id = ref.model_id
     WHERE NOT EXISTS (

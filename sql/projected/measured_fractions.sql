@@ -4,7 +4,7 @@
 --               under the load tool's workload;
 --   calibrated  each config of the profile's model (calibrated.delivered_at_slo): the band our traffic is
 --               delivered at through the config's engine model (token rates = the band x our output tokens per
---               request).
+--               request: the mean of the profile's resolved workload, requirement.workload).
 -- A band measures the gap when the MLPerf reference of its own accelerator and model, in the profile's scenario
 -- (benchmark.mlperf_profile_reference), exists:
 --   delivered_fraction_low/high = delivered output tokens/s low/high / accelerator_count
@@ -19,11 +19,12 @@
 WITH calibrated_bands AS (
     SELECT c.profile, c.config_key, c.model_key AS model_id, c.accelerator_id, c.accelerator_count, c.status, c.bills,
            c.config_status, c.status_reason, c.delivered_requests_per_s_low, c.delivered_requests_per_s_high,
-           c.output_tokens_mean,
+           w.output_tokens_mean,
            c.run_labels AS run_labels_json,
            (SELECT string_agg(label, ' + ' ORDER BY label)
             FROM unnest(from_json(c.run_labels, '["VARCHAR"]')) AS t(label)) AS run_labels
     FROM calibrated.delivered_at_slo AS c
+    LEFT JOIN requirement.workload AS w ON w.profile = c.profile
 ),
 delivered AS (
     SELECT profile, 'observed' AS source, run_id AS config_key, run_label AS run_labels, model_id,

@@ -5,6 +5,7 @@ math), never with the project's code."""
 
 import csv
 import datetime
+import json
 import math
 
 import duckdb
@@ -27,8 +28,6 @@ profiles:
     delivered_fraction_prior: [0.5, 0.8]
     baseline: vllm
     workload:
-      input_tokens_mean: 1155
-      output_tokens_mean: 211
       traffic_log: {TRACE}
       requests_per_day: {REQUESTS_PER_DAY}
   - name: chat-8b-slow-start
@@ -298,3 +297,53 @@ def test_projected_configs_that_may_beat_the_h100_on_our_trace_are_what_measure_
     assert beating and {(r["config_key"], r["price_class"]) for r in named} == beating
     assert all(r["billed_basis"] == "projected" for r in plan if r["evidence"] == "projected")
     assert all(r["possible_monthly_saving_usd_high"] > 0 for r in named)
+
+
+def mlperf_server_per_accelerator(accelerator):
+    """MLPerf v5.1's highest closed llama3.1-8b Server tokens/s per accelerator on `accelerator` (as the raw round
+    table names it), and that system's accelerator count."""
+    rows = [
+        r
+        for r in json.loads(V51_TABLE.read_text())
+        if r["Model"] == "llama3.1-8b"
+        and r["Scenario"] == "Server"
+        and r["Category"] == "closed"
+        and r["Accelerator"] == accelerator
+    ]
+    best = max(rows, key=lambda r: r["Performance_Result"] / (r["Nodes"] * r["a#"]))
+    return best["Performance_Result"] / (best["Nodes"] * best["a#"]), best["Nodes"] * best["a#"]
+
+
+def test_the_projected_h200_band_rests_on_the_token_mix_every_other_row_prices(serving):
+    """One workload per profile: the projected 8x H200 band = MLPerf's H200 tokens/s x the fraction learnt from our
+    config's band calibrated on the trace, over the trace's mean output tokens (recomputed from the raw CSV): the
+    same number of output tokens per request the calibrated replay and the cost rows use, never a second mix."""
+    _ours_in, ours_out, _cv = trace_means_and_cv()
+    (workload,) = query(serving, "SELECT * FROM requirement.workload WHERE profile = 'chat-8b'")
+    assert (workload["source"], workload["output_tokens_kind"]) == ("log", "empirical_log")
+    assert workload["output_tokens_mean"] == pytest.approx(ours_out, rel=1e-9)
+    (band,) = query(
+        serving,
+        "SELECT * FROM calibrated.delivered_at_slo WHERE profile = 'chat-8b' AND bills AND status = 'delivered'",
+    )
+    assert band["output_tokens_mean"] == pytest.approx(ours_out, rel=1e-9)
+    h100, _count = mlperf_server_per_accelerator("NVIDIA H100-SXM-80GB")
+    fraction = (
+        band["delivered_requests_per_s_low"] * ours_out / h100,
+        band["delivered_requests_per_s_high"] * ours_out / h100,
+    )
+    h200, count = mlperf_server_per_accelerator("NVIDIA H200-SXM-141GB")
+    (row,) = query(
+        serving,
+        "SELECT * FROM projected.delivered_at_slo WHERE profile = 'chat-8b' "
+        "AND accelerator_id = 'nvidia-h200-sxm-141gb'",
+    )
+    assert (row["accelerator_count"], row["delivered_fraction_runs"]) == (count, 1)
+    assert (row["delivered_fraction_low"], row["delivered_fraction_high"]) == pytest.approx(fraction, rel=1e-9)
+    assert row["output_tokens_per_request"] == pytest.approx(ours_out, rel=1e-9)
+    assert row["output_tokens_basis"].startswith("the workload's output mean (211.1 tokens; the log's 19,366 requests")
+    expected = tuple(h200 * count * f / ours_out for f in fraction)
+    assert (row["delivered_requests_per_s_low"], row["delivered_requests_per_s_high"]) == pytest.approx(
+        expected, rel=1e-9
+    )
+    assert 150 < expected[0] < expected[1] < 400  # about 205-323 requests/s (the old 64-token mix said 678-1,067)

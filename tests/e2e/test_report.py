@@ -44,7 +44,7 @@ profiles:
     slo: {{ttft_p95_ms: 1000, tpot_p95_ms: 50}}
     delivered_fraction_prior: [0.5, 0.8]
     baseline: vllm
-    workload: {{input_tokens_mean: 200, output_tokens_mean: 64, traffic_log: {TRACE}, requests_per_day: 12000000}}
+    workload: {{traffic_log: {TRACE}, requests_per_day: 12000000}}
   - name: chat-70b-interactive
     model: meta-llama/Llama-2-70b-chat-hf
     slo: {{ttft_p95_ms: 2000, tpot_p95_ms: 100}}

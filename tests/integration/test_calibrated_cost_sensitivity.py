@@ -16,6 +16,7 @@ import pytest
 from assets.calibrate import sensitivity
 from assets.calibrate.our_traffic import params_of, traffic_of
 from tests.support.data import DATA
+from tests.support.workloads import workload_row
 
 AZURE_CODE = DATA / "traffic" / "azure-llm-inference-2023" / "AzureLLMInferenceTrace_code.csv"
 BOUNDS = {"ttft_p95_ms": 1000.0, "tpot_p95_ms": 50.0, "error_rate": 0.01}
@@ -106,16 +107,7 @@ def test_the_report_says_what_the_mix_and_the_bursts_cost_per_top_config(publish
 def test_the_real_code_traces_bursts_are_delivered_slower_than_poisson_arrivals_of_the_same_mix(published):
     with duckdb.connect(str(published / "serving.duckdb"), read_only=True) as conn:
         model = conn.execute("SELECT * FROM calibrated.engine_models WHERE status = 'fitted'").pl().row(0, named=True)
-    profile = {
-        "profile": "code",
-        "traffic_log": str(AZURE_CODE),
-        "arrival_cv": None,
-        "requests_per_day": None,
-        "mean_requests_per_s": None,
-        "input_tokens_mean": None,
-        "output_tokens_mean": None,
-    }
-    traffic = traffic_of(profile)
+    traffic = traffic_of(workload_row(traffic_log=str(AZURE_CODE), inputs=None, outputs=None, window_s=60.0))
     found = {v.variant: v for v in sensitivity.variants(params_of(model), traffic, BOUNDS)}
     with AZURE_CODE.open(newline="") as handle:
         inputs = [int(r["ContextTokens"]) for r in csv.DictReader(handle)]

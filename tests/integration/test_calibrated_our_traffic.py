@@ -12,6 +12,7 @@ import pytest
 
 from assets.calibrate.our_traffic import project_pair
 from tests.support.data import DATA
+from tests.support.workloads import mean_of, workload_row
 
 AZURE_CODE = DATA / "traffic" / "azure-llm-inference-2023" / "AzureLLMInferenceTrace_code.csv"
 BOUNDS = {"ttft_p95_ms": 1000.0, "tpot_p95_ms": 50.0, "error_rate": 0.01}
@@ -75,19 +76,10 @@ def test_the_real_code_traces_bursts_cost_most_of_what_its_token_mix_allows(publ
     cv, input_mean, output_mean = azure_code
     with duckdb.connect(str(published / "serving.duckdb"), read_only=True) as conn:
         model = conn.execute("SELECT * FROM calibrated.engine_models WHERE status = 'fitted'").pl().row(0, named=True)
-    base = {"profile": "code", "arrival_cv": None, "requests_per_day": None, "mean_requests_per_s": None}
-    logged, curve = project_pair(
-        base | {"traffic_log": str(AZURE_CODE), "input_tokens_mean": None, "output_tokens_mean": None},
-        BOUNDS,
-        model,
-        [],
-    )
-    poisson, _ = project_pair(
-        base | {"traffic_log": None, "input_tokens_mean": input_mean, "output_tokens_mean": output_mean},
-        BOUNDS,
-        model,
-        [],
-    )
+    log = workload_row(traffic_log=str(AZURE_CODE), inputs=None, outputs=None, window_s=60.0)
+    logged, curve = project_pair(log, BOUNDS, model, [])
+    means = workload_row(inputs=mean_of(input_mean), outputs=mean_of(output_mean), mean_requests_per_s=None)
+    poisson, _ = project_pair(means, BOUNDS, model, [])
     assert logged["traffic_interarrival_cv"] == pytest.approx(cv, rel=0.01) and cv > 10
     assert logged["input_tokens_mean"] == pytest.approx(input_mean) and logged["output_tokens_mean"] == pytest.approx(
         output_mean

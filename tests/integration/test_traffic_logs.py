@@ -41,7 +41,18 @@ def independent_shape(path, window=60, per_day=None):
     s = math.log(statistics.mean(positive)) - statistics.mean(math.log(g) for g in positive)
     inputs = [int(r["ContextTokens"]) for r in rows]
     outputs = [int(r["GeneratedTokens"]) for r in rows]
-    p95 = lambda values: statistics.quantiles(values, n=100, method="inclusive")[94]  # noqa: E731
+    pct = lambda values, q: statistics.quantiles(values, n=100, method="inclusive")[q - 1]  # noqa: E731
+    p95 = lambda values: pct(values, 95)  # noqa: E731
+    spread = {  # the rest of each side's statistics, as requirement.workload states a log's lengths
+        f"{side}_tokens_{key}": value
+        for side, values in (("input", inputs), ("output", outputs))
+        for key, value in (
+            ("p90", pct(values, 90)),
+            ("p99", pct(values, 99)),
+            ("cv", statistics.pstdev(values) / statistics.mean(values)),
+            ("max", max(values)),
+        )
+    }
     return {
         "requests": len(rows),
         "span_s": span,
@@ -62,6 +73,7 @@ def independent_shape(path, window=60, per_day=None):
         "output_tokens_mean": statistics.mean(outputs),
         "output_tokens_p50": statistics.median(outputs),
         "output_tokens_p95": p95(outputs),
+        **spread,
     }, counts
 
 

@@ -136,8 +136,8 @@ def read_profile_file(path: Path) -> Outcome:
             (p["profile"],): (
                 p["delivered_fraction_prior_lo"],
                 p["delivered_fraction_prior_hi"],
-                p["input_tokens_mean"],
-                p["output_tokens_mean"],
+                p["input_tokens_stated"],
+                p["output_tokens_stated"],
             )
             for p in profiles
         }

@@ -2,9 +2,11 @@
 MLPerf references, prices, calibrated bands, and the SQL tables built from them in the order the assets build them."""
 
 import datetime
+import json
 
 import polars as pl
 
+from assets.calibrate.workload import write_workload
 from assets.warehouse.sqlfiles import run_sql_file
 from assets.warehouse.validate import frame_from_rows
 from assets.warehouse.write import write_table
@@ -100,6 +102,11 @@ def point(run_id, index, rate, ttft, tpot=10.0, error_rate=0.0, repeat=0):
     return row
 
 
+def stated_mean(mean):
+    """requirement.profiles' statement of a side given by its old `*_tokens_mean` key (lognormal, CV 1 assumed)."""
+    return json.dumps({"kind": "lognormal", "mean": mean, "cv": 1.0, "cv_assumed": True})
+
+
 def profile_rows(name="p", model=LLAMA, ttft=1000.0, tpot=50.0, error_rate=0.01, prior=(0.5, 0.8)):
     profile = {
         "profile": name,
@@ -110,8 +117,9 @@ def profile_rows(name="p", model=LLAMA, ttft=1000.0, tpot=50.0, error_rate=0.01,
         "delivered_fraction_prior_lo": prior[0],
         "delivered_fraction_prior_hi": prior[1],
         "error_rate_max": error_rate,
-        "input_tokens_mean": None,
-        "output_tokens_mean": 50.0,
+        "input_tokens_stated": None,
+        "output_tokens_stated": stated_mean(50.0),
+        "lengths_file": None,
         "arrival_cv": None,
         "traffic_log": None,
         "requests_per_day": None,
@@ -154,6 +162,7 @@ def load(conn, runs, points, profiles=None, bounds=None):
     write_table(conn, "requirement.traffic_shape", frame_from_rows([], TrafficShape), TrafficShape)
     write_table(conn, "requirement.profiles", pl.DataFrame(profiles), Profiles)
     write_table(conn, "requirement.slo_bounds", pl.DataFrame(bounds), SloBounds)
+    write_workload(conn)
     write_table(
         conn, "observed.load_point_measures", run_sql_file(conn, "observed/load_point_measures.sql"), LoadPointMeasures
     )
@@ -205,13 +214,14 @@ def write_references(conn, rows):
 
 
 def project(conn):
-    """projected.measured_fractions, then projected.delivered_at_slo, as the assets build them; the projected rows
-    (requirement.traffic_shape empty, no traffic log, unless the test wrote one)."""
+    """requirement.workload, projected.measured_fractions, then projected.delivered_at_slo, as the assets build them;
+    the projected rows (requirement.traffic_shape empty, no traffic log, unless the test wrote one)."""
     if not conn.execute(
         "SELECT 1 FROM information_schema.tables WHERE table_schema = 'requirement' AND table_name = 'traffic_shape'"
     ).fetchall():
         no_log = {name: column.dtype.type for name, column in TrafficShape.to_schema().columns.items()}
         write_table(conn, "requirement.traffic_shape", pl.DataFrame([], schema=no_log), TrafficShape)
+    write_workload(conn)  # the profiles as the test last wrote them, resolved
     write_table(
         conn, "projected.measured_fractions", run_sql_file(conn, "projected/measured_fractions.sql"), MeasuredFractions
     )

@@ -17,6 +17,7 @@ from assets.warehouse.sqlfiles import read_sql, run_sql_file
 from assets.warehouse.validate import split_valid
 from schemas.calibrated.cost_sensitivity import CostSensitivity
 from tests.support.engine_rows import engine_columns
+from tests.support.workloads import workload_row
 
 ENGINE = EngineParams(b0_ms=6.0, b1_ms=0.02, b2_ms=0.1, b3_ms=0.0006, ttft_overhead_ms=20.0, max_num_seqs=128)
 BOUNDS = {"ttft_p95_ms": 1000.0, "tpot_p95_ms": 50.0, "error_rate": 0.01}
@@ -214,10 +215,9 @@ def test_a_bursty_profile_is_priced_at_our_arrivals_and_at_poisson_through_the_w
     """write_cost_sensitivity on a warehouse of hand-built tables: a profile stating arrival CV 4 gets its bursts'
     monthly cost, our mix at exactly the band of calibrated.delivered_at_slo."""
     conn = duckdb.connect()
-    profile = {"profile": "chat", "traffic_log": None, "arrival_cv": 4.0, "requests_per_day": None}
-    profile |= {"mean_requests_per_s": 25.0, "input_tokens_mean": 200.0, "output_tokens_mean": 64.0}
+    workload = {k: v for k, v in workload_row(arrival_cv=4.0).items() if not k.startswith("_")}
     tables = {
-        "requirement.profiles": [profile],
+        "requirement.workload": [workload],
         "requirement.slo_bounds": [{"profile": "chat", "measure": m, "bound": b} for m, b in BOUNDS.items()],
         "calibrated.engine_models": [{"config_key": "cfg-test", **engine_columns(ENGINE)}],
         "calibrated.delivered_at_slo": [delivered_row()],

@@ -20,6 +20,7 @@ from assets.calibrate.traffic import Lengths, Trace, sample_windows, scale_trace
 from assets.calibrate.validate import validate_config
 from tests.support.data import FIXTURES
 from tests.support.engine_rows import engine_columns
+from tests.support.workloads import mean_of, workload_row
 
 ENGINE = EngineParams(b0_ms=6.0, b1_ms=0.02, b2_ms=0.1, b3_ms=0.0006, ttft_overhead_ms=20.0, max_num_seqs=128)
 BOUNDS = {"ttft_p95_ms": 1000.0, "tpot_p95_ms": 50.0, "error_rate": 0.01}
@@ -52,16 +53,8 @@ def model_row(status: str = "fitted", **changes) -> dict:
 
 
 def profile_row(**changes) -> dict:
-    row = {
-        "profile": "chat",
-        "input_tokens_mean": 200.0,
-        "output_tokens_mean": 64.0,
-        "arrival_cv": None,
-        "traffic_log": None,
-        "requests_per_day": None,
-        "mean_requests_per_s": 25.0,
-    }
-    return row | changes
+    """The workload of a profile (requirement.workload) stating means 200 / 64 and 25 requests/s unless changed."""
+    return workload_row(**changes)
 
 
 @pytest.fixture(scope="module")
@@ -151,28 +144,29 @@ def test_a_percentile_no_run_of_the_config_measured_is_not_judged():
 
 
 def test_a_profile_without_a_token_mix_says_so():
-    row, curve = project_pair(profile_row(input_tokens_mean=None, output_tokens_mean=None), BOUNDS, model_row(), [])
+    row, curve = project_pair(profile_row(inputs=None, outputs=None), BOUNDS, model_row(), [])
     assert row["status"] == "no_traffic" and not curve and "no token mix" in row["status_reason"]
 
 
 def test_a_traffic_log_gives_the_arrivals_and_the_lengths_scaled_to_our_volume():
     log = str(FIXTURES / "traffic" / "trace.jsonl")
-    traffic = traffic_of(profile_row(traffic_log=log, requests_per_day=86400.0 * 4, mean_requests_per_s=None))
+    traffic = traffic_of(profile_row(traffic_log=log, inputs=None, outputs=None, requests_per_day=86400.0 * 4))
     assert traffic.trace is not None and len(traffic.trace.t) == 8 and traffic.requests_per_s == pytest.approx(4.0)
     assert traffic.trace.rate == pytest.approx(4.0) and "trace.jsonl" in traffic.basis
-    row, curve = project_pair(profile_row(traffic_log=log, mean_requests_per_s=None), BOUNDS, model_row(), [])
+    row, curve = project_pair(profile_row(traffic_log=log, inputs=None, outputs=None), BOUNDS, model_row(), [])
     assert row["status"] == "delivered" and "tiled to 2,000" in row["traffic_sample"] and len(curve) >= 20
 
 
-def test_a_log_without_lengths_takes_them_from_the_workload_means_or_says_it_has_none(tmp_path):
+def test_a_log_without_lengths_takes_them_from_the_stated_lengths_or_says_it_has_none(tmp_path):
     log = tmp_path / "arrivals.csv"
     log.write_text("start_offset_s,input_tokens,output_tokens\n" + "".join(f"{i * 0.7:.1f},,\n" for i in range(40)))
     with_means, _ = project_pair(profile_row(traffic_log=str(log)), BOUNDS, model_row(), [])
-    assert with_means["status"] == "delivered" and "the log states none" in with_means["traffic_basis"]
-    without = profile_row(traffic_log=str(log), input_tokens_mean=None, output_tokens_mean=None)
+    assert with_means["status"] == "delivered" and "lengths stated in the workload" in with_means["traffic_basis"]
+    assert "input stated, lognormal mean 200, CV 1 (assumed)" in with_means["traffic_basis"]
+    without = profile_row(traffic_log=str(log), inputs=None, outputs=None)
     row, curve = project_pair(without, BOUNDS, model_row(), [])
     assert row["status"] == "no_traffic" and not curve
-    assert "states no token lengths and workload gives no input_tokens_mean" in row["status_reason"]
+    assert "states no input lengths and the workload states none" in row["status_reason"]
 
 
 # --- a held-out workload: the new table against calibrated.validation ------------------------------------------------
@@ -230,7 +224,7 @@ def test_a_held_out_workloads_delivered_at_slo_in_the_new_table_agrees_with_cali
         model = model_row_of(Calibration(without, calibrate(cfg, train), [], "fitted"))
         lightest = min((lv for lv in cfg.levels if lv.workload_key == workload), key=lambda lv: lv.load_size)
         bounds = {m: 2.0 * lightest.measured[m] for m in ("ttft_p50_ms", "tpot_p50_ms")}  # validation's SLO
-        profile = profile_row(input_tokens_mean=lightest.inp.mean, output_tokens_mean=lightest.out.mean, arrival_cv=1.0)
+        profile = profile_row(inputs=mean_of(lightest.inp.mean), outputs=mean_of(lightest.out.mean), arrival_cv=1.0)
         row, _ = project_pair(profile, bounds, model, slo_errors)
         assert row["status"] == "delivered", row["status_reason"]
         point = math.sqrt(row["delivered_requests_per_s_low"] * row["delivered_requests_per_s_high"])

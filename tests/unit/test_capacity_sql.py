@@ -8,6 +8,7 @@ import duckdb
 import polars as pl
 import pytest
 
+from assets.calibrate.workload import write_workload
 from assets.report.decision import decide
 from assets.warehouse.sqlfiles import run_sql_file
 from assets.warehouse.write import write_table
@@ -121,9 +122,11 @@ def traffic(conn, rates=RATES, window=60.0, per_day=5 * 86400.0, min_replicas=1,
 
 
 def plan(conn, costs, runs=(), projected=()):
-    """marts.capacity_plan over `costs`; observed.runs holds `runs` (labels a baseline is matched with);
+    """marts.capacity_plan over `costs` (requirement.workload resolved first); observed.runs holds `runs` (labels a
+    baseline is matched with);
     `projected`: (config_key, delivered_fraction_basis) of projected rows."""
     write_table(conn, "cost.cost_per_request", pl.DataFrame(costs), CostPerRequest)
+    write_workload(conn)  # the profile and its traffic log as the test wrote them, resolved
     rows = []
     for key, basis in projected:
         row = blank(ProjectedDeliveredAtSlo)

@@ -27,6 +27,7 @@ ASSETS = {
     "requirement/slo_bounds",
     "requirement/traffic_shape",
     "requirement/traffic_rate",
+    "requirement/workload",
     "observed/runs",
     "observed/measurements",
     "observed/tool_metrics",

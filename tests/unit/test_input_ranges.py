@@ -8,6 +8,7 @@ import re
 import pytest
 
 from assets.config import prices, profiles
+from assets.config.workload_lengths import LENGTH_FORM_KEYS, LENGTH_FORMS, SIDES
 from assets.core.errors import IngestError
 from assets.core.ranges import INPUT_RANGES, PRICES, PROFILES, RUN_YAML, SLO_MS, Range
 from assets.runs import sidecar
@@ -16,7 +17,15 @@ from tests.support.data import REPO_ROOT
 
 # The keys the parsers accept that hold text (names, dates, paths, free-form settings) or nest other keys.
 TEXT_KEYS = {
-    PROFILES: {"name", "model", "baseline", "workload.traffic_log", "quality[].task", "quality[].metric"},
+    PROFILES: {
+        "name",
+        "model",
+        "baseline",
+        "workload.traffic_log",
+        "workload.lengths_file",
+        "quality[].task",
+        "quality[].metric",
+    },
     PRICES: {"accelerator", "price_class", "provider", "source", "as_of"},
     RUN_YAML: {
         "accelerator",
@@ -38,6 +47,7 @@ SLO_KEYS = [f"{m}_{p}_ms" for m in ("ttft", "tpot", "itl", "e2e") for p in ("p50
 def accepted_keys() -> dict[str, set[str]]:
     """The keys each parser accepts, walked from its own key lists (a new key must be listed here by the parser)."""
     profile_keys = (profiles.PROFILE_KEYS - NESTING) | {f"workload.{k}" for k in profiles.WORKLOAD_KEYS}
+    profile_keys |= {f"workload.{side}_tokens.{k}" for side in SIDES for k in LENGTH_FORM_KEYS}
     assert all(profiles.SLO_KEY.match(k) for k in SLO_KEYS)
     profile_keys |= {SLO_MS, "slo.error_rate_max"}
     profile_keys |= {"quality[].task", "quality[].metric", *(f"quality[].{k}" for k in QUALITY_BOUND_KINDS)}
@@ -80,7 +90,13 @@ def profile_with(key: str, value: object) -> dict:
         name = key.removeprefix("workload.")
         volume = {"requests_per_day": 86400, "peak_to_mean": 2} if name == "requests_per_day" else {}
         entry["workload"] = {"mean_requests_per_s": 25, "peak_to_mean": 2} if not volume else volume
-        entry["workload"][name] = value
+        side, _, form_key = name.partition(".")
+        if form_key:  # a key of a length form: beside the others of its form, each in range and in order
+            form = next(keys for keys in LENGTH_FORMS.values() if form_key in keys)
+            companions = {"fixed": 1, "mean": 200, "cv": 1, "p50": 1, "p90": 1e7, "p99": 1e7}
+            entry["workload"][side] = {k: companions[k] for k in form} | {form_key: value}
+        else:
+            entry["workload"][name] = value
     else:
         bound = {"max": 1} if key.removeprefix("quality[].") in profiles.QUALITY_OPTIONAL_KEYS else {}
         entry["quality"] = [{"task": "gsm8k", "metric": "acc", **bound, key.removeprefix("quality[]."): value}]

@@ -43,7 +43,7 @@ def _profile(conn: duckdb.DuckDBPyConnection, ttft_p95_ms: float, tpot_p95_ms: f
         delivered_fraction_prior_lo=0.5,
         delivered_fraction_prior_hi=0.8,
         error_rate_max=0.01,
-        output_tokens_mean=16.0,
+        output_tokens_stated='{"kind": "fixed", "mean": 16.0}',
         peak_window_s=60.0,
         min_replicas=1,
         slo_text="p95 TTFT <= 1 s, p95 TPOT <= 50 ms",

@@ -13,9 +13,11 @@ from tests.support.sql_warehouse import (
     delivered,
     load,
     point,
+    profile_rows,
     project,
     reference_row,
     run_row,
+    stated_mean,
     write_calibrated,
     write_references,
 )
@@ -170,9 +172,12 @@ def by_source(conn):
 
 
 def test_a_configs_band_calibrated_on_our_traffic_is_learnt_in_place_of_its_runs_measured_band(conn):
-    # run a on 1 x H100 sustained 10-14.5 req/s of 50-token answers as measured; our traffic (1000 in, 40 out)
-    # through its config's engine model: 8-12 req/s; H100's MLPerf 1000 tokens/s per accelerator
-    load(conn, [run_row("a")], [point("a", 0, 10, 100), point("a", 1, 20, 2100)])
+    # run a on 1 x H100 sustained 10-14.5 req/s of 50-token answers as measured; our traffic (1000 in, 40 out: the
+    # profile's workload, whose output mean the calibrated band's token rates are taken at) through its config's
+    # engine model: 8-12 req/s; H100's MLPerf 1000 tokens/s per accelerator
+    (profile,), bounds = profile_rows()
+    profile.update(input_tokens_stated=stated_mean(1000.0), output_tokens_stated=stated_mean(40.0))
+    load(conn, [run_row("a")], [point("a", 0, 10, 100), point("a", 1, 20, 2100)], [profile], bounds)
     write_calibrated(conn, calibrated_band("a", 8.0, 12.0, 1000.0, 40.0))
     delivered(conn)
     write_references(conn, [reference_row(H100, 1000.0), reference_row(B200, 4000.0, total=8)])

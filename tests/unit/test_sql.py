@@ -16,6 +16,7 @@ from tests.support.sql_warehouse import (
     project,
     reference_row,
     run_row,
+    stated_mean,
     write_calibrated,
     write_prices,
     write_references,
@@ -158,9 +159,12 @@ def test_the_bill_rests_on_the_calibrated_band_where_the_runs_token_means_differ
     conn, ours, basis, said
 ):
     """cost.cost_per_request decides the band once: the run measured 200 / 50 tokens per request (point());
-    our traffic's means beyond 25% of those bill on the calibrated band (8 to 12 req/s), with token rates at our
-    means; within 25%, on the measured band (10 to 14.5 req/s)."""
-    load(conn, [run_row("a")], [point("a", 0, 10, 100), point("a", 1, 20, 2100)])
+    our traffic's means (the profile's resolved workload, requirement.workload) beyond 25% of those bill on the
+    calibrated band (8 to 12 req/s), with token rates at our means; within 25%, on the measured band (10 to 14.5
+    req/s)."""
+    (profile,), bounds = profile_rows()
+    profile.update(input_tokens_stated=stated_mean(ours[0]), output_tokens_stated=stated_mean(ours[1]))
+    load(conn, [run_row("a")], [point("a", 0, 10, 100), point("a", 1, 20, 2100)], [profile], bounds)
     row = calibrated_band("a", 8.0, 12.0, *ours)
     write_calibrated(conn, row)
     delivered(conn)
