@@ -298,3 +298,30 @@ def test_projected_configs_that_may_beat_the_h100_on_our_trace_are_what_measure_
     assert beating and {(r["config_key"], r["price_class"]) for r in named} == beating
     assert all(r["billed_basis"] == "projected" for r in plan if r["evidence"] == "projected")
     assert all(r["possible_monthly_saving_usd_high"] > 0 for r in named)
+
+
+def test_a_band_billed_on_our_traffic_names_the_calibrated_row_it_is(serving):
+    """Both runs bill on their config's band calibrated on the trace: analytics.shortlist_sources points each at its
+    calibrated.delivered_at_slo row (a computed number: no file), low and high end equal to the billed band."""
+    billed = query(
+        serving,
+        "SELECT DISTINCT run_label, billed_requests_per_s_low, billed_requests_per_s_high FROM marts.config_shortlist "
+        "WHERE profile = 'chat-8b' AND billed_basis = 'calibrated'",
+    )
+    sources = query(
+        serving,
+        "SELECT * FROM analytics.shortlist_sources WHERE profile = 'chat-8b' "
+        "AND number LIKE 'billed band calibrated on our traffic%'",
+    )
+    ends: dict[str, dict[str, float]] = {}
+    for r in sources:
+        assert (r["source"], r["number_evidence"], r["source_sha256"]) == (
+            "calibrated.delivered_at_slo",
+            "calibrated",
+            None,
+        )
+        ends.setdefault(r["run_label"], {})[r["number"].rsplit(", ", 1)[1]] = r["value"]
+    assert {r["run_label"] for r in billed} == {"vllm", "vllm+batch_size"}
+    assert {(r["run_label"], r["billed_requests_per_s_low"], r["billed_requests_per_s_high"]) for r in billed} == {
+        (label, e["low end"], e["high end"]) for label, e in ends.items()
+    }
