@@ -33,7 +33,7 @@ table { border-collapse: collapse; margin: 8px 0; font-size: 12.5px; }
 th, td { border: 1px solid #e5e7eb; padding: 3px 6px; vertical-align: top; text-align: left; }
 th { background: #f9fafb; font-weight: 600; }
 td.num { text-align: right; white-space: nowrap; }
-td.caveats { font-size: 11.5px; color: #374151; min-width: 220px; }
+td.caveats { font-size: 11.5px; color: #374151; min-width: 120px; }
 td.file { word-break: break-all; font-family: ui-monospace, Menlo, monospace; font-size: 11px; }
 .tag { display: inline-block; border-radius: 3px; padding: 0 4px; font-size: 10.5px; font-weight: 600;
        color: #fff; background: #6b7280; }

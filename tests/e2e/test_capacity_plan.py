@@ -347,3 +347,30 @@ def test_the_projected_h200_band_rests_on_the_token_mix_every_other_row_prices(s
         expected, rel=1e-9
     )
     assert 150 < expected[0] < expected[1] < 400  # about 205-323 requests/s (the old 64-token mix said 678-1,067)
+
+
+def test_a_band_billed_on_our_traffic_names_the_calibrated_row_it_is(serving):
+    """Both runs bill on their config's band calibrated on the trace: analytics.shortlist_sources points each at its
+    calibrated.delivered_at_slo row (a computed number: no file), low and high end equal to the billed band."""
+    billed = query(
+        serving,
+        "SELECT DISTINCT run_label, billed_requests_per_s_low, billed_requests_per_s_high FROM marts.config_shortlist "
+        "WHERE profile = 'chat-8b' AND billed_basis = 'calibrated'",
+    )
+    sources = query(
+        serving,
+        "SELECT * FROM analytics.shortlist_sources WHERE profile = 'chat-8b' "
+        "AND number LIKE 'billed band calibrated on our traffic%'",
+    )
+    ends: dict[str, dict[str, float]] = {}
+    for r in sources:
+        assert (r["source"], r["number_evidence"], r["source_sha256"]) == (
+            "calibrated.delivered_at_slo",
+            "calibrated",
+            None,
+        )
+        ends.setdefault(r["run_label"], {})[r["number"].rsplit(", ", 1)[1]] = r["value"]
+    assert {r["run_label"] for r in billed} == {"vllm", "vllm+batch_size"}
+    assert {(r["run_label"], r["billed_requests_per_s_low"], r["billed_requests_per_s_high"]) for r in billed} == {
+        (label, e["low end"], e["high end"]) for label, e in ends.items()
+    }
