@@ -9,6 +9,7 @@ from collections.abc import Iterable
 import dagster as dg
 from dagster._core.definitions.dependency import NodeHandle
 
+from assets.core.inert import inert
 from pipelines import settings
 
 SUBJECTS_NAMED = 3  # a step that builds more tables than this names the first ones and counts the rest
@@ -130,7 +131,7 @@ class _ProgressHandler(logging.Handler):
             line = f"! {step_words(self.job, step)} failed (why is said when the run ends)"
         else:
             return
-        print(line, file=sys.stderr, flush=True)
+        print(inert(line, lines=True), file=sys.stderr, flush=True)  # names of folders and files from inputs
 
 
 @dg.logger(
@@ -144,6 +145,14 @@ def progress_logger(init_context: dg.InitLoggerContext) -> logging.Logger:
     log.propagate = False
     log.handlers = [_ProgressHandler(init_context.job_def)]
     return log
+
+
+class _InertFormatter(logging.Formatter):
+    """Log lines with control and bidirectional characters written as escapes (assets/core/inert.py)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        """The record formatted, then made inert."""
+        return inert(super().format(record), lines=True)
 
 
 @dg.logger(
@@ -160,6 +169,6 @@ def console_logger(init_context: dg.InitLoggerContext) -> logging.Logger:
         return dg.colored_console_logger.logger_fn(init_context)
     log = logging.Logger(config["name"], level=config["log_level"])
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(asctime)s - %(name)s - %(levelname)s - %(message)s"))
+    handler.setFormatter(_InertFormatter("%(asctime)s - %(name)s - %(levelname)s - %(message)s"))
     log.addHandler(handler)
     return log

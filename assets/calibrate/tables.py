@@ -14,7 +14,7 @@ from typing import Any
 import duckdb
 import numpy as np
 
-from assets.calibrate.fit import Fit, calibrate
+from assets.calibrate.fit import Fit, NoTiming, calibrate
 from assets.calibrate.levels import METRICS, Config, read_configs
 from assets.calibrate.validate import Row, validate_config
 from assets.warehouse.rows import row_for
@@ -84,7 +84,10 @@ def calibrate_config(cfg: Config, validate: bool = True) -> Calibration:
     """Fit one config on all its levels and, with 4 or more, measure its held-out error."""
     t0 = time.perf_counter()
     n = usable_levels(cfg)
-    fit = calibrate(cfg) if n >= MIN_LEVELS_TO_FIT else None
+    try:
+        fit = calibrate(cfg) if n >= MIN_LEVELS_TO_FIT else None
+    except NoTiming as problem:  # said in words, not as the exception it raised
+        return Calibration(cfg, None, [], "not_calibrated", str(problem), time.perf_counter() - t0)
     rows = validate_config(cfg, fit) if (validate and n >= MIN_LEVELS) else []
     status, reason = status_of(n, rows)
     return Calibration(cfg, fit, rows, status, reason, time.perf_counter() - t0)

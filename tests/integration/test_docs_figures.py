@@ -14,6 +14,7 @@ from tests.support.data import DATA, REPO_ROOT
 from tests.unit import (
     test_faults_http_retries,
     test_input_ranges,
+    test_quality_plausibility,
     test_security_sql_and_archive_limits,
     test_sql_guards,
 )
@@ -61,6 +62,9 @@ def test_the_reliability_page_states_the_figures_of_the_tests():
     assert stated("archives over their limits") == len(test_security_sql_and_archive_limits.BOMBS)
     assert stated("writing statements") == len(test_sql_guards.WRITES)
     assert stated("out-of-range values") == len(test_input_ranges.CASES)
+    assert stated("values outside their metric's range") == len(test_quality_plausibility.OUT_OF_RANGE_VALUES) + len(
+        test_quality_plausibility.OUT_OF_RANGE_ROWS
+    )
 
 
 # --- the capacity plan's worked example (docs/capacity-plan.md, "Worked example") ---------------------------
