@@ -9,11 +9,9 @@ from __future__ import annotations
 import contextlib
 import csv
 import io
-import os
 import re
 import shutil
 import signal
-import stat
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -29,6 +27,7 @@ from assets.report.textformat import TERMINAL_WIDTH, align_rows, cut_to_width, t
 from assets.warehouse import sqldoc
 from assets.warehouse.objectstore import register_for_views
 from pipelines import settings
+from pipelines.shell_history import line_editing
 
 FORMATS = ("table", "csv", "json")
 READING_STATEMENTS = (duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN)
@@ -293,56 +292,6 @@ PER_REQUEST = re.compile(r"cost_per_request_usd_(low|high)$")
 SHELL_HELP = """benchbill shell: SQL on the published serving file, read-only. End a statement with ;
 .tables   the tables and views        .help   this text        .quit (or Ctrl-D)   leave
 Line editing and history (up arrow) on a terminal; Ctrl-C drops the statement being typed."""
-HISTORY_FILE = Path.home() / ".benchbill_history"  # the shell's history, kept between sessions
-HISTORY_LINES = 1000
-
-
-def history_refusal(path: Path) -> str | None:
-    """Why the shell must not read or write `path` as its history, or None when it may: only a regular file (not a
-    link, FIFO or device: a FIFO would block the prompt, a link would have its target cut to HISTORY_LINES lines)
-    with one name, owned by the user; or no file yet."""
-    try:
-        found = os.lstat(path)
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        return f"cannot be examined ({exc.strerror})"
-    if stat.S_ISLNK(found.st_mode):
-        return "is a symbolic link (its target would be cut to the last lines)"
-    if not stat.S_ISREG(found.st_mode):
-        return "is not a regular file (a FIFO or device would block the prompt)"
-    if found.st_uid != os.getuid() or found.st_nlink != 1:
-        return "is a file another user owns or another name shares (it would be cut to the last lines)"
-    return None
-
-
-def line_editing(history_file: Path = HISTORY_FILE) -> Callable[[], None]:
-    """GNU readline for `input()` (editing, the up arrow, history kept in `history_file`); returns what saves the
-    history on leaving. History is off, said once, when that file is not one the shell may own
-    (`history_refusal`); without readline, or a history file that cannot be read or written, the shell still works."""
-    try:
-        import readline
-    except ImportError:  # pragma: no cover - CPython on Linux and macOS has it
-        return lambda: None
-    readline.set_history_length(HISTORY_LINES)
-    refusal = history_refusal(history_file)
-    if refusal is not None:
-        print(f"benchbill shell: history off: {history_file} {refusal}", file=sys.stderr, flush=True)
-        return lambda: None
-    try:
-        readline.read_history_file(history_file)
-    except OSError:
-        pass
-
-    def save() -> None:
-        if history_refusal(history_file) is not None:  # replaced while the shell ran: left as it is
-            return
-        try:
-            readline.write_history_file(history_file)
-        except OSError:
-            pass
-
-    return save
 
 
 def shell(serving_path: Path, read_line: Callable[[str], str] = input) -> int:

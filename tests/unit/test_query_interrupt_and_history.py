@@ -14,7 +14,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from pipelines import query
+from pipelines import shell_history
 from tests.support.data import REPO_ROOT
 
 # A query that runs for hours: every query below is stopped by Ctrl-C long before it ends.
@@ -121,7 +121,7 @@ def test_a_fifo_as_the_history_file_turns_history_off_and_never_blocks_the_promp
     os.mkfifo(tmp_path / ".benchbill_history")
     shown = shell_on_a_terminal(warehouse, tmp_path, ".quit\n")
     assert shown.count("history off") == 1
-    assert "is not a regular file" in shown and "benchbill> " in shown
+    assert "is a named pipe (FIFO), not a regular file" in shown and "benchbill> " in shown
 
 
 def test_a_link_as_the_history_file_leaves_its_target_whole(warehouse, tmp_path):
@@ -142,8 +142,8 @@ def test_history_is_kept_in_a_regular_file_of_ones_own(warehouse, tmp_path):
 def test_only_a_regular_file_with_one_name_is_a_history_file(tmp_path):
     regular, hard = tmp_path / "history", tmp_path / "hard"
     regular.write_text("SELECT 1;\n")
-    assert query.history_refusal(regular) is None
-    assert query.history_refusal(tmp_path / "none yet") is None
+    assert shell_history.history_refusal(regular) is None
+    assert shell_history.history_refusal(tmp_path / "none yet") is None
     os.link(regular, hard)
-    assert "another name shares" in (query.history_refusal(hard) or "")
-    assert "not a regular file" in (query.history_refusal(tmp_path) or "")
+    assert "another name shares" in (shell_history.history_refusal(hard) or "")
+    assert "not a regular file" in (shell_history.history_refusal(tmp_path) or "")
