@@ -147,12 +147,14 @@ def progress_logger(init_context: dg.InitLoggerContext) -> logging.Logger:
     return log
 
 
-class _InertFormatter(logging.Formatter):
-    """Log lines with control and bidirectional characters written as escapes (assets/core/inert.py)."""
+class _InertMessages(logging.Filter):
+    """Log messages with control and bidirectional characters written as escapes (assets/core/inert.py): the
+    names of folders and files from inputs are printed as they are otherwise."""
 
-    def format(self, record: logging.LogRecord) -> str:
-        """The record formatted, then made inert."""
-        return inert(super().format(record), lines=True)
+    def filter(self, record: logging.LogRecord) -> bool:
+        """The record kept, its message made inert."""
+        record.msg, record.args = inert(record.getMessage(), lines=True), None
+        return True
 
 
 @dg.logger(
@@ -166,9 +168,11 @@ class _InertFormatter(logging.Formatter):
 def console_logger(init_context: dg.InitLoggerContext) -> logging.Logger:
     config = init_context.logger_config
     if settings.colour(sys.stderr):
-        return dg.colored_console_logger.logger_fn(init_context)
-    log = logging.Logger(config["name"], level=config["log_level"])
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(_InertFormatter("%(asctime)s - %(name)s - %(levelname)s - %(message)s"))
-    log.addHandler(handler)
+        log = dg.colored_console_logger.logger_fn(init_context)
+    else:
+        log = logging.Logger(config["name"], level=config["log_level"])
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(asctime)s - %(name)s - %(levelname)s - %(message)s"))
+        log.addHandler(handler)
+    log.addFilter(_InertMessages())
     return log
