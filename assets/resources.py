@@ -76,6 +76,8 @@ class Warehouse(dg.ConfigurableResource):
             yield
 
     def setup_for_execution(self, context: dg.InitResourceContext) -> None:
+        if context.dagster_run is None:  # a sensor's or schedule's tick writes nothing: it never waits for a run
+            return
         lock.acquire(self.layout.lock_path, self.lock_timeout_s)
         self._holding = True
 

@@ -9,6 +9,7 @@ from collections.abc import Iterable
 import dagster as dg
 from dagster._core.definitions.dependency import NodeHandle
 
+from assets.core.inert import inert
 from assets.report.textformat import wrapped
 from pipelines import settings
 
@@ -133,7 +134,7 @@ class _ProgressHandler(logging.Handler):
             line = f"! {step_words(self.job, step)} failed (why is said when the run ends)"
         else:
             return
-        print(line, file=sys.stderr, flush=True)
+        print(inert(line, lines=True), file=sys.stderr, flush=True)  # names of folders and files from inputs
 
 
 @dg.logger(
@@ -149,6 +150,16 @@ def progress_logger(init_context: dg.InitLoggerContext) -> logging.Logger:
     return log
 
 
+class _InertMessages(logging.Filter):
+    """Log messages with control and bidirectional characters written as escapes (assets/core/inert.py): the
+    names of folders and files from inputs are printed as they are otherwise."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """The record kept, its message made inert."""
+        record.msg, record.args = inert(record.getMessage(), lines=True), None
+        return True
+
+
 @dg.logger(
     config_schema={
         "log_level": dg.Field(str, is_required=False, default_value="INFO", description="The logger's threshold."),
@@ -160,9 +171,11 @@ def progress_logger(init_context: dg.InitLoggerContext) -> logging.Logger:
 def console_logger(init_context: dg.InitLoggerContext) -> logging.Logger:
     config = init_context.logger_config
     if settings.colour(sys.stderr):
-        return dg.colored_console_logger.logger_fn(init_context)
-    log = logging.Logger(config["name"], level=config["log_level"])
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(asctime)s - %(name)s - %(levelname)s - %(message)s"))
-    log.addHandler(handler)
+        log = dg.colored_console_logger.logger_fn(init_context)
+    else:
+        log = logging.Logger(config["name"], level=config["log_level"])
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(asctime)s - %(name)s - %(levelname)s - %(message)s"))
+        log.addHandler(handler)
+    log.addFilter(_InertMessages())
     return log

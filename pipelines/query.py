@@ -6,12 +6,15 @@ WITH, SHOW, DESCRIBE, SUMMARIZE, EXPLAIN) are run at all."""
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import re
 import shutil
+import signal
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +27,7 @@ from assets.report.textformat import TERMINAL_WIDTH, align_rows, cut_to_width, t
 from assets.warehouse import sqldoc
 from assets.warehouse.objectstore import register_for_views
 from pipelines import settings
+from pipelines.shell_history import line_editing
 
 FORMATS = ("table", "csv", "json")
 READING_STATEMENTS = (duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN)
@@ -36,6 +40,38 @@ _PLAIN_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 
 class QueryProblem(Exception):
     """A query that cannot run; the message says what to do."""
+
+
+class QueryInterrupted(Exception):
+    """Ctrl-C while a query ran: DuckDB stopped that query; the connection is still usable."""
+
+
+INTERRUPTED = "interrupted (Ctrl-C): the running query was stopped"
+
+
+@contextlib.contextmanager
+def stopped_by_ctrl_c(conn: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """While the block runs, Ctrl-C (SIGINT) stops the connection's query (`conn.interrupt()`) instead of raising in
+    the middle of DuckDB; QueryInterrupted says so after. Outside the main thread, or with SIGINT ignored, nothing
+    changes."""
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        yield
+        return
+    pressed: list[int] = []
+
+    def stop(signum: int, _frame: object) -> None:
+        pressed.append(signum)
+        conn.interrupt()
+
+    previous = signal.signal(signal.SIGINT, stop)
+    try:
+        yield
+    except duckdb.InterruptException as exc:
+        raise QueryInterrupted(INTERRUPTED) from exc
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if pressed:  # pressed after DuckDB finished: the result is dropped all the same, as asked
+        raise QueryInterrupted(INTERRUPTED)
 
 
 def open_serving(serving_path: Path) -> duckdb.DuckDBPyConnection:
@@ -190,10 +226,11 @@ def execute(conn: duckdb.DuckDBPyConnection, sql: str, bound: dict[str, Any] | N
     """Columns and rows of a reading statement on a connection from `open_serving`; QueryProblem says what
     went wrong."""
     try:
-        cursor = conn.execute(sql, bound or None)
-        if cursor.description is None:
-            return [], []
-        return [d[0] for d in cursor.description], cursor.fetchall()
+        with stopped_by_ctrl_c(conn):
+            cursor = conn.execute(sql, bound or None)
+            if cursor.description is None:
+                return [], []
+            return [d[0] for d in cursor.description], cursor.fetchall()
     except duckdb.PermissionException as exc:
         raise QueryProblem(
             f"refused: {exc}\n(the serving file is read-only and its queries reach no file, extension or "
@@ -255,30 +292,6 @@ PER_REQUEST = re.compile(r"cost_per_request_usd_(low|high)$")
 SHELL_HELP = """benchbill shell: SQL on the published serving file, read-only. End a statement with ;
 .tables   the tables and views        .help   this text        .quit (or Ctrl-D)   leave
 Line editing and history (up arrow) on a terminal; Ctrl-C drops the statement being typed."""
-HISTORY_FILE = Path.home() / ".benchbill_history"  # the shell's history, kept between sessions
-HISTORY_LINES = 1000
-
-
-def line_editing() -> Callable[[], None]:
-    """GNU readline for `input()` (editing, the up arrow, history kept in HISTORY_FILE); returns what saves the
-    history on leaving. Without readline (or a history file that cannot be read or written) the shell still works."""
-    try:
-        import readline
-    except ImportError:  # pragma: no cover - CPython on Linux and macOS has it
-        return lambda: None
-    try:
-        readline.read_history_file(HISTORY_FILE)
-    except OSError:
-        pass
-    readline.set_history_length(HISTORY_LINES)
-
-    def save() -> None:
-        try:
-            readline.write_history_file(HISTORY_FILE)
-        except OSError:
-            pass
-
-    return save
 
 
 def shell(serving_path: Path, read_line: Callable[[str], str] = input) -> int:
@@ -333,6 +346,7 @@ def shell(serving_path: Path, read_line: Callable[[str], str] = input) -> int:
 
 
 def _show(conn: duckdb.DuckDBPyConnection, sql: str) -> None:
+    """Run the statements of `sql` and print their results; a problem or Ctrl-C is said and the prompt goes on."""
     try:
         check_reads(sql)
         for statement in duckdb.extract_statements(sql):
@@ -340,3 +354,5 @@ def _show(conn: duckdb.DuckDBPyConnection, sql: str) -> None:
             print(render(columns, rows, "table"), flush=True)
     except QueryProblem as problem:
         print(f"benchbill shell: {inert(str(problem), lines=True)}", file=sys.stderr, flush=True)
+    except (QueryInterrupted, KeyboardInterrupt):  # the statement is dropped (and any after it), the shell goes on
+        print(f"^C {INTERRUPTED} (the statements after it too); Ctrl-D or .quit leaves", file=sys.stderr, flush=True)

@@ -11,6 +11,8 @@ from assets.core.inert import inert
 from assets.resources import Warehouse
 from pipelines import query
 
+# The exit status of a command stopped by Ctrl-C (SIGINT): 128 + 2, as a shell reports it.
+INTERRUPTED_EXIT = 130
 # How many times `benchbill report` writes the report again when a run publishes while it reads the serving file.
 REPORT_ATTEMPTS = 3
 
@@ -32,6 +34,13 @@ def report(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
+    if output.is_dir():
+        print(
+            f"benchbill report: refused: {output} is a folder; --output takes the report's file name "
+            f"(e.g. {output / 'report.html'})",
+            file=sys.stderr,
+        )
+        return 1
     read_from = read_record(layout)
     for _attempt in range(REPORT_ATTEMPTS):
         staging = output.with_name(f".{output.name}.{os.getpid()}.report")
@@ -43,7 +52,15 @@ def report(args: argparse.Namespace) -> int:
             return 1
         published = read_record(layout)
         if published == read_from:  # the serving file read is still the published one
-            os.replace(staging, output)
+            try:
+                os.replace(staging, output)
+            except OSError as exc:  # made a folder meanwhile, or not writable: nothing left behind
+                staging.unlink(missing_ok=True)
+                print(
+                    f"benchbill report: refused: cannot write {output} ({exc.strerror}); it is unchanged",
+                    file=sys.stderr,
+                )
+                return 1
             print(f"report: {output.resolve()} ({size:,} bytes; open it in a browser, it needs no network)")
             return 0
         staging.unlink(missing_ok=True)
@@ -70,11 +87,14 @@ def sql(args: argparse.Namespace) -> int:
         columns, rows = query.run(
             Warehouse(dir=args.warehouse).serving_path, args.query, query.parse_params(args.param or [])
         )
+        text = query.render(columns, rows, args.format)
     except query.QueryProblem as problem:
         print(f"benchbill sql: {inert(str(problem), lines=True)}", file=sys.stderr)
         return 1
+    except (query.QueryInterrupted, KeyboardInterrupt):
+        print(f"benchbill sql: {query.INTERRUPTED}; nothing was printed", file=sys.stderr)
+        return INTERRUPTED_EXIT
     try:
-        text = query.render(columns, rows, args.format)
         sys.stdout.write(text if text.endswith("\n") else text + "\n")  # CSV rows end in CRLF already
         sys.stdout.flush()
     except BrokenPipeError:  # `benchbill sql ... | head`: the reader has all it wanted

@@ -17,6 +17,7 @@ from assets.partitions import MLPERF_ROUND_PARTITIONS, mlperf_rounds
 from assets.publish import freshness_checks
 from assets.resources import Inputs, Warehouse
 from assets.runs.drop_folder import dumps_fingerprint
+from assets.warehouse.lock import WarehouseProblem, busy_with
 from pipelines.jobs import build_warehouse, ingest_mlperf_round, refresh_observed, round_run_config
 
 # Each tick reads the sources file and stats the named files (cheap); discovery keeps its own clock (watch.py).
@@ -31,7 +32,7 @@ ROUND_SENSOR_INTERVAL_S = 5 * 60
     description="Requests a refresh of the observed tables when new content appears in the dump folders "
     "(by content checksum, with the run.yaml files governing each file: a re-copied file is not ingested twice; a "
     "swap of run.yaml files, a file moved into another run, or a revert to earlier content is); waits for the "
-    "warehouse's first build (which reads the dump folders itself).",
+    "warehouse's first build (which reads the dump folders itself); skips while a run holds the warehouse's lock.",
 )
 def dump_folder_sensor(
     context: dg.SensorEvaluationContext, inputs: Inputs, warehouse: Warehouse
@@ -43,6 +44,12 @@ def dump_folder_sensor(
             "waiting for the warehouse's first build (build_warehouse, after the MLPerf rounds are ingested): it "
             "reads the dump folders itself, and a refresh before it has no profiles to join"
         )
+    try:
+        holder = busy_with(warehouse.layout.lock_path)
+    except WarehouseProblem as problem:  # a lock file no run could take either: said on every tick until mended
+        return dg.SkipReason(f"the warehouse cannot be locked: {problem}")
+    if holder is not None:  # the cursor stays: the change is requested once that run is done
+        return dg.SkipReason(f"the warehouse is busy: a run is writing it ({holder}); the next tick looks again")
     fingerprint = dumps_fingerprint(list(inputs.dumps), links_into=inputs.allow_links_into)
     last, changes = read_drop_cursor(context.cursor)
     if fingerprint == last:

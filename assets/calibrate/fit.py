@@ -122,8 +122,13 @@ def _nnls(A: np.ndarray, y: np.ndarray) -> np.ndarray:
     return best
 
 
+class NoTiming(ValueError):
+    """Levels with no latency to fit on: the message says which measures are missing or 0, in words."""
+
+
 def initial_guess(levels: list[Level]) -> tuple[float, float, float, float]:
-    """(b0, b1, b2, c) in ms from the decode and prefill identities (see the module docstring)."""
+    """(b0, b1, b2, c) in ms from the decode and prefill identities (see the module docstring); NoTiming when no
+    level states a latency above 0 to start from."""
     rows, ys = [], []
     for lv in levels:
         t = _measured(lv, "tpot_p50_ms")
@@ -148,6 +153,12 @@ def initial_guess(levels: list[Level]) -> tuple[float, float, float, float]:
         waits = (1.0 + conc) / 2.0 if lv.load_kind == "concurrency" else 1.0
         rows.append([waits, lv.inp.mean * waits, 0.0, 1.0])
         ys.append(ttft)
+    if not rows:
+        raise NoTiming(
+            f"no latency to fit: at each of its {len(levels)} levels the median TTFT is 0 ms or missing, and so is "
+            "the median TPOT (or nothing was completed); a latency of 0 ms is no measurement: check that the "
+            "tool wrote its timings"
+        )
     A = np.asarray(rows, dtype=float)
     y = np.asarray(ys, dtype=float)
     w = 1.0 / np.maximum(y, 1e-6)

@@ -15,7 +15,7 @@ import duckdb
 import numpy as np
 
 from assets.calibrate.bounds import FitBudget, capped_levels
-from assets.calibrate.fit import Fit, calibrate
+from assets.calibrate.fit import Fit, NoTiming, calibrate
 from assets.calibrate.levels import METRICS, Config, Level, read_configs, unserved_words
 from assets.calibrate.validate import Row, validate_config
 from assets.warehouse.rows import row_for
@@ -94,7 +94,10 @@ def calibrate_config(cfg: Config, validate: bool = True, log: Callable[[str], No
     n = usable_levels(cfg)
     levels, capped = capped_levels(cfg.levels)
     fitted, budget = replace(cfg, levels=levels), FitBudget(cfg.label, log)
-    fit = calibrate(fitted, budget=budget) if n >= MIN_LEVELS_TO_FIT else None
+    try:
+        fit = calibrate(fitted, budget=budget) if n >= MIN_LEVELS_TO_FIT else None
+    except NoTiming as problem:  # said in words, not as the exception it raised
+        return Calibration(cfg, None, [], "not_calibrated", str(problem), time.perf_counter() - t0)
     rows = validate_config(fitted, fit, budget) if (validate and n >= MIN_LEVELS) else []
     if fit is not None:
         fit.notes += [note for note in (capped, budget.note) if note]

@@ -14,10 +14,11 @@ publish.exported        the next Parquet export and report are complete, nothing
 publish.swapped         the serving file and the Parquet export are swapped; the report and the publish record not
 lock.writing            the writer lock is taken, its holder not yet written into the lock file
 
-`enospc@<point>` instead makes the point fail as a full disk does (OSError ENOSPC): the tests of disk-full
-messages and of the leftovers a failed publish cleans up. `eacces@<point>` makes it fail as a folder the run may
-not write does (PermissionError EACCES), whoever runs it (root writes anywhere). `sigterm@<point>` sends the
-process SIGTERM there (an operator's `kill`, a container stopping): the tests of the messages after an interrupt.
+`enospc@<point>` instead makes the point fail as a full disk does (OSError ENOSPC, naming the file written there):
+the tests of disk-full messages and of the leftovers a failed publish cleans up. `eacces@<point>` makes it fail as
+a folder the run may not write does (PermissionError EACCES), whoever runs it (root writes anywhere).
+`sigterm@<point>` sends the process SIGTERM there (an operator's `kill`, a container stopping): the tests of the
+messages after an interrupt.
 """
 
 import errno

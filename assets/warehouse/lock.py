@@ -65,13 +65,33 @@ def cannot_write(path: Path, exc: OSError) -> str:
             "(it would truncate the target): remove the link"
         )
     if exc.errno == errno.ENOSPC:
-        return f"{display(path)}: no space left on the device holding the warehouse; free some space, then run again"
+        return (
+            f"{display(path)}: no space left on the device holding it ({file_system_of(path)}); free some space "
+            "there, then run again"
+        )
     if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
         return (
             f"{display(path)}: cannot be written ({exc.strerror}): the warehouse folder must be writable by this "
             "run; pass another --warehouse, or run as a user who may write there"
         )
     return f"{display(path)}: cannot be written ({exc.strerror}); check the warehouse folder"
+
+
+def file_system_of(path: Path) -> str:
+    """The file system `path` is written to, in words: its mount point and the space free there (the nearest
+    folder of `path` that exists is asked; the warehouse's folders may be on different devices)."""
+    place = Path(os.path.abspath(path))
+    while not place.exists() and place != place.parent:
+        place = place.parent
+    mount = place
+    try:
+        device = os.stat(mount).st_dev
+        while mount != mount.parent and os.stat(mount.parent).st_dev == device:
+            mount = mount.parent
+        found = os.statvfs(place)
+    except OSError:
+        return "its file system could not be examined"
+    return f"the file system mounted at {display(mount)}, {found.f_bavail * found.f_frsize / 1e6:,.1f} MB free"
 
 
 _HELD: dict[str, tuple[IO[str], int]] = {}  # lock file -> (open handle, holders) in this process
@@ -139,6 +159,23 @@ def release(lock_path: Path) -> None:
     del _HELD[key]
     fcntl.flock(handle, fcntl.LOCK_UN)
     handle.close()
+
+
+def busy_with(lock_path: Path) -> str | None:
+    """Who holds the lock at `lock_path` now ("pid N since T"), without waiting or taking it for longer than a
+    look; None when nobody does (or no lock file exists yet) or this process holds it."""
+    if _key(lock_path) in _HELD or not lock_path.exists():
+        return None
+    handle = _open_lock_file(lock_path)
+    try:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return handle.read().strip() or "a process that did not say which"
+        fcntl.flock(handle, fcntl.LOCK_UN)
+        return None
+    finally:
+        handle.close()
 
 
 @contextlib.contextmanager

@@ -62,6 +62,11 @@ def prepare_export(serving_path: Path, parquet_dir: Path, serving_name: Path | N
     staging.mkdir()
     try:
         manifest = _write_export(serving_path, staging, export_id, stamp, serving_name or serving_path)
+    except OSError as exc:  # a full disk, most often: said of the export folder (pyarrow names no file)
+        shutil.rmtree(staging, ignore_errors=True)
+        if exc.filename is not None:
+            raise
+        raise OSError(exc.errno, exc.strerror or str(exc), os.fspath(staging)) from exc
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
@@ -196,7 +201,7 @@ def _write_export(
             else:
                 target = staging / schema / f"{name}.parquet"
                 write_described(conn, f"SELECT * FROM {qualified(relation)}", {}, target, comment, descriptions)
-            checkpoint("parquet.writing")
+            checkpoint("parquet.writing", target)
             [(rows,)] = conn.execute(f"SELECT count(*) FROM {qualified(relation)}").fetchall()
             entries.append(
                 {

@@ -1,7 +1,8 @@
 """Hostile text through the whole command: run.yaml labels holding an escape sequence that sets the terminal's title
 and clears its screen, and a right-to-left override (`lbl-invoice\\u202egpj.exe` displays as `...exe.jpg`), and a
-price provider holding colour and C1 control sequences. `benchbill run`'s shortlist and `benchbill sql`'s tables
-show them escaped (`\\x1b`, `\\u202e`), report.html holds no raw control or bidirectional character, and
+price provider holding colour and C1 control sequences, in a dumps folder whose own name holds a right-to-left
+override (named in the run's progress lines). `benchbill run`'s shortlist and progress lines and `benchbill sql`'s
+tables show them escaped (`\\x1b`, `\\u202e`), report.html holds no raw control or bidirectional character, and
 `--format json` keeps the raw value."""
 
 import io
@@ -31,7 +32,7 @@ def command(*argv: str) -> tuple[int, str, str]:
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
     root = tmp_path_factory.mktemp("hostile-text")
-    dumps = make_dumps(root / "dumps")
+    dumps = make_dumps(root / f"dumps-{REVERSED}")
     for variant, label in LABELS.items():  # a double-quoted YAML string: \u001b is ESC
         (dumps / variant / "run.yaml").write_text(WORKED_RUN_YAML + f"label: {json.dumps(label)}\n")
     prices = root / "prices.csv"
@@ -48,6 +49,7 @@ def test_the_run_prints_hostile_labels_escaped(run):
     assert no_raw(out) and no_raw(err)
     for label, shown in SHOWN.items():
         assert shown in out, label
+    assert f"dumps-{SHOWN[REVERSED]}: vllm: " in err  # the folder's name in the progress lines
 
 
 def test_sql_tables_show_them_escaped_and_json_keeps_them(run):

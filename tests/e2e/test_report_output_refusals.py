@@ -113,3 +113,36 @@ def test_a_report_whose_serving_file_is_published_again_at_every_read_is_refused
     assert main(["report", "--warehouse", str(warehouse), "--output", str(target)]) == 1
     assert "refused: runs published the serving file again 3 times" in capsys.readouterr().err
     assert target.read_text() == "the last report" and sorted(tmp_path.iterdir()) == [target]
+
+
+def test_report_output_naming_a_folder_is_refused_by_the_command_and_leaves_nothing(warehouse, tmp_path, capsys):
+    folder = tmp_path / "reports"
+    folder.mkdir()
+    (folder / "older.html").write_text("an older report")
+    for _attempt in range(2):  # each time: nothing left behind, beside it or in it
+        assert main(["report", "--warehouse", str(warehouse), "--output", str(folder)]) == 1
+        err = capsys.readouterr().err
+        assert err == (
+            f"benchbill report: refused: {folder} is a folder; --output takes the report's file name "
+            f"(e.g. {folder / 'report.html'})\n"
+        )
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["reports"]
+        assert [p.name for p in folder.iterdir()] == ["older.html"]
+
+
+def test_a_report_whose_output_cannot_be_replaced_leaves_no_staging_file(warehouse, tmp_path, capsys, monkeypatch):
+    """The output made a folder while the report was read (the check before passed): refused, the staging file
+    removed."""
+    target = tmp_path / "decision.html"
+    real = report_module.write_report
+
+    def folder_meanwhile(serving: Path, output: Path, serving_name: Path | None = None) -> int:
+        size = real(serving, output, serving_name)
+        target.mkdir()
+        return size
+
+    monkeypatch.setattr(report_module, "write_report", folder_meanwhile)
+    assert main(["report", "--warehouse", str(warehouse), "--output", str(target)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"benchbill report: refused: cannot write {target} (") and "Traceback" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["decision.html"] and target.is_dir()

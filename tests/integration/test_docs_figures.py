@@ -16,6 +16,7 @@ from tests.unit import (
     test_calibrate_bounds,
     test_faults_http_retries,
     test_input_ranges,
+    test_quality_plausibility,
     test_security_sql_and_archive_limits,
     test_sql_checks,
     test_sql_guards,
@@ -23,7 +24,11 @@ from tests.unit import (
 
 RELIABILITY = REPO_ROOT.joinpath("docs", "reliability.md").read_text()
 assert RELIABILITY.startswith("# Reliability and security: what was tried and held\n")
-SECTION = RELIABILITY.split("\n## Bugs these tests found")[0]  # every entry: what was tried and what held
+# every entry: what was tried and what held (the calibrated model's and bounded work's on their own page)
+SECTION = (
+    RELIABILITY.split("\n## Bugs these tests found")[0]
+    + REPO_ROOT.joinpath("docs", "reliability-calibrated.md").read_text()
+)
 OUTCOMES = {  # how the page groups the corpus's outcomes
     "end in a clear error": ("error",),
     "quarantine the rows or the file": (
@@ -77,6 +82,9 @@ def test_the_reliability_page_states_the_figures_of_the_tests():
     assert stated("out-of-range values") == len(test_input_ranges.CASES)
     assert stated("outputs the calibrated model") == sum(len(rows) for rows in test_sql_checks.MODEL_OUTPUTS.values())
     assert stated("bounded-work cases") == cases_of(test_bounded_inputs, test_calibrate_bounds)
+    assert stated("values outside their metric's range") == len(test_quality_plausibility.OUT_OF_RANGE_VALUES) + len(
+        test_quality_plausibility.OUT_OF_RANGE_ROWS
+    )
 
 
 # --- the capacity plan's worked example (docs/capacity-plan.md, "Worked example") ---------------------------

@@ -9,7 +9,7 @@ import pytest
 from assets.calibrate.engine import EngineParams
 from assets.calibrate.fit import calibrate, simulate_level
 from assets.calibrate.levels import Config, Level, config_key
-from assets.calibrate.tables import status_of
+from assets.calibrate.tables import calibrate_config, status_of
 from assets.calibrate.traffic import Lengths
 from assets.calibrate.validate import Row
 
@@ -137,3 +137,18 @@ def test_a_config_the_model_cannot_take_costs_its_own_row_not_the_build(monkeypa
     assert [r.status for r in results] == ["not_calibrated", "fitted"]
     assert results[0].reason.startswith("the model could not be fitted (test_calibrate_fit.py:")
     assert results[0].reason.endswith("ValueError: unsupported format string passed to NoneType.__format__")
+
+
+def test_a_config_whose_latencies_are_all_zero_is_not_calibrated_saying_why_in_words(synthetic):
+    """Latencies of 0 ms at every level are no measurement: the reason says so, never a Python exception's text."""
+    cfg = Config(synthetic.key, "zeros", "vLLM", "0.11.0", synthetic.settings, synthetic.accelerator, 1, "m", "bf16")
+    for index, rate in enumerate((1, 5, 10, 20, 30)):
+        level = _level(synthetic.key, "short", index, rate, 200, 100)
+        level.measured.update(ttft_p50_ms=0.0, tpot_p50_ms=0.0, e2e_p50_ms=0.0, ttft_p95_ms=0.0)
+        cfg.levels.append(level)
+    result = calibrate_config(cfg)
+    assert (result.status, result.fit) == ("not_calibrated", None)
+    assert result.reason is not None and result.reason.startswith(
+        "no latency to fit: at each of its 5 levels the median TTFT is 0 ms or missing, and so is the median TPOT"
+    )
+    assert "Error" not in result.reason and "unpack" not in result.reason

@@ -2,6 +2,8 @@
 every change: which run.yaml governs which file, and a revert to earlier content."""
 
 import shutil
+import subprocess
+import sys
 
 import dagster as dg
 import pytest
@@ -10,7 +12,7 @@ from assets.resources import Inputs, Warehouse
 from assets.runs.drop_folder import dumps_fingerprint
 from pipelines.definitions import build_definitions
 from pipelines.sensors import drop_run_key
-from tests.support.data import FIXTURES, WORKED_RUN_YAML, built_warehouse
+from tests.support.data import FIXTURES, REPO_ROOT, WORKED_RUN_YAML, built_warehouse
 
 
 def h100_drop(tmp_path):
@@ -123,3 +125,40 @@ def test_a_revert_to_earlier_content_is_requested_with_a_run_key_of_its_own(tmp_
     assert all(isinstance(r, dg.RunRequest) for r in (first, edited, reverted))
     assert len({first.run_key, edited.run_key, reverted.run_key}) == 3  # Dagster skips a run key it has seen
     assert isinstance(tick(), dg.SkipReason)
+
+
+def test_the_drop_folder_skips_with_a_reason_while_a_run_holds_the_warehouse(tmp_path):
+    """A run holding the warehouse's lock (another process, as in `make dev`) makes the tick a skip naming it, the
+    cursor kept; once the run is done, the change is requested."""
+    _root, inputs, sensor = h100_drop(tmp_path)
+    warehouse = built_warehouse(tmp_path).model_copy(update={"lock_timeout_s": 0.5})
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_THE_LOCK, str(warehouse.layout.lock_path)],
+        cwd=REPO_ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        with dg.build_sensor_context(resources={"inputs": inputs, "warehouse": warehouse}) as context:
+            busy = sensor(context)
+            assert isinstance(busy, dg.SkipReason), busy
+            assert f"the warehouse is busy: a run is writing it (pid {holder.pid} since" in (busy.skip_message or "")
+            assert context.cursor is None
+    finally:
+        holder.communicate("")  # the run ends, and gives the lock back
+    with dg.build_sensor_context(resources={"inputs": inputs, "warehouse": warehouse}) as context:
+        assert isinstance(sensor(context), dg.RunRequest)
+
+
+# A run holding the warehouse's lock: takes it as a run does (assets/warehouse/lock.py), says so, holds it until
+# its stdin closes.
+HOLD_THE_LOCK = """
+import sys
+from pathlib import Path
+from assets.warehouse import lock
+lock.acquire(Path(sys.argv[1]), 5)
+print("held", flush=True)
+sys.stdin.read()
+"""

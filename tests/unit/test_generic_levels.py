@@ -15,7 +15,7 @@ from assets.runs.collect import collect_all
 from assets.warehouse.sqlfiles import run_sql_file
 from assets.warehouse.write import write_table
 from schemas.observed.delivered_at_slo import DeliveredAtSlo
-from tests.support.data import FIXTURES
+from tests.support.data import FIXTURES, WORKED_RUN_YAML
 from tests.support.observed import build, dumps_folder, points
 from tests.unit.test_load_generator_axis import _profile
 
@@ -94,6 +94,35 @@ def test_each_bad_row_is_quarantined_with_its_line_and_reason():
     assert reasons["line 9"] == "a copy of line 2: read once"
     assert reasons["line 10"].startswith("achieved_requests_per_s is outside the plausible range")
     assert reasons["line 12"].startswith("the file does not end with a newline")
+
+
+@pytest.mark.parametrize(
+    ("drop", "said"),
+    [
+        (
+            "offered_rate_per_s",
+            "without its level column (offered_rate_per_s or concurrency: the rate or concurrency of each row)",
+        ),
+        ("achieved_requests_per_s", "without its column achieved_requests_per_s (successful requests completed"),
+    ],
+)
+def test_a_summary_without_a_required_column_is_listed_naming_the_column_and_the_format(tmp_path, drop, said):
+    """Not "not a dump format": the listing says which format it otherwise is and which column it lacks."""
+    with SWEEP.open(newline="") as handle:
+        rows = [{k: v for k, v in row.items() if k != drop} for row in csv.DictReader(handle)]
+    folder = tmp_path / "dumps"
+    (folder / "team").mkdir(parents=True)
+    (folder / "team" / "run.yaml").write_text(WORKED_RUN_YAML)
+    with (folder / "team" / "levels.csv").open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    batch = collect_all([str(folder)])
+    [listed] = [f for f in batch.files if f.source.endswith("levels.csv")]
+    assert listed.status == "skipped"
+    assert listed.note.startswith(f"a {generic_levels.LEVELS_CSV} without ") and listed.note.endswith(": not read")
+    assert said in listed.note
+    assert not batch.measurements
 
 
 def test_a_row_stating_both_a_rate_and_a_concurrency_is_refused(tmp_path):

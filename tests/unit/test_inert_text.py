@@ -88,3 +88,23 @@ def test_html_text_is_inert_then_escaped():
         data={"config": REVERSED},
     )
     assert no_raw(chart) and "lbl-invoice\\u202egpj.exe" in chart
+
+
+def test_progress_lines_and_dagsters_console_log_show_input_names_escaped(capsys, monkeypatch):
+    """A step's log line naming a dumps folder (a name from inputs) reaches the terminal inert, as the run's
+    progress line and in Dagster's console log (`make dev`), coloured or not."""
+    import logging
+
+    import dagster as dg
+
+    from pipelines import progress
+
+    folder = f"/srv/dumps/{REVERSED}"
+    record = logging.LogRecord("benchbill", logging.INFO, __file__, 1, "%s: 1 files, 0.0 MB", (folder,), None)
+    progress._ProgressHandler(None).emit(record)
+    for colour in (False, True):
+        monkeypatch.setattr(progress.settings, "colour", lambda stream, on=colour: on)
+        context = dg.build_init_logger_context(logger_config={"log_level": "INFO", "name": f"console-{colour}"})
+        progress.console_logger.logger_fn(context).info("%s: read", folder)
+    err = capsys.readouterr().err
+    assert no_raw(err) and err.count("/srv/dumps/lbl-invoice\\u202egpj.exe") == 3, err

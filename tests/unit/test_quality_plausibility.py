@@ -1,6 +1,7 @@
 """Plausibility of quality files: an absurd figure (a stderr of 1e308, n-shot 1e300, n-samples.effective 1e300, a
-quality CSV n = 1e30) is quarantined by name (file, task, metric) while the rest of the file and the run publish;
-a results file too large to hold is read whole, not skipped. Every file is written here, in tmp_path."""
+quality CSV n = 1e30, an exact-match score of -0.3, an accuracy of 1.2) is quarantined by name (file, task,
+metric) while the rest of the file and the run publish; a results file too large to hold is read whole, not
+skipped. Every file is written here, in tmp_path."""
 
 from __future__ import annotations
 
@@ -65,6 +66,28 @@ def test_an_absurd_count_quarantines_that_figure_by_name_and_the_rest_publishes(
     assert re.search(reason, why), why
 
 
+# lm-eval figures whose value is outside their metric's range (id: metric key, value).
+OUT_OF_RANGE_VALUES = {
+    "exact match -0.3": ("exact_match,strict-match", -0.3),
+    "accuracy 1.5": ("acc,none", 1.5),
+    "bleu -1": ("bleu,none", -1.0),
+}
+
+
+@pytest.mark.parametrize(("metric", "value"), OUT_OF_RANGE_VALUES.values(), ids=list(OUT_OF_RANGE_VALUES))
+def test_a_value_outside_its_metrics_range_quarantines_that_figure_by_name(tmp_path, metric, value):
+    doc = results(hellaswag={})
+    doc["results"]["hellaswag"] = {metric: value, metric.replace(",", "_stderr,"): 0.01}
+    path = tmp_path / "dumps" / "results.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps(doc))
+    kept, quarantined = published(tmp_path / "dumps", tmp_path)
+    assert kept == [("gsm8k", "exact_match,strict-match", 1319, 5)]
+    [(source, location, why)] = quarantined
+    assert (source, location) == (str(path), f"results.hellaswag.{metric}")
+    assert f"task 'hellaswag' metric {metric!r}: value {value:g} is outside the range of {metric.split(',')[0]}" in why
+
+
 def test_a_stderr_of_1e308_never_outranks_the_real_figure(tmp_path):
     real = results()
     absurd = results()
@@ -80,14 +103,43 @@ def test_a_stderr_of_1e308_never_outranks_the_real_figure(tmp_path):
     assert "stderr 1e+308 is larger than a fraction's range, 1" in why
 
 
+# Quality CSV rows whose figure is absurd (id: row, the reason's pattern); the first three have absurd counts or
+# stderrs, OUT_OF_RANGE_ROWS values outside their metric's range (docs/reliability.md counts these with
+# OUT_OF_RANGE_VALUES).
+ABSURD_ROWS = {
+    "n 1e30": ("gsm8k,acc,0.4,0.01,1e30", r"n \(documents\) must be a whole number from 1 to 1e\+09 \(got 1e\+30\)"),
+    "stderr 1e308": ("gsm8k,acc,0.4,1e308,100", r"stderr '1e308': stderr 1e\+308 is larger than a fraction's range"),
+    "stderr wider than a perplexity": (
+        "wikitext,word_perplexity,12.5,40,62",
+        r"stderr 40 is larger than the value itself, 12.5",
+    ),
+}
+OUT_OF_RANGE_ROWS = {
+    "exact match -0.3": (
+        "gsm8k,exact_match,-0.3,0.01,1319",
+        r"value -0.3 is outside the range of exact_match: it must be a number from 0 to 1",
+    ),
+    "accuracy 1.2": (
+        "arc,acc_norm,1.2,0.01,100",
+        r"value 1.2 is outside the range of acc_norm: it must be a number from 0 to 1",
+    ),
+    "f1 above 100": (
+        "squadv2,f1,130,1,100",
+        r"value 130 is outside the range of f1: it must be a number from 0 to 100",
+    ),
+    "pass@1 of 2": (
+        "humaneval,pass@1,2,0.01,164",
+        r"value 2 is outside the range of pass@1: it must be a number from 0 to 1",
+    ),
+    "perplexity below 1": (
+        "wikitext,word_perplexity,0.5,,62",
+        r"value 0.5 is outside the range of word_perplexity: it must be at least 1",
+    ),
+}
+
+
 @pytest.mark.parametrize(
-    ("row", "reason"),
-    [
-        ("gsm8k,acc,0.4,0.01,1e30", r"n \(documents\) must be a whole number from 1 to 1e\+09 \(got 1e\+30\)"),
-        ("gsm8k,acc,0.4,1e308,100", r"stderr '1e308': stderr 1e\+308 is larger than a fraction's range"),
-        ("wikitext,word_perplexity,12.5,40,62", r"stderr 40 is larger than the value itself, 12.5"),
-    ],
-    ids=["n 1e30", "stderr 1e308", "stderr wider than a perplexity"],
+    ("row", "reason"), [*ABSURD_ROWS.values(), *OUT_OF_RANGE_ROWS.values()], ids=[*ABSURD_ROWS, *OUT_OF_RANGE_ROWS]
 )
 def test_a_quality_csv_row_with_an_absurd_figure_is_quarantined_by_line_task_and_metric(tmp_path, row, reason):
     path = tmp_path / "dumps" / "q.csv"

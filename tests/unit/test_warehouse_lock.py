@@ -104,7 +104,7 @@ def test_a_full_disk_while_taking_the_lock_is_one_message(tmp_path):
     warehouse = tmp_path / "warehouse"
     code, err = benchbill("run", "--warehouse", str(warehouse), env={ENV: "enospc@lock.writing"})
     assert code == 1 and "Traceback" not in err
-    assert f"{warehouse / '.benchbill.lock'}: no space left on the device holding the warehouse" in err
+    assert f"{warehouse / '.benchbill.lock'}: no space left on the device holding it (the file system mounted at" in err
 
 
 def test_a_warehouse_name_that_is_not_utf8_is_one_message(tmp_path):
@@ -130,6 +130,29 @@ def test_a_publish_failing_on_a_full_disk_removes_its_copy_and_names_it(tmp_path
         publish_serving(build, layout, lambda serving, output, name: 0)
     assert sorted(p.name for p in layout.dir.iterdir()) == ["build.duckdb", "serving.duckdb"]
     assert layout.serving_path.read_bytes() == b"the published file"
+
+
+def test_a_full_parquet_folder_is_said_of_that_folder_and_its_device_not_the_serving_files(tmp_path, monkeypatch):
+    """The Parquet export may be on a volume of its own (mounted at warehouse/parquet): a full disk while it is
+    written names the export's file and the file system that holds it."""
+    layout = WarehouseLayout(tmp_path / "warehouse")
+    layout.dir.mkdir()
+    build = small_build(layout.build_path)
+    monkeypatch.setenv(ENV, "enospc@parquet.writing")
+    with pytest.raises(WarehouseProblem) as refused:
+        publish_serving(build, layout, lambda serving, output, name: 0)
+    said = str(refused.value)
+    assert said.startswith(f"{layout.parquet_dir}/.tmp-") and "marts/config_shortlist.parquet: no space left" in said
+    assert "serving.duckdb" not in said
+    mount = Path(said.split("the file system mounted at ")[1].split(", ")[0])
+    assert layout.parquet_dir.is_relative_to(mount) and os.stat(mount).st_dev == os.stat(layout.parquet_dir).st_dev
+    assert sorted(p.name for p in layout.dir.iterdir()) == ["build.duckdb", "parquet"]
+    assert list(layout.parquet_dir.rglob("*.parquet")) == []
+
+
+def test_the_file_system_of_a_path_is_its_mount_point_and_free_space():
+    assert lock.file_system_of(Path("/")).startswith("the file system mounted at /, ")
+    assert lock.file_system_of(Path("/proc/self/no/such/file")).startswith("the file system mounted at /proc, ")
 
 
 def test_leftovers_of_a_killed_publish_are_removed_by_the_next_run(tmp_path):

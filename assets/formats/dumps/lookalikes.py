@@ -12,6 +12,7 @@ import json
 import re
 from collections.abc import Callable
 
+from assets.formats.dumps.generic_levels import KNOWN_COLUMNS, LEVEL_COLUMNS, LEVELS_CSV
 from assets.inputs.textinput import json_head
 
 # A Python dict or list written with print() or repr(): single-quoted keys, where JSON needs double quotes.
@@ -64,6 +65,20 @@ LOOKALIKES: list[tuple[Callable[[str, bytes], bool], str]] = [
 ]
 
 
+def _generic_levels_missing(head: bytes) -> str | None:
+    """A CSV whose header is the generic per-level summary's but for a required column: which one it lacks."""
+    first = _text(head).lstrip("\ufeff").split("\n", 1)[0].strip()
+    columns = {c.strip().strip('"').lower() for c in first.split(",")} if "," in first else set()
+    known = columns & set(KNOWN_COLUMNS)
+    if "achieved_requests_per_s" in columns and not columns & set(LEVEL_COLUMNS):
+        missing = f"its level column ({' or '.join(LEVEL_COLUMNS)}: the rate or concurrency of each row)"
+    elif columns & set(LEVEL_COLUMNS) and len(known) >= 2 and "achieved_requests_per_s" not in columns:
+        missing = "its column achieved_requests_per_s (successful requests completed per second)"
+    else:
+        return None
+    return f"a {LEVELS_CSV} without {missing}"
+
+
 def json_shape(head: bytes) -> str | None:
     """'JSON with keys "a", "b"' (or 'a JSON list'), for a JSON document whose head parses."""
     value = json_head(head)
@@ -79,4 +94,6 @@ def looks_like(name: str, head: bytes) -> str | None:
     """What a file that no dump reader reads looks like, in words (None when nothing recognisable)."""
     if not head:
         return None
-    return next((description for matches, description in LOOKALIKES if matches(name, head)), None)
+    return _generic_levels_missing(head) or next(
+        (description for matches, description in LOOKALIKES if matches(name, head)), None
+    )

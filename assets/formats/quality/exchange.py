@@ -4,6 +4,7 @@ about the model and its precision, and the problems it found (`QualityParsed`)."
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 
 from assets.core.ranges import Range
@@ -17,6 +18,45 @@ POINT_VALUE_NOTE = "point value: the harness reports no sampling error for this 
 # Plausible counts of a quality file: outside these a count is broken (1e300 shots), never a measurement.
 SHOTS = Range(0, 1000, whole=True)  # few-shot examples per prompt
 DOCUMENTS = Range(1, 1e9, whole=True)  # documents a figure rests on (the largest benchmarks hold ~1e7)
+
+
+# The range a figure's value must lie in, by its metric's name without the filter. Fractions in [0, 1]: accuracy
+# (acc, acc_norm, truthfulqa's mc1 and mc2), exact match, pass@k, mean average precision (map, map_2...). F1, BLEU,
+# chrF and ROUGE in [0, 100]: lm-evaluation-harness writes some as fractions (DROP's f1) and others in percent
+# (SQuAD v2's f1 and exact, the translation tasks' bleu and chrf, truthfulqa's rouge1_max), so only a value
+# outside both scales is wrong. A perplexity is at least 1, bits per byte at least 0. Other metrics (mcc lies in
+# [-1, 1], ter has no upper bound, a team's own metric) are not range-checked.
+FRACTION = Range(0, 1)
+FRACTION_OR_PERCENT = Range(0, 100)
+VALUE_RANGES: dict[str, Range] = {
+    **dict.fromkeys(("acc", "acc_norm", "mc1", "mc2", "exact_match", "em", "map"), FRACTION),
+    **dict.fromkeys(("f1", "exact", "bleu", "chrf", "rouge1", "rouge2", "rougeL", "rougeLsum"), FRACTION_OR_PERCENT),
+    **dict.fromkeys(("perplexity", "word_perplexity", "byte_perplexity"), Range(1, math.inf)),
+    "bits_per_byte": Range(0, math.inf),
+}
+# Families of metric names: pass@1, pass_at_10, map_2, rouge1_max, bleu_acc...; each with its family's range.
+_FAMILIES = (
+    (re.compile(r"pass(@|_at_)\d+|map_\d+|(bleu|rouge\w*)_acc"), FRACTION),
+    (re.compile(r"(bleu|rouge\w*)_max"), FRACTION_OR_PERCENT),
+)
+
+
+def value_range(metric: str) -> Range | None:
+    """The range a metric's value must lie in (VALUE_RANGES), by its name with or without its filter; None when
+    the metric is not range-checked."""
+    base = metric.partition(",")[0]
+    if base in VALUE_RANGES:
+        return VALUE_RANGES[base]
+    return next((allowed for family, allowed in _FAMILIES if family.fullmatch(base)), None)
+
+
+def value_problem(metric: str, value: float) -> str | None:
+    """Why a figure's value cannot be that metric's (outside its range, VALUE_RANGES); None when it can."""
+    allowed = value_range(metric)
+    if allowed is None or allowed.holds(value):
+        return None
+    must = f"at least {allowed.low:g}" if math.isinf(allowed.high) else allowed.text()
+    return f"value {value:g} is outside the range of {metric.partition(',')[0]}: it must be {must}"
 
 
 def count_or_problem(raw: object, allowed: Range, name: str) -> int | str:

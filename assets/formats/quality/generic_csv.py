@@ -13,7 +13,8 @@ metric (comma-separated, one header row, UTF-8):
 | `source` | no | where the figure comes from (a URL, a report); default the file itself |
 | `higher_is_better` | no | `true`/`false`; empty: not said |
 
-Other columns are ignored. A row whose value is not a number, whose stderr is not finite, negative or larger than
+Other columns are ignored. A row whose value is not a number or outside its metric's range (exchange.VALUE_RANGES:
+an accuracy in [0, 1]), whose stderr is not finite, negative or larger than
 the value's range (exchange.stderr_problem), whose n is not a whole number of documents within exchange.DOCUMENTS,
 or that names no task or metric is quarantined with the reason, by its line, task and metric.
 """
@@ -34,6 +35,7 @@ from assets.formats.quality.exchange import (
     count_or_problem,
     is_point_value,
     stderr_problem,
+    value_problem,
 )
 
 HARNESS = "generic quality CSV"
@@ -83,6 +85,10 @@ def parse(dump: Dump, kind: str) -> QualityParsed:
         value = _float(cells["value"])
         if value is None:
             parsed.problems.append((where, f"value is not a finite number (got {cells['value']!r})"))
+            continue
+        out_of_range = value_problem(cells["metric"], value)
+        if out_of_range:
+            parsed.problems.append((where, f"{named}: {out_of_range}"))
             continue
         stderr, note = None, None
         if cells["stderr"] and cells["stderr"].upper() != "N/A":

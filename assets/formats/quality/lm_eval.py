@@ -33,6 +33,7 @@ from assets.formats.quality.exchange import (
     count_or_problem,
     is_point_value,
     stderr_problem,
+    value_problem,
 )
 
 HARNESS = "lm-evaluation-harness"
@@ -217,7 +218,9 @@ def _task_results(payload: dict[str, Any], where: str, task: str, row: Any, pars
         where_key = f"{where}.{key}"
         samples = _samples(payload, task, row, key)
         shots = count_or_problem(shots_raw, SHOTS, "n-shot") if shots_raw is not None else None
-        implausible = stderr_problem(float(value), stderr) if stderr is not None else None
+        implausible = value_problem(base, float(value)) or (
+            stderr_problem(float(value), stderr) if stderr is not None else None
+        )
         bad = next((b for b in (implausible, samples, shots) if isinstance(b, str)), None)
         if bad:  # that figure is quarantined by name (file, task, metric), never the file or the step
             parsed.problems.append((where_key, f"task {task!r} metric {key!r}: {bad}"))
