@@ -1484,7 +1484,7 @@ CASES = [
         "tokens .inf",
         first_profile(workload={"input_tokens_mean": INF}),
         "error",
-        r"input_tokens_mean must be a positive number",
+        r"input_tokens_mean must be a (?:positive number|number above 0 and at most)",
     ),
     ("profiles yaml", "unknown key", first_profile(colour="red"), "error", r"unknown keys \['colour'\]"),
     (
