@@ -29,6 +29,7 @@ RATES = (1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0)
 
 
 def _run(run_id: str, settings: dict) -> dict:
+    """An observed.runs row of one config (its settings tell the two configs apart)."""
     return {
         "run_id": run_id,
         "run_label": run_id,
@@ -81,6 +82,7 @@ def warehouse(records: int, levels: int) -> duckdb.DuckDBPyConnection:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Build the case, read its configs and fit each, printing the times."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--records", type=int, default=1_000_000)
     parser.add_argument("--levels", type=int, default=5)

@@ -81,6 +81,7 @@ def parse_file(fetched: Fetched | LargeFile, path: str | None = None) -> tuple[P
 
 
 def _parse_file(fetched: Fetched | LargeFile, path: str | None) -> tuple[Parsed | None, Dump]:
+    """`parse_file` itself: decoded, recognised, refused above its format's size limit, else read whole and parsed."""
     try:
         dump = decode(fetched, path)
     except IngestError:
