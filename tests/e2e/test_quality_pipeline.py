@@ -15,6 +15,9 @@ QWEN06_RUN = REPO_ROOT / "examples" / "public" / "guidellm-rsevilla87-guidellm-r
 # tables, named by the profile below as a local path (the same key, gemma-4-26b-a4b-it)
 GEMMA_SWEEP = REPO_ROOT / "examples" / "public" / "vllm-djangodevreng-dgx-spark-benchmarks" / "gemma-4-26b-bf16"
 GEMMA_KEY = "gemma-4-26b-a4b-it"
+# another model no alias table knows, on the same GB10 (its canonical id is as empty as gemma's: only the key tells
+# the two apart)
+NEMOTRON_SWEEP = GEMMA_SWEEP.parent / "nemotron-3-nano-fp8"
 # Our own evaluation of the 0.6B model, as a team would write it in the generic quality CSV (figures made up for
 # this test; the 27B figures come from the real lm-eval files).
 OWN_EVALS = """\
@@ -60,6 +63,7 @@ def run(tmp_path_factory):
     dumps.mkdir()
     (dumps / "qwen06").symlink_to(QWEN06_RUN, target_is_directory=True)
     (dumps / "gemma").symlink_to(GEMMA_SWEEP, target_is_directory=True)
+    (dumps / "nemotron").symlink_to(NEMOTRON_SWEEP, target_is_directory=True)
     (dumps / "evals").symlink_to(DATA / "evals", target_is_directory=True)
     (dumps / "own-evals").mkdir()
     (dumps / "own-evals" / "qwen3-0.6b.csv").write_text(OWN_EVALS)
@@ -152,6 +156,8 @@ def test_a_model_no_alias_table_knows_pairs_by_its_key_through_every_table(servi
     # the engine model, fitted on the sweep, carries the key; its canonical id stays empty (never guessed)
     (model,) = rows(serving, f"SELECT * FROM calibrated.engine_models WHERE model_key = '{GEMMA_KEY}'")
     assert model["model_id"] is None and model["status"] == "fitted" and model["load_levels"] == 6
+    unknown = rows(serving, "SELECT model_key FROM calibrated.engine_models WHERE model_id IS NULL")
+    assert {r["model_key"] for r in unknown} == {GEMMA_KEY, "nemotron-3-nano-omni-30b-a3b-reasoning"}
     held_out = rows(serving, f"SELECT * FROM calibrated.validation WHERE config_key = '{model['config_key']}'")
     assert held_out and {r["model_key"] for r in held_out} == {GEMMA_KEY}
     # our traffic through it: the curve, the band, its cost sensitivity
@@ -163,13 +169,11 @@ def test_a_model_no_alias_table_knows_pairs_by_its_key_through_every_table(servi
     assert 0 < band["delivered_requests_per_s_low"] < band["delivered_requests_per_s_high"]
     priced = rows(serving, "SELECT * FROM calibrated.cost_sensitivity WHERE profile = 'gemma-long-prompts'")
     assert priced and {r["model_key"] for r in priced} == {GEMMA_KEY}
-    # MLPerf pairs by canonical id only: the model has no MLPerf result, so its band measures no batching gap
+    # MLPerf pairs by canonical id only: neither the model nor the GB10 has an MLPerf result, so no batching gap
     (fraction,) = rows(
         serving,
         "SELECT * FROM projected.measured_fractions WHERE profile = 'gemma-long-prompts' AND source = 'calibrated'",
     )
-    assert fraction["model_id"] == GEMMA_KEY and not fraction["learnt_from"]
-    assert (
-        fraction["not_learnt_reason"].startswith("accelerator unknown")
-        or "no MLPerf reference" in (fraction["not_learnt_reason"])
-    )
+    assert fraction["model_id"] == GEMMA_KEY and not fraction["learnt_from"] and fraction["mlperf_result_key"] is None
+    reason = f"no MLPerf reference of NVIDIA GB10 and {GEMMA_KEY}: this band measures no gap"
+    assert fraction["not_learnt_reason"] == reason
