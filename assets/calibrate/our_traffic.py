@@ -274,8 +274,14 @@ def project_pair(
             f"cannot be held to that bound (measured: {measured})"
         )
         return row_for(DeliveredAtSlo, row, origin), curve_out
-    judged = _judge(model, bounds, traffic, curve, held)
+    # A per-token bound no point of the curve has a value for: no answer of our mix has a second token (a zero-token
+    # log), so there is no time per output token to miss; judged on the other bounds, said.
+    tokenless = [k for k in bounds if k.startswith(("tpot_", "itl_")) and all(_finite(p[k]) is None for p in curve)]
+    judged = _judge(model, {k: v for k, v in bounds.items() if k not in tokenless}, traffic, curve, held)
     reason = judged["reason"]
+    if tokenless:
+        note = f"{', '.join(tokenless)} not judged: no answer of our traffic has a second token"
+        reason = f"{reason}; {note}" if reason else note
     if model["status"] == "unreliable":
         reason = (
             f"{reason + '; ' if reason else ''}the engine model is unreliable ({model['status_reason']}): never bills"
@@ -297,7 +303,7 @@ def project_all(
     """Every profile x config of its model: (delivered_at_slo rows, latency_curve rows)."""
     profiles = query_frame(
         conn,
-        "SELECT p.profile, p.model_id, w.* EXCLUDE (profile) FROM requirement.profiles AS p "
+        "SELECT p.profile, p.model_id, p.model_key, w.* EXCLUDE (profile) FROM requirement.profiles AS p "
         "JOIN requirement.workload AS w USING (profile) ORDER BY profile",
     ).to_dicts()
     bounds: dict[str, dict[str, float]] = {}

@@ -93,7 +93,7 @@ def test_the_real_code_traces_bursts_cost_most_of_what_its_token_mix_allows(publ
 def test_the_shortlist_carries_the_calibrated_band_beside_the_measured_one(published):
     with duckdb.connect(str(published / "serving.duckdb"), read_only=True) as conn:
         rows = conn.execute(
-            "SELECT s.run_label, s.delivered_requests_per_s_low, s.calibrated_requests_per_s_low, "
+            "SELECT s.run_label, s.measured_requests_per_s_low, s.calibrated_requests_per_s_low, "
             "s.calibrated_requests_per_s_high, s.calibrated_heldout_rel_error_median, c.delivered_requests_per_s_low, "
             "c.delivered_requests_per_s_high, c.heldout_rel_error_median, o.delivered_requests_per_s_low "
             "FROM analytics.shortlist AS s JOIN calibrated.delivered_at_slo AS c ON c.profile = s.profile "
