@@ -33,9 +33,10 @@ from assets.calibrate.cost_sensitivity import all_rate_rows
 from assets.calibrate.our_traffic import params_of, write_projections
 from assets.calibrate.tables import write_calibrated
 from assets.calibrate.traffic import scale_trace
+from assets.calibrate.workload import write_workload
 from assets.config.profiles import read_profiles, write_profiles
 from assets.core.paths import DEFAULT_PROFILES
-from assets.request_records.traffic_shape import read_traffic_arrivals
+from assets.request_records.traffic_shape import read_traffic_arrivals, write_traffic
 from assets.runs.collect import collect_all
 from assets.runs.store import write_observed
 from assets.warehouse.sqlfiles import run_sql_file
@@ -48,7 +49,8 @@ TRACES = ("conv", "code")
 
 
 def observed_warehouse(path: Path, shared: Path) -> duckdb.DuckDBPyConnection:
-    """The observed tables and profiles `make run` builds from examples/dumps, on a DuckDB file of its own."""
+    """The observed tables, profiles and their resolved workloads `make run` builds from examples/dumps, on a DuckDB
+    file of its own."""
     batch = collect_all([str(REPO_ROOT / "examples" / "dumps")], links_into=[str(shared / "data")])
     conn = duckdb.connect(str(path))
     write_observed(conn, batch)
@@ -57,6 +59,8 @@ def observed_warehouse(path: Path, shared: Path) -> duckdb.DuckDBPyConnection:
     write_table(conn, "observed.load_points", run_sql_file(conn, "observed/load_points.sql"), LoadPoints)
     rows, bounds, file = read_profiles(DEFAULT_PROFILES)
     write_profiles(conn, rows, bounds, file)
+    write_traffic(conn, lambda _line: None)
+    write_workload(conn)
     return conn
 
 
