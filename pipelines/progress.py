@@ -91,16 +91,27 @@ def failure_cause(error: object) -> tuple[str, str]:
     return cls_name, message
 
 
-_NOT_EXECUTED = re.compile(r"^Dependencies for step (\S+) failed: \[(.*)\]\. Not executing\.$")
+# Dagster's `Dependencies for step K failed: [...] were not executed: [...]. Not executing.` (either list may be absent)
+_NOT_EXECUTED = re.compile(
+    r"^Dependencies for step (\S+)(?: failed: \[([^\]]*)\])?(?: were not executed: \[([^\]]*)\])?\. Not executing\.$"
+)
+
+
+def _step_keys(listed: str | None) -> list[str]:
+    return [key.strip().strip("'\"") for key in (listed or "").split(",") if key.strip()]
 
 
 def skipped_words(job: dg.JobDefinition | None, message: str) -> str | None:
-    """Dagster's `Dependencies for step K failed: [...]. Not executing.` in words (None for any other message)."""
+    """Dagster's `Dependencies for step K failed: [...] were not executed: [...]. Not executing.` in words: which steps
+    failed and which did not run before it (None for any other message)."""
     match = _NOT_EXECUTED.match(message)
-    if match is None:
+    if match is None or not (match.group(2) or match.group(3)):
         return None
-    failed = [step_words(job, key.strip().strip("'\"")) for key in match.group(2).split(",") if key.strip()]
-    return f"{step_words(job, match.group(1))}: not run, because {' and '.join(failed)} failed"
+    failed = [step_words(job, key) for key in _step_keys(match.group(2))]
+    unrun = [step_words(job, key) for key in _step_keys(match.group(3))]
+    causes = [f"{' and '.join(failed)} failed"] if failed else []
+    causes += [f"{' and '.join(unrun)} did not run"] if unrun else []
+    return f"{step_words(job, match.group(1))}: not run, because {'; '.join(causes)}"
 
 
 class _ProgressHandler(logging.Handler):

@@ -106,6 +106,24 @@ def test_dagster_skipped_steps_are_said_in_words():
     assert skipped_words(BUILD, "round v5.1: 1448 results") is None
 
 
+def test_a_step_after_one_that_failed_and_ones_that_did_not_run_names_each_list_apart():
+    """Dagster writes both lists in one line, with no stop between them: each key is one step, never a mix."""
+    said = skipped_words(
+        BUILD,
+        "Dependencies for step marts__config_shortlist failed: ['cost__cost_per_request'] were not executed: "
+        "['marts__capacity_plan', 'marts__quality_gate']. Not executing.",
+    )
+    assert said == (
+        "building marts.config_shortlist: not run, because building cost.cost_per_request failed; "
+        "building marts.capacity_plan and building marts.quality_gate did not run"
+    )
+    said = skipped_words(
+        BUILD,
+        "Dependencies for step marts__config_shortlist were not executed: ['marts__quality_gate']. Not executing.",
+    )
+    assert said == "building marts.config_shortlist: not run, because building marts.quality_gate did not run"
+
+
 def test_a_failure_is_told_by_its_class_without_the_class_in_its_words():
     error = SerializableErrorInfo(
         "dagster._core.errors.DagsterExecutionStepExecutionError: Error occurred while executing op",
