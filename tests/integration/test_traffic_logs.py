@@ -11,6 +11,7 @@ import duckdb
 import pytest
 
 from assets.config.profiles import read_profiles, write_profiles
+from assets.request_records.lengths import read_lengths_file, token_stats
 from assets.request_records.traffic_shape import AZURE_TRACE, read_traffic_log, write_traffic
 from tests.support.data import DATA
 
@@ -152,3 +153,26 @@ def test_a_stray_timestamp_in_the_real_trace_is_left_out_and_said(tmp_path, stra
         assert shape[key] == pytest.approx(value, rel=1e-2 if loose else rel, abs=1e-9), key
     assert rates.get_column("requests").to_list() == counts
     assert shape["outliers_left_out"] == 1 and source.note.startswith("1 request(s) left out")
+
+
+@pytest.mark.parametrize("name", ["conv", "code"])
+def test_the_real_azure_trace_read_as_a_lengths_file_gives_the_lengths_the_csv_holds(name):
+    """A lengths file may be a log whose timestamps are not ours: the Azure trace read by `read_lengths_file` holds
+    every row's ContextTokens and GeneratedTokens, and its statistics are those recomputed here with the csv module."""
+    path = AZURE / f"AzureLLMInferenceTrace_{name}.csv"
+    with path.open(newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    inputs = [int(r["ContextTokens"]) for r in rows]
+    outputs = [int(r["GeneratedTokens"]) for r in rows]
+    frame = read_lengths_file(str(path))
+    assert frame.height == len(rows)
+    assert frame.get_column("input_tokens").to_list() == inputs
+    assert frame.get_column("output_tokens").to_list() == outputs
+    stats = token_stats("output", frame.get_column("output_tokens"))
+    assert stats["output_tokens_mean"] == pytest.approx(statistics.fmean(outputs), rel=1e-12)
+    assert stats["output_tokens_max"] == max(outputs)
+    ordered = sorted(outputs)
+    rank = 0.5 * (len(ordered) - 1)  # linear interpolation between closest ranks, as the table's p50
+    low = ordered[math.floor(rank)]
+    assert stats["output_tokens_p50"] == pytest.approx(low + (ordered[math.ceil(rank)] - low) * (rank % 1))
+    assert stats["output_tokens_cv"] == pytest.approx(statistics.pstdev(outputs) / statistics.fmean(outputs), rel=1e-9)
