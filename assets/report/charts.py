@@ -40,6 +40,7 @@ class RefLine:
     color: str
     css_class: str
     dashed: bool = False
+    dash: str = ""  # an explicit stroke-dasharray ("2 3"), to tell apart lines that coincide; else dashed's "6 4"
 
 
 @dataclass(frozen=True)
@@ -201,7 +202,8 @@ def line_chart(
         )
     legend_y = height - bottom + 46
     for i, line in enumerate(lines):
-        dash = ' stroke-dasharray="6 4"' if line.dashed else ""
+        pattern = line.dash or ("6 4" if line.dashed else "")
+        dash = f' stroke-dasharray="{pattern}"' if pattern else ""
         if line.axis == "y":
             y = y_scale(line.value)
             geometry = f'x1="{left}" y1="{y:.1f}" x2="{width - right}" y2="{y:.1f}"'
@@ -275,6 +277,86 @@ def range_chart(
             out.append(
                 f'<rect x="{x0:.1f}" y="{y - 6:.1f}" width="{max(x1 - x0, 3):.1f}" height="12" rx="2" '
                 f'fill="{row.color}"/>'
+            )
+        out.append("</g>")
+    out.append("</svg>")
+    return "".join(out)
+
+
+@dataclass(frozen=True)
+class BandRow:
+    """One config of a band chart: the band it delivers per accelerator beside its MLPerf reference, and its cost
+    band; None where a number is unknown."""
+
+    label: str
+    delivered_low: float | None
+    delivered_high: float | None
+    delivered_color: str
+    reference: float | None
+    cost_low: float | None
+    cost_high: float | None
+    title: str = ""
+    marked: bool = False  # drawn in bold: the recommended config
+    data: dict[str, str] = field(default_factory=dict)
+
+
+def _bar(scale: _Scale, low: float | None, high: float | None, y: float, color: str, css_class: str) -> str:
+    """A low-high bar at row centre `y` (at least 3 px wide, so that a band of one value shows)."""
+    if not low or not high:
+        return ""
+    x0, x1 = scale(low), scale(high)
+    return (
+        f'<rect class="{css_class}" x="{x0:.1f}" y="{y - 6:.1f}" width="{max(x1 - x0, 3):.1f}" height="12" rx="2" '
+        f'fill="{color}" data-low="{low!r}" data-high="{high!r}"/>'
+    )
+
+
+def band_chart(
+    *,
+    title: str,
+    rows: list[BandRow],
+    delivered_label: str,
+    cost_label: str,
+    reference_color: str,
+    cost_color: str,
+    width: int = 960,
+    label_width: int = 290,
+    row_height: int = 24,
+) -> str:
+    """Per row two panels, the design brief's table drawn: the delivered band with the MLPerf reference beside it as
+    a tick (x linear from 0), and the cost band (x on a log scale)."""
+    top, bottom, gap, right = 58, 24, 40, 16
+    height = top + bottom + row_height * max(len(rows), 1)
+    panel = (width - label_width - gap - right) / 2
+    delivered = [v for r in rows for v in (r.delivered_low, r.delivered_high, r.reference) if v]
+    costs = [v for r in rows for v in (r.cost_low, r.cost_high) if v and v > 0]
+    left = _Scale(*_domain(delivered, False), label_width, label_width + panel, False)
+    start = label_width + panel + gap
+    right_scale = _Scale(*_domain(costs, True), start, start + panel, True)
+    out = _open_svg(title, width, height, 8, None)
+    out += _x_grid(left, top, height - bottom, _fmt) + _x_grid(right_scale, top, height - bottom, _fmt)
+    for x, text in ((label_width, delivered_label), (start, f"{cost_label} (log scale)")):
+        out.append(f'<text x="{x:.1f}" y="{top - 22}" font-weight="600">{escape(text)}</text>')
+    out.append(
+        f'<line x1="{label_width}" y1="{top - 12}" x2="{label_width}" y2="{top - 2}" stroke="{reference_color}" '
+        f'stroke-width="3"/><text x="{label_width + 6}" y="{top - 4}">MLPerf reference per accelerator; bar: the '
+        "band billed on</text>"
+    )
+    for i, row in enumerate(rows):
+        y = top + i * row_height + row_height / 2
+        attrs = "".join(f' data-{escape(k)}="{escape(v)}"' for k, v in row.data.items())
+        weight = ' font-weight="700"' if row.marked else ""
+        out.append(
+            f'<g class="band-row"{attrs}><title>{escape(row.title or row.label)}</title>'
+            f'<text x="{label_width - 8}" y="{y + 4:.1f}" text-anchor="end"{weight}>{escape(row.label)}</text>'
+            + _bar(left, row.delivered_low, row.delivered_high, y, row.delivered_color, "delivered")
+            + _bar(right_scale, row.cost_low, row.cost_high, y, cost_color, "cost")
+        )
+        if row.reference:
+            x = left(row.reference)
+            out.append(
+                f'<line class="reference" x1="{x:.1f}" y1="{y - 9:.1f}" x2="{x:.1f}" y2="{y + 9:.1f}" '
+                f'stroke="{reference_color}" stroke-width="3" data-value="{row.reference!r}"/>'
             )
         out.append("</g>")
     out.append("</svg>")

@@ -18,11 +18,15 @@ from assets.report.decision import (
     saving_text,
     sensitivity_text,
 )
-from assets.report.evidence_marks import data_value, tag
+from assets.report.decision_glance import BASIS_WORDS
+from assets.report.evidence_marks import billed_evidence, data_value, tag
 from assets.report.report_data import ReportData
 from assets.report.textformat import TEXT, escape, number_text, shortlist_cell
 
 CAPACITY_COLORS = ["#047857", "#1d4ed8", "#b45309", "#be123c", "#6d28d9"]
+# How a capacity line that coincides with one drawn before it is drawn apart: (stroke-dasharray, its name), for a
+# line of ours and for a projected one (dashed otherwise).
+COINCIDING = {False: ("2 3", "dotted"), True: ("10 3 2 3", "dash-dotted")}
 
 
 def decisions_by_profile(data: ReportData) -> dict[str, Decision]:
@@ -38,23 +42,35 @@ def decisions_by_profile(data: ReportData) -> dict[str, Decision]:
 
 
 def decision_block(
-    decision: Decision, profile: dict[str, Any], sensitivity: list[dict[str, Any]], warnings: list[str] | None = None
+    decision: Decision,
+    profile: dict[str, Any],
+    sensitivity: list[dict[str, Any]],
+    warnings: list[str] | None = None,
+    glance: str = "",
 ) -> str:
-    """A profile's decision lines: the warnings about the profile (as the terminal prints them), the recommended
-    config and its bill (or, where every run of ours misses even at its lightest load, that first and the cheapest
-    projection, not recommended), the saving against the baseline, what the token mix and the bursts cost each top
-    config, what to measure next."""
+    """A profile's decision: the warnings about the profile (as the terminal prints them) and its decision at a
+    `glance` (assets.report.decision_glance), then the reasoning folded below: the recommended config and its bill
+    (or, where every run of ours misses even at its lightest load, that first and the cheapest projection, not
+    recommended), the saving against the baseline, what the token mix and the bursts cost each top config, what to
+    measure next."""
     name = escape(decision.profile)
     row = decision.recommended
     parts = [f'<div class="decision" data-profile="{name}"><h3><a href="#profile-{name}">{name}</a></h3>']
     parts += [f'<p class="decision-line warning" data-line="warning">{escape(w)}.</p>' for w in warnings or []]
+    parts.append(glance)
+    parts.append(
+        '<details class="reasoning"><summary>The reasoning: the bill in full, against what we run today, projected '
+        "bands, what the token mix and the bursts cost, what to measure next</summary>"
+    )
     if decision.missed_at_lightest:
         parts.append(
             f'<p class="decision-line" data-line="missed-at-lightest-load">'
             f"{escape(lightest_load_text(decision.missed_at_lightest))}.</p>"
         )
     if row is None:
-        parts.append(f'<p class="decision-line muted" data-line="no-bill">{escape(no_bill_text(profile))}.</p></div>')
+        parts.append(
+            f'<p class="decision-line muted" data-line="no-bill">{escape(no_bill_text(profile))}.</p></details></div>'
+        )
         return "".join(parts)
     values = "".join(
         f' data-{column.replace("_", "-")}="{escape(data_value(row.get(column)))}"'
@@ -102,7 +118,7 @@ def decision_block(
             f'<div class="decision-line" data-line="measure-elsewhere"><b>What to measure next, '
             f"{escape(ELSEWHERE_TITLE)}:</b><ul>{items}</ul></div>"
         )
-    parts.append(f'<p class="muted">Our traffic: {escape(str(row["traffic_basis"]))}.</p></div>')
+    parts.append(f'<p class="muted">Our traffic: {escape(str(row["traffic_basis"]))}.</p></details></div>')
     return "".join(parts)
 
 
@@ -117,21 +133,25 @@ def capacity_chart(decision: Decision, windows: list[dict[str, Any]]) -> str:
             f'<p class="muted" data-profile="{escape(decision.profile)}">No traffic log for {escape(decision.profile)}'
             f": no rate over time to draw ({escape(str(row['traffic_basis']))}).</p>"
         )
-    lines = [
-        RefLine(
-            "y",
-            row["replicas_high"] * row["billed_requests_per_s_low"],
-            f"{config_name(row)}: {row['replicas_high']} x "
-            f"{number_text(row['billed_requests_per_s_low'], 'rate')} = "
-            f"{number_text(row['replicas_high'] * row['billed_requests_per_s_low'], 'rate')} requests/s "
-            f"({row['evidence']}, billed on the {row.get('billed_basis') or row['evidence']} band)",
-            CAPACITY_COLORS[i % len(CAPACITY_COLORS)],
-            "capacity",
-            dashed=row["evidence"] == "projected",
+    drawn = [r for r in decision.top if r["replicas_high"] is not None and r["billed_requests_per_s_low"] is not None]
+    capacities = [r["replicas_high"] * r["billed_requests_per_s_low"] for r in drawn]
+    lines = []
+    for i, (row, capacity) in enumerate(zip(drawn, capacities)):
+        evidence = billed_evidence(row)
+        near = [config_name(drawn[j]) for j in range(i) if _coincide(capacities[j], capacity, max(capacities))]
+        lines.append(
+            RefLine(
+                "y",
+                capacity,
+                f"{config_name(row)}: {row['replicas_high']} x {number_text(row['billed_requests_per_s_low'], 'rate')}"
+                f" = {number_text(capacity, 'rate')} requests/s ({BASIS_WORDS[evidence]})"
+                + (f"; {COINCIDING[evidence == 'projected'][1]}: coincides with {', '.join(near)}" if near else ""),
+                CAPACITY_COLORS[i % len(CAPACITY_COLORS)],
+                "capacity",
+                dashed=evidence == "projected",
+                dash=COINCIDING[evidence == "projected"][0] if near else "",
+            )
         )
-        for i, row in enumerate(decision.top)
-        if row["replicas_high"] is not None and row["billed_requests_per_s_low"] is not None
-    ]
     traffic = Series(
         "our traffic",
         [
@@ -155,6 +175,11 @@ def capacity_chart(decision: Decision, windows: list[dict[str, Any]]) -> str:
         height=360,
         data={"profile": decision.profile, "chart": "capacity"},
     )
+
+
+def _coincide(a: float, b: float, top: float) -> bool:
+    """Whether two capacity lines would be drawn within about 3 px of each other on a 200 px plot up to `top`."""
+    return abs(a - b) <= 0.015 * top
 
 
 def at_a_glance(data: ReportData) -> str:

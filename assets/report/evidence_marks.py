@@ -36,3 +36,12 @@ def data_value(value: Any) -> str:
 def tag(evidence: str) -> str:
     color, meaning = EVIDENCE[evidence]
     return f'<span class="tag" style="background:{color}" title="{escape(meaning)}">{escape(evidence)}</span>'
+
+
+BILLED_EVIDENCE = {"measured": "observed", "calibrated": "calibrated", "projected": "projected"}
+
+
+def billed_evidence(row: dict[str, Any]) -> str:
+    """The evidence class of the band a shortlist or capacity plan row bills on (its billed_basis): observed when
+    measured as run, calibrated on our traffic, or projected from MLPerf; the row's own class where none is said."""
+    return BILLED_EVIDENCE.get(str(row.get("billed_basis")), str(row["evidence"]))

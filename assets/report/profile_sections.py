@@ -6,6 +6,7 @@ from typing import Any
 
 from assets.report.charts import Band, Point, RangeRow, RefLine, Series, line_chart, range_chart
 from assets.report.decision import config_name, no_bill_text
+from assets.report.decision_glance import RANKING_WORDS
 from assets.report.evidence_marks import EVIDENCE, data_value, tag
 from assets.report.report_data import ReportData
 from assets.report.textformat import (
@@ -13,6 +14,7 @@ from assets.report.textformat import (
     TEXT,
     cell_spans,
     escape,
+    number_list,
     number_text,
     plain_number,
     range_text,
@@ -46,7 +48,18 @@ def _cell(row: dict[str, Any], source: str | tuple[str, ...], kind: str, evidenc
     return f'<td class="num" data-evidence="{cell_evidence}" style="color:{EVIDENCE[cell_evidence][0]}">{inner}</td>'
 
 
+def row_caveats(row: dict[str, Any]) -> list[str]:
+    """A shortlist row's caveats, one text each (marts.config_shortlist joins them with '; '), its quality verdict
+    last where the profile states a quality requirement."""
+    caveats = [c.strip() for c in (row.get("caveats") or "").split("; ") if c.strip()]
+    if row.get("quality_status") not in (None, "not_required"):
+        caveats.append(f"quality ({row['quality_status']}): {row['quality_evidence']}")
+    return caveats
+
+
 def _shortlist_table(rows: list[dict[str, Any]]) -> str:
+    """The shortlist in the profile's ranking; each caveat written once under the table, the rows it applies to
+    marked with its number."""
     columns = [c for c in REPORT_COLUMNS if c[1] != "quality_status" or shows_quality(rows)]
     heads = []
     for title, _source, _fmt, evidence in columns:
@@ -56,25 +69,26 @@ def _shortlist_table(rows: list[dict[str, Any]]) -> str:
         elif evidence:
             marker = "<br>" + tag(evidence)
         heads.append(f"<th>{escape(title)}{marker}</th>")
+    numbers: dict[str, int] = {}
     body = []
     for row in rows:
         cells = "".join(_cell(row, source, fmt, ev) for _t, source, fmt, ev in columns)
+        marks = number_list([numbers.setdefault(c, len(numbers) + 1) for c in row_caveats(row)])
         body.append(
             f'<tr class="shortlist-row" data-profile="{escape(row["profile"])}" '
             f'data-config-key="{escape(row["config_key"])}" data-price-class="{escape(row["price_class"] or "")}" '
-            f'data-price-provider="{escape(row["price_provider"] or "")}">'
-            f'<td>{row["rank_in_profile"]}</td>{cells}<td class="caveats">{escape(row["caveats"])}'
-            + (
-                f'<br><span class="quality">quality ({escape(row["quality_status"])}): '
-                f"{escape(row['quality_evidence'])}</span>"
-                if row["quality_status"] != "not_required"
-                else ""
-            )
-            + "</td></tr>"
+            f'data-price-provider="{escape(row["price_provider"] or "")}" data-rank="{row["rank_in_profile"]}">'
+            f'<td>{row["rank_in_profile"]}</td>{cells}<td class="caveat-marks">{marks or "-"}</td></tr>'
         )
+    listed = "".join(f'<li value="{n}">{escape(text)}</li>' for text, n in numbers.items())
     return (
         f'<table class="shortlist"><thead><tr><th>#</th>{"".join(heads)}<th>caveats</th></tr></thead>'
         f"<tbody>{''.join(body)}</tbody></table>"
+        + (
+            f'<p class="muted">Caveats (a row\'s numbers say which apply to it):</p><ol class="caveats">{listed}</ol>'
+            if listed
+            else ""
+        )
     )
 
 
@@ -246,7 +260,7 @@ def profile_section(data: ReportData, profile: dict[str, Any]) -> str:
         )
         + ".</p>"
         + (f'<p class="muted">Workload: {escape(profile["workload_basis"])}.</p>' if profile["workload_basis"] else ""),
-        f"<h3>Shortlist ({len(rows)} configs x prices, cheapest first)</h3>",
+        f"<h3>Shortlist ({len(rows)} configs x prices), {RANKING_WORDS}</h3>",
     ]
     parts.append(
         _shortlist_table(rows)
@@ -254,7 +268,7 @@ def profile_section(data: ReportData, profile: dict[str, Any]) -> str:
         else '<p class="muted">Empty: no run of ours and no priced MLPerf reference for this model.</p>'
     )
     capacity = data.capacity.get(name, [])
-    parts.append(f"<h3>Capacity plan at our volume ({len(capacity)} configs x prices, cheapest bill first)</h3>")
+    parts.append(f"<h3>Capacity plan at our volume ({len(capacity)} configs x prices), {RANKING_WORDS}</h3>")
     parts.append(_capacity_table(capacity) if capacity else f'<p class="muted">{escape(no_bill_text(profile))}.</p>')
     parts.append("<h3>Throughput against latency, per measured config</h3>")
     charts = []
@@ -279,7 +293,7 @@ def profile_section(data: ReportData, profile: dict[str, Any]) -> str:
             '<p class="muted">No run of ours serves this model: every config here is projected '
             "(the MLPerf reference x a delivered fraction), so there are no load points to plot.</p>"
         )
-    parts.append("<h3>Cost bands per config and price class</h3>")
+    parts.append(f"<h3>Cost bands per config and price class, {RANKING_WORDS}</h3>")
     parts.append(_cost_chart(name, rows))
     parts.append("<h3>Where each number came from</h3>")
     parts.append(_sources_table(data.sources.get(name, [])))
@@ -310,14 +324,14 @@ def _capacity_table(rows: list[dict[str, Any]]) -> str:
             f'<td class="num">{escape(shortlist_cell(r, source, kind))}</td>' for _t, source, kind in CAPACITY_COLUMNS
         )
         body.append(
-            f'<tr class="capacity-row" data-config-key="{escape(r["config_key"])}">'
-            f"<td>{escape(config_name(r))}</td><td>{tag(r['evidence'])}</td>"
+            f'<tr class="capacity-row" data-config-key="{escape(r["config_key"])}" data-rank="{r["rank_in_profile"]}">'
+            f"<td>{r['rank_in_profile']}</td><td>{escape(config_name(r))}</td><td>{tag(r['evidence'])}</td>"
             f"<td>{escape(r['price_class'])} {escape(r['price_provider'])}</td>"
             f'<td class="num">{escape(number_text(r["usd_per_accelerator_hour"], "usd_per_hour"))}</td>'
             f"<td>{escape(r.get('billed_basis') or '-')}</td>"
             f'<td class="num">{escape(shortlist_cell(r, BILLED_BAND, "rate"))}</td>{cells}</tr>'
         )
     return (
-        '<table class="capacity"><thead><tr><th>config</th><th>evidence</th><th>price</th><th>$/acc-h</th>'
+        '<table class="capacity"><thead><tr><th>#</th><th>config</th><th>evidence</th><th>price</th><th>$/acc-h</th>'
         f"<th>billed on</th><th>billed req/s</th>{heads}</tr></thead><tbody>{''.join(body)}</tbody></table>"
     )

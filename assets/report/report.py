@@ -18,9 +18,11 @@ import duckdb
 from assets.core.inert import inert
 from assets.report.decision import profile_warnings
 from assets.report.decision_blocks import at_a_glance, capacity_chart, decision_block, decisions_by_profile
+from assets.report.decision_glance import glance
 from assets.report.evidence_marks import EVIDENCE, tag
 from assets.report.profile_sections import profile_section
 from assets.report.report_data import ReportData, read_report_data
+from assets.report.report_paths import report_roots, without_absolute_paths
 from assets.report.serving_tables import require_report_tables
 from assets.report.textformat import escape
 
@@ -39,6 +41,12 @@ td.file { word-break: break-all; font-family: ui-monospace, Menlo, monospace; fo
        color: #fff; background: #6b7280; }
 .muted { color: #6b7280; } .warning { color: #b45309; } .charts { display: flex; flex-wrap: wrap; gap: 12px; }
 .legend span.tag { margin-right: 6px; } tr.config th { background: #eef2ff; }
+.headline { border: 2px solid #047857; border-radius: 6px; padding: 6px 12px; margin: 6px 0 10px; background: #f0fdf4; }
+.headline p { margin: 3px 0; } .headline .answer { font-size: 17px; } .headline .sure { font-size: 13px; }
+tr.alternative.recommended td { background: #f0fdf4; font-weight: 600; } .tag.recommended { background: #047857; }
+.glance-title { margin: 8px 0 0; color: #374151; } ol.caveats { font-size: 12px; color: #374151; margin-top: 4px; }
+details.reasoning { margin: 6px 0 18px; } details.reasoning summary { cursor: pointer; color: #1d4ed8; }
+td.caveat-marks { font-size: 11.5px; white-space: nowrap; }
 """
 
 
@@ -64,6 +72,7 @@ def render(data: ReportData, generated_at: datetime.datetime) -> str:
             p,
             data.sensitivity.get(p["profile"], []),
             profile_warnings(p, data.bounds.get(p["profile"], []), data.served),
+            glance(decisions[p["profile"]], p, data.shortlist.get(p["profile"], [])),
         )
         for p in data.profiles
     )
@@ -73,18 +82,17 @@ def render(data: ReportData, generated_at: datetime.datetime) -> str:
 <meta name="viewport" content="width=device-width, initial-scale=1"><style>{CSS}</style></head>
 <body>
 <h1>benchbill: what each config costs per request, under our latency SLO</h1>
-<p class="muted">Generated {generated_at:%Y-%m-%d %H:%M} UTC from <code>{escape(data.serving_path)}</code>.</p>
+<p class="muted">Generated {generated_at:%Y-%m-%d %H:%M} UTC from <code>{escape(data.serving_path)}</code>. Money
+in US dollars; a band is low to high; a projection from MLPerf is never recommended over a config we measured.</p>
 <h2 id="decision">The decision, per profile</h2>
-<p class="muted">Recommended: the config of our own runs (observed) with the lowest monthly bill at our volume and
-peak, at its cheapest price; a config projected from MLPerf is never recommended over a measured one, it is listed
-under what to measure next. Money in US dollars; a band is low to high.</p>
 <div class="decisions">{decision_blocks}</div>
 <h2 id="capacity">Our traffic against each top config's capacity</h2>
 <p class="muted">Black: our requests per second in each window of the traffic log, scaled to our volume. Each
 line: a top config's capacity, the replicas it needs at our peak x what one replica delivers within the SLO (low
-end); dashed: projected from MLPerf. A line under the black curve's peaks means missed SLOs at those peaks.</p>
+end); dashed: projected from MLPerf; dotted (dash-dotted when projected): a line that coincides with one drawn
+before it (its label says which). A line under the black curve's peaks means missed SLOs at those peaks.</p>
 <div class="capacity-charts">{capacity_charts or '<p class="muted">No profile states a volume.</p>'}</div>
-<h2>The detail</h2>
+<h2 id="detail">The detail</h2>
 <p class="muted">MLPerf numbers are the reference under MLPerf's conditions; delivered numbers are what a config
 sustains within the profile's SLO, on our runs (observed) or the MLPerf reference x a delivered fraction (projected:
 the fraction our runs measured against MLPerf on their accelerators, else the profile's prior).
@@ -110,6 +118,7 @@ accelerators / (requests/s x 3600); the low cost uses the high throughput. Per-t
 whole accelerator-hour.</p>
 </body></html>
 """
+    document = without_absolute_paths(document, report_roots(data.serving_path))
     return inert(document, lines=True)  # what no cell escaped (a script's data): no raw control or bidi character
 
 
