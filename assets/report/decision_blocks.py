@@ -216,7 +216,7 @@ def at_a_glance(data: ReportData) -> str:
             f'<tr class="glance-row" data-profile="{escape(row["profile"])}" '
             f'data-config-key="{escape(row["config_key"])}" data-price-class="{escape(row["price_class"] or "")}" '
             f'data-price-provider="{escape(row["price_provider"] or "")}">'
-            f"<td>{escape(profile['profile'])}</td><td>{tag(row['evidence'])}</td>"
+            f"<td>{escape(profile['profile'])}</td><td>{tag(billed_evidence(row))}</td>"
             + "".join(f"<td>{escape(c)}</td>" for c in cells)
             + "</tr>"
         )
@@ -226,7 +226,7 @@ def at_a_glance(data: ReportData) -> str:
         '<h3>At a glance: the first-ranked config per profile</h3><p class="muted">The recommended config at '
         "its cheapest price where the profile states a volume (lowest monthly bill at our volume, our runs before "
         "projections), else the lowest cost per request: the first row of every table below.</p><table><thead><tr>"
-        "<th>profile</th><th>evidence</th><th>accelerators</th><th>run</th><th>price</th><th>$ per 1k requests</th>"
+        "<th>profile</th><th>billed on</th><th>accelerators</th><th>run</th><th>price</th><th>$ per 1k requests</th>"
         "<th>billed req/s</th><th>MLPerf srv tok/s/acc</th><th>monthly USD (static)</th></tr></thead><tbody>"
         + "".join(body)
         + "</tbody></table>"

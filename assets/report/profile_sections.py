@@ -7,7 +7,7 @@ from typing import Any
 from assets.report.charts import Band, Point, RangeRow, RefLine, Series, line_chart, range_chart
 from assets.report.decision import config_name, no_bill_text
 from assets.report.decision_glance import RANKING_WORDS
-from assets.report.evidence_marks import EVIDENCE, data_value, tag
+from assets.report.evidence_marks import EVIDENCE, billed_evidence, data_value, tag
 from assets.report.report_data import ReportData
 from assets.report.textformat import (
     SHORTLIST_COLUMNS,
@@ -44,7 +44,10 @@ def _cell(row: dict[str, Any], source: str | tuple[str, ...], kind: str, evidenc
         )
         or "-"
     )
-    cell_evidence = row["evidence"] if evidence == "delivered" else evidence
+    cell_evidence = evidence
+    if evidence == "delivered":  # a billed band is of the class it bills on (calibrated, say); a measured one ours
+        billed = (source if isinstance(source, str) else source[0]).startswith("billed_")
+        cell_evidence = billed_evidence(row) if billed else row["evidence"]
     return f'<td class="num" data-evidence="{cell_evidence}" style="color:{EVIDENCE[cell_evidence][0]}">{inner}</td>'
 
 
@@ -62,10 +65,12 @@ def _shortlist_table(rows: list[dict[str, Any]]) -> str:
     marked with its number."""
     columns = [c for c in REPORT_COLUMNS if c[1] != "quality_status" or shows_quality(rows)]
     heads = []
-    for title, _source, _fmt, evidence in columns:
+    for title, source, _fmt, evidence in columns:
         marker = ""
         if evidence == "delivered":
-            marker = "<br>" + tag("observed") + " " + tag("projected")
+            billed = (source if isinstance(source, str) else source[0]).startswith("billed_")
+            classes = ("observed", "calibrated", "projected") if billed else ("observed", "projected")
+            marker = "<br>" + " ".join(tag(c) for c in classes)
         elif evidence:
             marker = "<br>" + tag(evidence)
         heads.append(f"<th>{escape(title)}{marker}</th>")
@@ -183,8 +188,8 @@ def _cost_chart(profile: str, rows: list[dict[str, Any]]) -> str:
             ),
             low=r["cost_per_request_usd_low"] * 1000,
             high=r["cost_per_request_usd_high"] * 1000,
-            color=EVIDENCE[r["evidence"]][0],
-            title=f"{r['evidence']}: "
+            color=EVIDENCE[billed_evidence(r)][0],
+            title=f"{billed_evidence(r)}: "
             f"{range_text(r['cost_per_request_usd_low'], r['cost_per_request_usd_high'], 'usd_per_1k_requests')} "
             f"USD per 1,000 requests at {number_text(r['usd_per_accelerator_hour'], 'usd_per_hour')} USD per "
             f"accelerator-hour ({r['price_class']}, "
@@ -204,7 +209,7 @@ def _cost_chart(profile: str, rows: list[dict[str, Any]]) -> str:
         title=f"{profile}: cost per 1,000 requests, low - high, per config and price",
         x_label="US dollars per 1,000 requests",
         rows=ranges,
-        legend=[(name, EVIDENCE[name][0]) for name in ("observed", "projected")],
+        legend=[(name, EVIDENCE[name][0]) for name in ("observed", "calibrated", "projected")],
     )
 
 

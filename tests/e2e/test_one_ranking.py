@@ -18,6 +18,11 @@ from assets.report.textformat import format_shortlist
 from pipelines.cli import main
 from pipelines.published_output import read_shortlist
 from tests.support.data import REPO_ROOT, build_published
+from tests.support.report_html import (
+    assert_each_caveat_once_per_table,
+    assert_no_absolute_machine_path,
+    assert_rows_in_the_stated_order,
+)
 
 RUN_PROFILES = REPO_ROOT / "examples" / "run-profiles.yaml"
 
@@ -160,6 +165,15 @@ def test_make_runs_report_draws_the_real_trace_against_capacity_and_the_autoscal
     )[0]
     assert recommended["autoscaled_monthly_usd_high"] is not None
     assert "autoscaled)" in html
+
+
+def test_make_runs_report_lists_each_caveat_once_per_table_in_the_stated_order_naming_no_machine_path(make_run):
+    """On `make run`'s profiles: each shortlist caveat written once under its table, marked on the rows it applies
+    to, and no caveat text twice in any table; every shortlist heading states the ranking its rows are in; the page
+    names no absolute path of this machine (the trace it reads is an absolute path under ../shared)."""
+    assert assert_each_caveat_once_per_table(make_run) >= 10
+    assert_rows_in_the_stated_order(make_run)
+    assert_no_absolute_machine_path(make_run, REPO_ROOT)
 
 
 def test_every_surface_ranks_the_tests_profiles_as_the_decision(published, capsys):

@@ -10,11 +10,18 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from assets.report.evidence_marks import data_value
+from assets.report.decision import config_name
+from assets.report.decision_glance import BASIS_WORDS, band_error_text
+from assets.report.evidence_marks import billed_evidence, data_value
 from assets.report.profile_sections import REPORT_COLUMNS
 from assets.report.textformat import range_text, shortlist_cell, shows_quality
 from pipelines.cli import main
 from tests.support.data import DATA, REPO_ROOT, build_published
+from tests.support.report_html import (
+    assert_each_caveat_once_per_table,
+    assert_no_absolute_machine_path,
+    assert_rows_in_the_stated_order,
+)
 
 CHROMIUM = Path(os.environ.get("CHROMIUM") or "/usr/bin/chromium")
 NO_CHROMIUM = (
@@ -116,12 +123,13 @@ def test_the_report_renders_with_its_charts_visible(page):
     page.locator("#profile-chat-8b-interactive .charts").screenshot(path=str(ARTIFACTS / "report-charts.png"))
     assert screenshot.stat().st_size > 100_000
     charts = page.locator("svg.chart")
-    assert charts.count() == 7  # chat-8b: capacity, 2 runs x 2 bounded latencies, costs; chat-70b: costs
+    # per profile its alternatives' bands; chat-8b: capacity, 2 runs x 2 bounded latencies, costs; chat-70b: costs
+    assert charts.count() == 9
     for i in range(charts.count()):
         chart = charts.nth(i)
         box = chart.bounding_box()
-        assert chart.is_visible() and box["width"] >= 500 and box["height"] >= 250, i
-        assert chart.locator("circle.point, g.range-row rect").count() > 0, i
+        assert chart.is_visible() and box["width"] >= 500 and box["height"] >= 100, i
+        assert chart.locator("circle.point, g.range-row rect, g.band-row rect").count() > 0, i
     assert page.locator("tr.shortlist-row").first.is_visible()
 
 
@@ -143,7 +151,13 @@ def test_the_report_numbers_equal_the_shortlist_table(page, published):
         for column, value in cell["values"].items():
             assert value == data_value(row[column]), column
             assert row[column] is None or float(value) == row[column], column
-        expected_evidence = [row["evidence"] if ev == "delivered" else ev for _t, _s, _f, ev in columns]
+        # a delivered number is of its row's class, a billed band of the class it bills on (calibrated, say)
+        expected_evidence = [
+            (billed_evidence(row) if str(source[0]).startswith("billed_") else row["evidence"])
+            if ev == "delivered"
+            else ev
+            for _t, source, _f, ev in columns
+        ]
         assert cell["evidence"][1 : 1 + len(columns)] == expected_evidence
 
 
@@ -200,11 +214,19 @@ def test_benchbill_report_rewrites_it_from_the_serving_file(published, tmp_path,
 
 def test_the_report_leads_with_the_decision_per_profile(page, published):
     capacity = query(published, "SELECT * FROM marts.capacity_plan WHERE monthly_usd_high IS NOT NULL")
-    lines = page.evaluate("""() => [...document.querySelectorAll('.decision-line')].map(e => ({
+    read_lines = """() => [...document.querySelectorAll('.decision-line')].map(e => ({
         profile: e.closest('.decision').dataset.profile, line: e.dataset.line, text: e.innerText,
-        visible: e.offsetParent !== null, top: e.getBoundingClientRect().top + window.scrollY,
-        data: {...e.dataset}}))""")
-    first_detail = page.evaluate("() => document.querySelector('table').getBoundingClientRect().top + window.scrollY")
+        visible: e.checkVisibility(), top: e.getBoundingClientRect().top + window.scrollY,
+        folded: e.closest('details.reasoning') !== null, data: {...e.dataset}}))"""
+    # the reasoning is folded under each profile's glance, out of sight until opened; warnings stay in sight
+    folded = page.evaluate(read_lines)
+    assert folded and all(
+        (line["visible"], line["folded"]) == ((True, False) if line["line"] == "warning" else (False, True))
+        for line in folded
+    )
+    page.evaluate("() => document.querySelectorAll('details.reasoning').forEach(d => { d.open = true; })")
+    lines = page.evaluate(read_lines)
+    first_detail = page.evaluate("() => document.querySelector('#detail').getBoundingClientRect().top + window.scrollY")
     assert lines and all(line["visible"] and line["top"] < first_detail for line in lines)
     by_profile = {(line["profile"], line["line"]): line for line in lines}
     assert {p for p, _l in by_profile} == {"chat-8b-interactive", "chat-70b-interactive"}
@@ -287,7 +309,7 @@ def test_the_capacity_chart_draws_our_traffic_against_each_top_configs_capacity(
     assert chart.count() == 1 and chart.is_visible()
     box = chart.bounding_box()
     assert box["width"] >= 1000 and box["height"] >= 300
-    first_detail = page.evaluate("() => document.querySelector('table').getBoundingClientRect().top + window.scrollY")
+    first_detail = page.evaluate("() => document.querySelector('#detail').getBoundingClientRect().top + window.scrollY")
     assert box["y"] + page.evaluate("() => window.scrollY") < first_detail
     points = chart.evaluate("svg => [...svg.querySelectorAll('circle.point')].map(c => [+c.dataset.x, +c.dataset.y])")
     assert points == [pytest.approx((w["window_start_s"] / 60, w["scaled_rate_per_s"])) for w in windows]
@@ -298,6 +320,15 @@ def test_the_capacity_chart_draws_our_traffic_against_each_top_configs_capacity(
     expected = [r["replicas_high"] * r["billed_requests_per_s_low"] for r in list(first_ranked.values())[:5]]
     assert lines == pytest.approx(expected)
     assert max(lines) >= max(w["scaled_rate_per_s"] for w in windows)  # the plan covers our peak
+    # each line labelled with the evidence class of the band it bills on; lines drawn within 3 px told apart
+    drawn = chart.evaluate("""svg => [...svg.querySelectorAll('line.capacity')].map(l => ({
+        value: +l.dataset.value, dash: l.getAttribute('stroke-dasharray') || '', label: l.textContent}))""")
+    for line, row in zip(drawn, list(first_ranked.values())[:5]):
+        assert f"({BASIS_WORDS[billed_evidence(row)]})" in line["label"], line["label"]
+    for i, line in enumerate(drawn):
+        near = [earlier for earlier in drawn[:i] if abs(earlier["value"] - line["value"]) <= 0.015 * max(lines)]
+        assert all(earlier["dash"] != line["dash"] for earlier in near)
+        assert ("coincides with" in line["label"]) == bool(near)
 
 
 def test_nothing_overflows_a_1600_px_window_and_no_number_is_in_scientific_notation(page):
@@ -311,3 +342,41 @@ def test_nothing_overflows_a_1600_px_window_and_no_number_is_in_scientific_notat
     text = page.evaluate("() => document.body.innerText")
     assert not SCIENTIFIC.search(text), SCIENTIFIC.search(text)
     assert "USD per 1,000 requests" in text
+
+
+def test_the_first_profiles_headline_is_in_sight_without_scrolling_in_a_1280_by_800_window(page, published):
+    """The signer's answer (config, replicas, monthly bill band, the evidence class of the band it bills on and that
+    band's error) is within the first screen of a laptop window."""
+    first = query(published, "SELECT profile FROM analytics.profiles LIMIT 1")[0]["profile"]
+    [row] = query(
+        published,
+        f"SELECT * FROM analytics.capacity_plan WHERE profile = '{first}' AND rank_in_profile = 1",
+    )
+    laptop = page.context.new_page()
+    try:
+        laptop.set_viewport_size({"width": 1280, "height": 800})
+        laptop.goto((published / "report.html").as_uri(), wait_until="load")
+        assert laptop.locator(".decision").first.get_attribute("data-profile") == first
+        headline = laptop.locator(f'.decision[data-profile="{first}"] .headline')
+        box = headline.bounding_box()
+        assert headline.is_visible() and box["y"] >= 0 and box["y"] + box["height"] <= 800, box
+        text = " ".join(headline.inner_text().split())
+    finally:
+        laptop.close()
+    assert config_name(row) in text
+    assert range_text(row["replicas_low"], row["replicas_high"], "count", " to ") + " replica" in text
+    assert range_text(row["monthly_usd_low"], row["monthly_usd_high"], "usd_per_month", " to ") + " USD a month" in text
+    evidence = billed_evidence(row)
+    assert text.count(evidence) >= 1 and f"billed on the band {BASIS_WORDS[evidence]}" in text
+    assert band_error_text(row) in text
+
+
+def test_each_caveat_is_written_once_per_table_and_the_headings_say_the_rows_order(published):
+    assert assert_each_caveat_once_per_table(published) >= 5
+    assert_rows_in_the_stated_order(published)
+
+
+def test_the_report_names_no_absolute_path_of_this_machine(published):
+    """The warehouse, the dumps and the trace are under pytest's temporary folder and ../shared: none is named."""
+    assert_no_absolute_machine_path(published, REPO_ROOT)
+    assert "<code>serving.duckdb</code>" in (published / "report.html").read_text()
