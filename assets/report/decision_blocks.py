@@ -138,7 +138,11 @@ def capacity_chart(decision: Decision, windows: list[dict[str, Any]]) -> str:
     lines = []
     for i, (row, capacity) in enumerate(zip(drawn, capacities)):
         evidence = billed_evidence(row)
-        near = [config_name(drawn[j]) for j in range(i) if _coincide(capacities[j], capacity, max(capacities))]
+        near = [  # named short: the run's label, or the projected hardware
+            drawn[j]["run_label"] or f"{drawn[j]['accelerator_count']}x {drawn[j]['accelerator']}"
+            for j in range(i)
+            if _coincide(capacities[j], capacity, max(capacities))
+        ]
         lines.append(
             RefLine(
                 "y",

@@ -123,7 +123,7 @@ def test_capacity_lines_that_coincide_are_drawn_apart_and_each_says_the_evidence
     (first, first_label), (second, second_label), (third, third_label) = lines
     # 12 x 18.73 = 224.8 and 14 x 16.15 = 226.1 requests/s: within 3 px, so the second is dotted and says so
     assert "stroke-dasharray" not in first and 'stroke-dasharray="2 3"' in second
-    assert second_label.endswith("(observed as run); dotted: coincides with vllm+batch_size on 1x nvidia-h100-sxm-80gb")
+    assert second_label.endswith("(observed as run); dotted: coincides with vllm+batch_size")
     assert first_label.endswith("= 224.8 requests/s (calibrated on our traffic)")
     assert 'stroke-dasharray="6 4"' in third and third_label.endswith("(projected from MLPerf)")
 
