@@ -104,8 +104,9 @@ def _cells(row: dict[str, Any], recommended: bool) -> str:
         f"<td>{row['rank_in_profile']}</td><td>{escape(config_name(row))}{mark}</td>",
         f"<td>{tag(billed_evidence(row))}</td>",
         f"<td>{escape(row.get('price_class') or '-')} {escape(row.get('price_provider') or '')}</td>",
-    ]
+    ]  # then the band billed on, a replica's requests/s
     for columns, kind in (
+        (("billed_requests_per_s_low", "billed_requests_per_s_high"), "rate"),
         (("replicas_low", "replicas_high"), "count"),
         (("monthly_usd_low", "monthly_usd_high"), "usd_per_month"),
         (("cost_per_request_usd_low", "cost_per_request_usd_high"), "usd_per_1k_requests"),
@@ -127,7 +128,8 @@ def alternatives_table(decision: Decision, rows: list[dict[str, Any]]) -> str:
     return (
         f'<p class="glance-title">The alternatives, each config at its first-ranked price, {RANKING_WORDS}:</p>'
         '<table class="alternatives"><thead><tr><th>#</th><th>config</th><th>billed on</th><th>price</th>'
-        "<th>replicas</th><th>monthly USD (static)</th><th>$ per 1k requests</th><th>how sure</th></tr></thead>"
+        "<th>billed req/s a replica</th><th>replicas</th><th>monthly USD (static)</th><th>$ per 1k requests</th>"
+        "<th>how sure</th></tr></thead>"
         f"<tbody>{body}</tbody></table>"
     )
 
