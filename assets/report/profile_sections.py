@@ -46,9 +46,13 @@ def _cell(row: dict[str, Any], source: str | tuple[str, ...], kind: str, evidenc
     )
     cell_evidence = evidence
     if evidence == "delivered":  # a billed band is of the class it bills on (calibrated, say); a measured one ours
-        billed = (source if isinstance(source, str) else source[0]).startswith("billed_")
-        cell_evidence = billed_evidence(row) if billed else row["evidence"]
+        cell_evidence = billed_evidence(row) if _billed(source) else row["evidence"]
     return f'<td class="num" data-evidence="{cell_evidence}" style="color:{EVIDENCE[cell_evidence][0]}">{inner}</td>'
+
+
+def _billed(source: str | tuple[str, ...]) -> bool:
+    """Whether a shortlist column holds the band a row bills on (billed_requests_per_s, billed_output_tokens_per_s)."""
+    return (source if isinstance(source, str) else source[0]).startswith("billed_")
 
 
 def row_caveats(row: dict[str, Any]) -> list[str]:
@@ -68,8 +72,7 @@ def _shortlist_table(rows: list[dict[str, Any]]) -> str:
     for title, source, _fmt, evidence in columns:
         marker = ""
         if evidence == "delivered":
-            billed = (source if isinstance(source, str) else source[0]).startswith("billed_")
-            classes = ("observed", "calibrated", "projected") if billed else ("observed", "projected")
+            classes = ("observed", "calibrated", "projected") if _billed(source) else ("observed", "projected")
             marker = "<br>" + " ".join(tag(c) for c in classes)
         elif evidence:
             marker = "<br>" + tag(evidence)

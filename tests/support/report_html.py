@@ -87,16 +87,24 @@ def assert_each_caveat_once_per_table(warehouse: Path) -> int:
 
 
 def assert_rows_in_the_stated_order(warehouse: Path) -> None:
-    """Each shortlist heading states the profile's ranking, and its rows are in it: rank 1, 2, ...; among the rows
-    priced and not failing a quality requirement, our runs before projections, then the monthly bill at our volume
-    (high end, then low) where the profile states one, else the cost per request (high end, then low)."""
-    tables = shortlists((warehouse / "report.html").read_text())
+    """Each shortlist and capacity plan heading states the profile's ranking, and its rows are in it: the capacity
+    plan's ranks ascending; the shortlist's 1, 2, ... and, among its rows priced and not failing a quality
+    requirement, our runs before projections, then the monthly bill at our volume (high end, then low) where the
+    profile states one, else the cost per request (high end, then low)."""
+    report = (warehouse / "report.html").read_text()
+    tables = shortlists(report)
     plan = {
         (r["profile"], r["config_key"], r["price_class"], r["price_provider"]): r
         for r in rows_of(warehouse, "SELECT * FROM analytics.capacity_plan")
     }
     shortlist = rows_of(warehouse, "SELECT * FROM analytics.shortlist")
     by_key = {(r["profile"], r["config_key"], r["price_class"] or "", r["price_provider"] or ""): r for r in shortlist}
+    for section in re.findall(r'<section class="profile".*?</section>', report, re.S):
+        plan_heading = re.search(r"<h3>Capacity plan at our volume \(\d+ [^<]*\), ([^<]*)</h3>", section)
+        if plan_heading:  # the capacity plan's rows, in the same ranking
+            assert plan_heading.group(1) == RANKING_WORDS
+            ranks = [int(r) for r in re.findall(r'<tr class="capacity-row" [^>]*data-rank="(\d+)"', section)]
+            assert ranks == sorted(ranks) and ranks, section[:80]
     for profile, table in tables.items():
         assert table["order"] == RANKING_WORDS
         assert [rank for _k, rank, _c in table["rows"]] == list(range(1, len(table["rows"]) + 1))
