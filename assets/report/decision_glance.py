@@ -37,6 +37,7 @@ def band_error_text(row: dict[str, Any]) -> str:
 
 
 def _key(row: dict[str, Any]) -> tuple[Any, Any, Any]:
+    """A row's config at its price: (config_key, price_class, price_provider)."""
     return row["config_key"], row.get("price_class"), row.get("price_provider")
 
 
@@ -55,6 +56,7 @@ def alternatives(decision: Decision, shortlist: list[dict[str, Any]]) -> list[di
 
 
 def _replicas(row: dict[str, Any]) -> str:
+    """`9 to 12 replicas`, `1 replica`."""
     noun = "replica" if row["replicas_high"] == 1 else "replicas"
     return f"{range_text(row['replicas_low'], row['replicas_high'], 'count', ' to ')} {noun}"
 
@@ -99,12 +101,13 @@ def headline(decision: Decision, profile: dict[str, Any]) -> str:
 
 
 def _cells(row: dict[str, Any], recommended: bool) -> str:
+    """One alternative's cells: rank, config (marked when recommended), the band's class, price, band, bill, error."""
     mark = ' <span class="tag recommended">recommended</span>' if recommended else ""
     cells = [
         f"<td>{row['rank_in_profile']}</td><td>{escape(config_name(row))}{mark}</td>",
         f"<td>{tag(billed_evidence(row))}</td>",
         f"<td>{escape(row.get('price_class') or '-')} {escape(row.get('price_provider') or '')}</td>",
-    ]  # then the band billed on, a replica's requests/s
+    ]
     for columns, kind in (
         (("billed_requests_per_s_low", "billed_requests_per_s_high"), "rate"),
         (("replicas_low", "replicas_high"), "count"),
