@@ -79,9 +79,9 @@ def report_failure(failures: list[Failed], warehouse: Warehouse | None = None, w
     state = "" if warehouse is None else f" {published_state(warehouse.layout)}."
     say(f"benchbill: run failed;{state or ' the published serving file (if any) is unchanged.'}")
     for failure in failures:
-        say(failure.message, indent="  ")
+        say(failure.message, indent="  ", hanging="  ")
     for message in warned or []:
-        say(f"warning: {message}", indent="  ")
+        say(f"warning: {message}", indent="  ", hanging="  ")
     for kind in dict.fromkeys(f.kind for f in failures):
         say(ADVICE[kind], hanging="  ")
     return 1
