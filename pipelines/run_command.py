@@ -149,7 +149,7 @@ def _fingerprint(inputs: Inputs, warehouse: Warehouse) -> tuple[str, str, list] 
         return inputs_fingerprint(
             inputs,
             locations,
-            lambda url: fetch_once(url, sources.allowed_hosts, lambda m: say(m, indent="  ")),
+            lambda url: fetch_once(url, sources.allowed_hosts, lambda m: say(m, indent="  ", hanging="  ")),
             partition_store(warehouse.layout).checksums(),
         )
     except (IngestError, OSError):
@@ -175,7 +175,9 @@ def _run_jobs(
 
         start_step_server()  # its imports (a few seconds) overlap the MLPerf rounds' ingestion
     try:
-        plan = plan_rounds(list(inputs.mlperf), load_sources(inputs.sources_file), log=lambda m: say(m, indent="  "))
+        plan = plan_rounds(
+            list(inputs.mlperf), load_sources(inputs.sources_file), log=lambda m: say(m, indent="  ", hanging="  ")
+        )
     except IngestError as exc:
         return report_failure([Failed(f"finding the MLPerf rounds failed: {exc}", failure_of(exc).kind)], warehouse)
     instance = dg.DagsterInstance.ephemeral()

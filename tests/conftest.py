@@ -26,18 +26,18 @@ TIERS = ("unit", "integration", "e2e")
 # The tests' dump folders link into the shared data and the repository's fixtures (never copied): every
 # `benchbill run` they start, in process or not, may follow those links (pipelines/settings.py).
 os.environ.setdefault("BENCHBILL_ALLOW_LINKS_INTO", f"{SHARED},{FIXTURES}")
+
+
 # `benchbill` folds its messages and fits its tables to the terminal's width, COLUMNS first. The suite's tests match
 # phrases of messages and cells of tables whole, so they read them as on a terminal too wide to fold anything; the
 # tests of the width set COLUMNS themselves (tests/unit/test_terminal_width.py, tests/e2e/test_terminal.py).
-PYTEST_WIDTH = shutil.get_terminal_size().columns  # pytest's own report keeps the width it runs in
-os.environ["COLUMNS"] = "10000"
-
-
-@pytest.hookimpl(trylast=True)  # after pytest's terminal reporter is configured
+@pytest.hookimpl(trylast=True)  # after pytest's terminal reporter has read the width of the terminal it runs in
 def pytest_configure(config: pytest.Config) -> None:
-    """Pytest's report folded to the terminal it runs in, not to the COLUMNS its tests give benchbill."""
+    """The suite's benchbill reads COLUMNS 10000; pytest's own report keeps the width it found."""
     if config.pluginmanager.has_plugin("terminalreporter"):  # none in a worker process that reports nothing itself
-        config.get_terminal_writer().fullwidth = PYTEST_WIDTH
+        writer = config.get_terminal_writer()
+        writer.fullwidth = writer.fullwidth  # fixed now: it would otherwise read COLUMNS each time
+    os.environ["COLUMNS"] = "10000"
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -19,16 +19,18 @@ from assets.report.textformat import (
 )
 
 TOP_CONFIGS = 5  # configs per profile the terminal shows; `benchbill run --all` shows every one
-NEEDED = 0  # a column's place in LEFT_OUT_FIRST when it is never left out
+NEEDED = 0  # a column's place in the order of leaving out (TERMINAL_COLUMNS) when it is never left out
 COST_PER_REQUEST = ("cost_per_request_usd_low", "cost_per_request_usd_high")  # needed where no bill is monthly
 VENDORS = ("nvidia-", "amd-", "intel-", "google-")  # dropped from accelerator ids when the table is too wide
+
+Column = tuple[str, str | tuple[str, ...], str, int]  # an entry of TERMINAL_COLUMNS
 
 # The terminal shortlist, one row per config: (title, key of the config row, number kind or TEXT, the order in which
 # the column is left out when the table is wider than the terminal: 1 first; NEEDED never). What a reader needs to
 # decide stays: the config and its run, the price class, the billed band, replicas and the monthly bill at our
 # volume (or, for a profile that states no volume, the cost per 1,000 requests: a column no row has a value in is
 # left out whatever the width, as the quality column when no profile states a quality requirement).
-TERMINAL_COLUMNS: list[tuple[str, str | tuple[str, ...], str, int]] = [
+TERMINAL_COLUMNS: list[Column] = [
     ("#", "rank", TEXT, NEEDED),
     ("config", "config", TEXT, NEEDED),
     ("run", "run", TEXT, NEEDED),
@@ -138,9 +140,6 @@ def terminal_cell(row: dict, source: str | tuple[str, ...], kind: str) -> str:
         return "-" if value is None else inert(str(value))
     columns = source if isinstance(source, tuple) else (source,)
     return range_text(row.get(columns[0]), row.get(columns[-1]), kind, dash="-")
-
-
-Column = tuple[str, str | tuple[str, ...], str, int]  # an entry of TERMINAL_COLUMNS
 
 
 def _least(column: Column) -> int | None:
