@@ -58,6 +58,12 @@ def build_parser() -> argparse.ArgumentParser:
         "cheapest price class)",
     )
     run_parser.add_argument(
+        "--wide",
+        action="store_true",
+        help="print every column of the shortlist tables, however wide (default: the columns that fit the terminal's "
+        "width; COLUMNS sets it, a pipe or a file is 80 columns)",
+    )
+    run_parser.add_argument(
         "--executor",
         choices=["in_process", "multiprocess"],
         default="in_process",

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import sys
 from typing import NamedTuple
 
 import dagster as dg
 
-from assets.core.inert import inert
 from assets.resources import Warehouse
 from assets.warehouse.published_set import published_state
-from pipelines.progress import check_words, failure_cause, step_words
+from pipelines.progress import check_words, failure_cause, say, step_words
 
 # What to do, by what failed: a network failure is no bad input, a bad input no bug.
 ADVICE = {
@@ -79,11 +77,11 @@ def report_failure(failures: list[Failed], warehouse: Warehouse | None = None, w
     """The failures, what is published (unchanged), the checks that warned before the run stopped, and advice:
     exit 1."""
     state = "" if warehouse is None else f" {published_state(warehouse.layout)}."
-    print(f"benchbill: run failed;{state or ' the published serving file (if any) is unchanged.'}", file=sys.stderr)
+    say(f"benchbill: run failed;{state or ' the published serving file (if any) is unchanged.'}")
     for failure in failures:
-        print(f"  {inert(failure.message, lines=True)}", file=sys.stderr)
+        say(failure.message, indent="  ", hanging="  ")
     for message in warned or []:
-        print(f"  warning: {inert(message, lines=True)}", file=sys.stderr)
+        say(f"warning: {message}", indent="  ", hanging="  ")
     for kind in dict.fromkeys(f.kind for f in failures):
-        print(ADVICE[kind], file=sys.stderr)
+        say(ADVICE[kind], hanging="  ")
     return 1

@@ -114,6 +114,15 @@ def skipped_words(job: dg.JobDefinition | None, message: str) -> str | None:
     return f"{step_words(job, match.group(1))}: not run, because {'; '.join(causes)}"
 
 
+def say(text: str, indent: str = "", hanging: str = "    ") -> None:
+    """A message on stderr, each of its lines folded to the terminal's width with a hanging indent (continuation
+    lines and the message's own further lines indented under its first), made inert."""
+    first, *more = text.split("\n")
+    under = " " * len(indent) + hanging
+    lines = wrapped(first, indent=indent, hanging=hanging) + [w for line in more for w in wrapped(line, indent=under)]
+    print("\n".join(lines), file=sys.stderr, flush=True)
+
+
 class _ProgressHandler(logging.Handler):
     def __init__(self, job: dg.JobDefinition | None) -> None:
         super().__init__()
@@ -127,25 +136,23 @@ class _ProgressHandler(logging.Handler):
         if event is None:
             if record.levelno < logging.INFO:
                 return
-            line = f"  {skipped_words(self.job, message) or message}"
+            line, indent = skipped_words(self.job, message) or message, "  "
         elif event.event_type_value == "STEP_START":
             keys = step_keys_of(self.job, step)
             if keys and not any(isinstance(k, dg.AssetKey) for k in keys):
                 return  # a check's own step: its outcome is the line that counts
-            line = f"- {step_words(self.job, step)}"
+            line, indent = step_words(self.job, step), "- "
         elif event.event_type_value == "ASSET_CHECK_EVALUATION":
             evaluation = event.event_specific_data
             evaluation = getattr(evaluation, "asset_check_evaluation", evaluation)
             if not isinstance(evaluation, dg.AssetCheckEvaluation):
                 return
-            line = f"  {check_words(evaluation)}"
-            if not evaluation.passed:  # it names its rows (input text): folded to the terminal, made inert
-                line = "\n".join(wrapped(f"! {check_words(evaluation)}", hanging="    "))
+            line, indent = check_words(evaluation), "  " if evaluation.passed else "! "
         elif event.event_type_value == "STEP_FAILURE":
-            line = f"! {step_words(self.job, step)} failed (why is said when the run ends)"
+            line, indent = f"{step_words(self.job, step)} failed (why is said when the run ends)", "! "
         else:
             return
-        print(inert(line, lines=True), file=sys.stderr, flush=True)  # names of folders and files from inputs
+        say(line, indent, hanging="  ")  # made inert: names of folders and files from inputs
 
 
 @dg.logger(

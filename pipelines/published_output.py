@@ -19,7 +19,8 @@ from assets.report.decision import (
     saving_text,
 )
 from assets.report.report_data import served_models
-from assets.report.textformat import format_shortlist, wrapped
+from assets.report.terminal_shortlist import format_shortlist, with_capacity
+from assets.report.textformat import wrapped
 from assets.resources import Warehouse
 from assets.runs.collect import IDLE_SIDECAR_NOTE
 from assets.warehouse.layout import WarehouseLayout
@@ -60,6 +61,7 @@ def read_shortlist(serving_path: Path) -> tuple[list[dict], dict[str, str], dict
     finally:
         conn.close()
     notes = decision_notes(profiles, capacity, measure_next, observed)
+    rows = with_capacity(rows, capacity)
     for profile in profiles:  # a model nothing serves: said first, above the profile's table
         hint = model_hint(profile, served)
         if hint is not None:
@@ -184,17 +186,17 @@ def read_findings(serving_path: Path) -> list[str]:
     return lines
 
 
-def print_published(warehouse: Warehouse, warnings: list[str], show_all: bool = False) -> int:
+def print_published(warehouse: Warehouse, warnings: list[str], show_all: bool = False, wide: bool = False) -> int:
     """The shortlist of the published serving file (the top configs per profile, or every one with `show_all`),
-    its quarantine counts, the warnings, and where things are; every line fits a 160-column terminal."""
+    its quarantine counts, the warnings, and where things are; prose folded to the terminal's width, the tables in
+    the columns that fit it (every column with `wide`)."""
     try:
         rows, slo_text, notes, quarantine = read_shortlist(warehouse.serving_path)
     except WarehouseProblem as problem:  # published, but a foreign writer keeps it from being read
-        print(
-            f"benchbill: {published_state(warehouse.layout)}; the shortlist cannot be shown: {problem}", file=sys.stderr
-        )
+        said = f"benchbill: {published_state(warehouse.layout)}; the shortlist cannot be shown: {problem}"
+        print("\n".join(wrapped(said, hanging="    ")), file=sys.stderr)
         return 0
-    print(format_shortlist(rows, slo_text, show_all, notes))
+    print(format_shortlist(rows, slo_text, show_all, notes, wide=wide))
     if quarantine:
         summary = ", ".join(f"{table}: {count}" for table, count in quarantine)
         print("\n" + "\n".join(wrapped(f"quarantined rows (see analytics.quarantine): {summary}")))
@@ -202,7 +204,7 @@ def print_published(warehouse: Warehouse, warnings: list[str], show_all: bool = 
     if findings:
         print("\n" + "\n".join(part for line in findings for part in wrapped(line, hanging="    ")))
     for message in warnings:
-        print("\n".join(wrapped(f"warning: {message}")))
+        print("\n".join(wrapped(f"warning: {message}", hanging="    ")))
     print(f"\nserving file: {warehouse.serving_path.resolve()}")
     print(f"              (SQL: benchbill sql, or duckdb -readonly {warehouse.serving_path})")
     print(f"report:       {warehouse.report_path.resolve()}")

@@ -10,7 +10,6 @@ import contextlib
 import csv
 import io
 import re
-import shutil
 import signal
 import sys
 import threading
@@ -23,7 +22,7 @@ import duckdb
 from assets.core.errors import IngestError
 from assets.core.inert import inert
 from assets.core.sqltext import quote_ident, sql_string_literal
-from assets.report.textformat import TERMINAL_WIDTH, align_rows, cut_to_width, to_json, value_text
+from assets.report.textformat import align_rows, cut_to_width, terminal_width, to_json, value_text
 from assets.warehouse import sqldoc
 from assets.warehouse.objectstore import register_for_views
 from pipelines import settings
@@ -273,7 +272,7 @@ def render(columns: list[str], rows: list[tuple], fmt: str) -> str:
         return "(no result)"
     body = [[inert(value_text(v)) for v in row] for row in rows]
     # on a terminal, long values are cut to its width (--format csv or json gives them whole)
-    cut = sys.stdout.isatty() and cut_to_width(columns, body, shutil.get_terminal_size((TERMINAL_WIDTH, 24)).columns)
+    cut = sys.stdout.isatty() and cut_to_width(columns, body, terminal_width())
     lines = align_rows(columns, body)
     note = "; long values cut to the terminal's width: --format csv or json for them whole" if cut else ""
     lines.append(f"({len(rows)} row{'s' if len(rows) != 1 else ''}{note})")

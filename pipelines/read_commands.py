@@ -10,6 +10,7 @@ from pathlib import Path
 from assets.core.inert import inert
 from assets.resources import Warehouse
 from pipelines import query
+from pipelines.progress import say
 
 # The exit status of a command stopped by Ctrl-C (SIGINT): 128 + 2, as a shell reports it.
 INTERRUPTED_EXIT = 130
@@ -27,18 +28,16 @@ def report(args: argparse.Namespace) -> int:
     output = Path(args.output) if args.output else warehouse.report_path
     member = pipeline_member(layout, output)
     if member is not None:
-        print(
+        say(
             f"benchbill report: refused: {output} is {member}, inside the warehouse folder {layout.dir}, which only "
             f"`benchbill run` writes; write the report elsewhere, or leave --output out to rewrite "
-            f"{warehouse.report_path}",
-            file=sys.stderr,
+            f"{warehouse.report_path}"
         )
         return 1
     if output.is_dir():
-        print(
+        say(
             f"benchbill report: refused: {output} is a folder; --output takes the report's file name "
-            f"(e.g. {output / 'report.html'})",
-            file=sys.stderr,
+            f"(e.g. {output / 'report.html'})"
         )
         return 1
     read_from = read_record(layout)
@@ -48,7 +47,7 @@ def report(args: argparse.Namespace) -> int:
             size = report_module.write_report(warehouse.serving_path, staging)
         except (FileNotFoundError, ServingFileTooOld) as exc:
             staging.unlink(missing_ok=True)
-            print(f"benchbill report: {exc}", file=sys.stderr)
+            say(f"benchbill report: {exc}")
             return 1
         published = read_record(layout)
         if published == read_from:  # the serving file read is still the published one
@@ -56,25 +55,20 @@ def report(args: argparse.Namespace) -> int:
                 os.replace(staging, output)
             except OSError as exc:  # made a folder meanwhile, or not writable: nothing left behind
                 staging.unlink(missing_ok=True)
-                print(
-                    f"benchbill report: refused: cannot write {output} ({exc.strerror}); it is unchanged",
-                    file=sys.stderr,
-                )
+                say(f"benchbill report: refused: cannot write {output} ({exc.strerror}); it is unchanged")
                 return 1
             print(f"report: {output.resolve()} ({size:,} bytes; open it in a browser, it needs no network)")
             return 0
         staging.unlink(missing_ok=True)
         when = published.published_at if published is not None else "since"
-        print(
+        say(
             f"benchbill report: a run published the serving file again ({when}) while the report was read from "
-            "the one before: not written from it; written again from the new one",
-            file=sys.stderr,
+            "the one before: not written from it; written again from the new one"
         )
         read_from = published
-    print(
+    say(
         f"benchbill report: refused: runs published the serving file again {REPORT_ATTEMPTS} times while the report "
-        f"was read; {output} is unchanged: run `benchbill report` again when they are done",
-        file=sys.stderr,
+        f"was read; {output} is unchanged: run `benchbill report` again when they are done"
     )
     return 1
 

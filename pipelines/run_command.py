@@ -4,20 +4,30 @@ from __future__ import annotations
 
 import argparse
 import signal
-import sys
+from typing import NamedTuple
 
 import dagster as dg
 
 from assets.config.profiles import check_profiles
 from assets.core.errors import IngestError
-from assets.report.textformat import wrapped
 from assets.resources import Inputs, Warehouse
 from assets.warehouse.lock import WarehouseProblem
 from assets.warehouse.objectstore import RunStoreUnreachable
 from assets.warehouse.published_set import published_state
 from pipelines import settings
 from pipelines.failures import Failed, failure_of, report_failure, run_failures
+from pipelines.progress import say
 from pipelines.published_output import print_published, published_words
+
+
+class Shown(NamedTuple):
+    """How the shortlist is printed: every config and price class (`--all`), every column (`--wide`)."""
+
+    show_all: bool = False
+    wide: bool = False
+
+
+DEFAULT_SHOWN = Shown()  # the top configs per profile, in the columns that fit the terminal
 
 
 def _execute(job: dg.JobDefinition, instance: dg.DagsterInstance, warned: list[str], **kwargs) -> list[Failed]:
@@ -53,19 +63,20 @@ def run(args: argparse.Namespace) -> int:
     try:  # the profiles first, before any step: a mistake in them is the run's one message
         noticed = check_profiles(inputs.profiles)  # said first, and again with the run's warnings at its end
         for warning in noticed:
-            print(f"benchbill: warning: {warning}", file=sys.stderr)
+            say(f"benchbill: warning: {warning}")
     except IngestError as problem:
         return report_failure([failure_of(problem)])
     previous = signal.signal(signal.SIGTERM, _interrupt)  # SIGTERM ends the run as Ctrl-C does: with a message
     try:
         with warehouse.hold():  # one writer from the fingerprint check through the publish
-            return _run(inputs, warehouse, force=args.force, show_all=args.all, executor=args.executor, noticed=noticed)
+            shown = Shown(show_all=args.all, wide=args.wide)
+            return _run(inputs, warehouse, force=args.force, shown=shown, executor=args.executor, noticed=noticed)
     except WarehouseProblem as problem:  # busy, read-only, full, a link for a lock file: one message, no traceback
         return report_failure([failure_of(problem)])
     except RunStoreUnreachable as problem:  # the run store's endpoint does not answer: one message, no traceback
         return report_failure([failure_of(problem)], warehouse)
     except KeyboardInterrupt:
-        print(f"benchbill: interrupted; {published_state(warehouse.layout)}.", file=sys.stderr)
+        say(f"benchbill: interrupted; {published_state(warehouse.layout)}.")
         return 130
     finally:
         signal.signal(signal.SIGTERM, previous)
@@ -79,7 +90,7 @@ def _run(
     inputs: Inputs,
     warehouse: Warehouse,
     force: bool = False,
-    show_all: bool = False,
+    shown: Shown = DEFAULT_SHOWN,
     executor: str = "in_process",
     noticed: list[str] | None = None,
 ) -> int:
@@ -91,27 +102,23 @@ def _run(
     from pipelines.definitions import build_definitions
 
     for leftover in remove_leftovers(warehouse.serving_path):  # the lock is ours: no publish is under way
-        print(f"benchbill: removed {leftover}, left by a publish that failed or was killed", file=sys.stderr)
+        say(f"benchbill: removed {leftover}, left by a publish that failed or was killed")
     remote = warehouse.layout.object_store
     if remote is not None:  # before anything is read from it: an unreachable store is one message
         remote.reachable()
     damaged = damaged_serving(warehouse.layout)
     if damaged is not None:
-        print(
-            f"benchbill: the serving file is damaged: {damaged}; this run builds and publishes it again",
-            file=sys.stderr,
-        )
+        say(f"benchbill: the serving file is damaged: {damaged}; this run builds and publishes it again")
 
     # Each input is read once for the whole run (reading_once): the fingerprint, then every job.
     with reading_once():
         found = _fingerprint(inputs, warehouse)
         if found is not None and not force and published_fingerprint(warehouse.layout) == found[0]:
-            print(
+            say(
                 f"benchbill: nothing changed since the last publish of {warehouse.path.resolve()} (same "
-                f"inputs by checksum, same code, same settings): showing it; --force builds anyway",
-                file=sys.stderr,
+                f"inputs by checksum, same code, same settings): showing it; --force builds anyway"
             )
-            return print_published(warehouse, list(noticed or []), show_all)
+            return print_published(warehouse, list(noticed or []), shown.show_all, shown.wide)
         if found is not None:
             inputs = Inputs(
                 **{
@@ -121,10 +128,10 @@ def _run(
                     "fingerprint_inputs": inputs_json(found[2]),
                 }
             )
-        print(f"benchbill: building {warehouse.path.resolve()}", file=sys.stderr)
+        say(f"benchbill: building {warehouse.path.resolve()}")
         definitions = build_definitions(inputs, warehouse)
         # MLPerf rounds are partitions: find the rounds the inputs hold, ingest each, then build the rest.
-        return _run_jobs(definitions, inputs, warehouse, show_all, executor, noticed or [])
+        return _run_jobs(definitions, inputs, warehouse, shown, executor, noticed or [])
 
 
 def _fingerprint(inputs: Inputs, warehouse: Warehouse) -> tuple[str, str, list] | None:
@@ -142,7 +149,7 @@ def _fingerprint(inputs: Inputs, warehouse: Warehouse) -> tuple[str, str, list] 
         return inputs_fingerprint(
             inputs,
             locations,
-            lambda url: fetch_once(url, sources.allowed_hosts, lambda m: print(f"  {m}", file=sys.stderr)),
+            lambda url: fetch_once(url, sources.allowed_hosts, lambda m: say(m, indent="  ", hanging="  ")),
             partition_store(warehouse.layout).checksums(),
         )
     except (IngestError, OSError):
@@ -153,7 +160,7 @@ def _run_jobs(
     definitions: dg.Definitions,
     inputs: Inputs,
     warehouse: Warehouse,
-    show_all: bool = False,
+    shown: Shown = DEFAULT_SHOWN,
     executor: str = "in_process",
     noticed: list[str] | None = None,
 ) -> int:
@@ -169,7 +176,7 @@ def _run_jobs(
         start_step_server()  # its imports (a few seconds) overlap the MLPerf rounds' ingestion
     try:
         plan = plan_rounds(
-            list(inputs.mlperf), load_sources(inputs.sources_file), log=lambda m: print(f"  {m}", file=sys.stderr)
+            list(inputs.mlperf), load_sources(inputs.sources_file), log=lambda m: say(m, indent="  ", hanging="  ")
         )
     except IngestError as exc:
         return report_failure([Failed(f"finding the MLPerf rounds failed: {exc}", failure_of(exc).kind)], warehouse)
@@ -178,7 +185,7 @@ def _run_jobs(
     instance.add_dynamic_partitions(MLPERF_ROUND_PARTITIONS, list(plan))
     ingest = definitions.resolve_job_def("ingest_mlperf_round")
     for round_name, locations in plan.items():
-        print(f"benchbill: MLPerf round {round_name}", file=sys.stderr)
+        say(f"benchbill: MLPerf round {round_name}")
         failures = _execute(ingest, instance, warned, partition_key=round_name, run_config=round_run_config(locations))
         if failures:
             return report_failure(failures, warehouse)
@@ -186,7 +193,7 @@ def _run_jobs(
         # The run partitions in parallel processes first; build_warehouse then finds every one stored and reused.
         from pipelines.parallel import scan_in_processes
 
-        print(f"benchbill: run partitions of the dump folders on the {executor} executor", file=sys.stderr)
+        say(f"benchbill: run partitions of the dump folders on the {executor} executor")
         failures, checks = run_failures(scan_in_processes(inputs, warehouse, executor))
         warned += checks
         if failures:
@@ -194,8 +201,6 @@ def _run_jobs(
     failures = _execute(definitions.resolve_job_def("build_warehouse"), instance, warned)
     if failures:
         return report_failure(failures, warehouse, warned)
-    code = print_published(warehouse, list(noticed or []) + warned, show_all)
-    print(
-        "\n".join(wrapped(f"benchbill: {published_words(warehouse.layout, warned)}", hanging="    ")), file=sys.stderr
-    )
+    code = print_published(warehouse, list(noticed or []) + warned, shown.show_all, shown.wide)
+    say(f"benchbill: {published_words(warehouse.layout, warned)}")
     return code

@@ -28,6 +28,18 @@ TIERS = ("unit", "integration", "e2e")
 os.environ.setdefault("BENCHBILL_ALLOW_LINKS_INTO", f"{SHARED},{FIXTURES}")
 
 
+# `benchbill` folds its messages and fits its tables to the terminal's width, COLUMNS first. The suite's tests match
+# phrases of messages and cells of tables whole, so they read them as on a terminal too wide to fold anything; the
+# tests of the width set COLUMNS themselves (tests/unit/test_terminal_width.py, tests/e2e/test_terminal.py).
+@pytest.hookimpl(trylast=True)  # after pytest's terminal reporter has read the width of the terminal it runs in
+def pytest_configure(config: pytest.Config) -> None:
+    """The suite's benchbill reads COLUMNS 10000; pytest's own report keeps the width it found."""
+    if config.pluginmanager.has_plugin("terminalreporter"):  # none in a worker process that reports nothing itself
+        writer = config.get_terminal_writer()
+        writer.fullwidth = writer.fullwidth  # fixed now: it would otherwise read COLUMNS each time
+    os.environ["COLUMNS"] = "10000"
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark each test with the tier of the folder it is in; a test outside the tiers is an error."""
     root = Path(__file__).parent

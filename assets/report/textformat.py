@@ -1,7 +1,7 @@
 """Numbers as text, one definition each (never scientific notation): money as USD per 1,000 requests, per 1M
 tokens and per month, rates, fractions, plain decimals for query tables; the shortlist's columns and cells (the
-terminal table and the HTML report show the same text); the terminal shortlist, one row per config; plain
-aligned tables for query results."""
+terminal table and the HTML report show the same text); the terminal's width, prose folded to it and tables cut to
+it; plain aligned tables for query results (the terminal shortlist: `assets/report/terminal_shortlist.py`)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import datetime
 import html
 import json
 import math
+import shutil
 import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -16,8 +17,8 @@ from typing import Any
 
 from assets.core.inert import inert
 
-TERMINAL_WIDTH = 160  # what `benchbill run` prints fits a terminal this wide (tests/e2e/test_terminal.py)
-TOP_CONFIGS = 5  # configs per profile the terminal shows; `benchbill run --all` shows every one
+PIPE_WIDTH = 80  # the width of a pipe or a file (no terminal to ask): the width most terminals open at
+NARROWEST = 40  # prose is never folded narrower than this, whatever COLUMNS says
 
 
 @dataclass(frozen=True)
@@ -168,17 +169,27 @@ def align_rows(header: Sequence[str], body: Sequence[Sequence[str]], right: Sequ
 CUT_MIN = 12  # a cut column keeps at least this many characters
 
 
-def cut_to_width(header: Sequence[str], body: list[list[str]], width: int) -> bool:
+def column_widths(header: Sequence[str], body: Sequence[Sequence[str]]) -> list[int]:
+    """Each column's width as align_rows lays it out: its widest cell or header line."""
+    heads = [max(len(line) for line in str(h).split("\n")) for h in header]
+    return [max([head, *(len(str(row[i])) for row in body)]) for i, head in enumerate(heads)]
+
+
+def cut_to_width(
+    header: Sequence[str], body: list[list[str]], width: int, least: int | Sequence[int | None] = CUT_MIN
+) -> bool:
     """Cells of `body` cut (ending in `~`) so that the table's lines fit `width` columns: the widest columns are
-    narrowed first, none below CUT_MIN characters (so numbers stay whole). Returns whether anything was cut."""
-    widths = [max(len(str(c)) for c in column) for column in zip(header, *body)]
-    limit = list(widths)
+    narrowed first, none below `least` characters (so numbers stay whole), or each column below its own `least`
+    (None: never cut). Returns whether anything was cut."""
+    limit = column_widths(header, body)
+    floors = [least] * len(limit) if isinstance(least, int) else list(least)
     while sum(limit) + 2 * (len(limit) - 1) > width:
-        widest = max(range(len(limit)), key=lambda i: limit[i])
-        if limit[widest] <= CUT_MIN:
+        narrowable = [i for i, floor in enumerate(floors) if floor is not None and limit[i] > floor]
+        if not narrowable:
             break
+        widest = max(narrowable, key=lambda i: limit[i])
         excess = sum(limit) + 2 * (len(limit) - 1) - width
-        limit[widest] = max(CUT_MIN, limit[widest] - excess)
+        limit[widest] = max(floors[widest] or 0, limit[widest] - excess)
     cut = False
     for row in body:
         for i, cell in enumerate(row):
@@ -188,175 +199,23 @@ def cut_to_width(header: Sequence[str], body: list[list[str]], width: int) -> bo
     return cut
 
 
-def wrapped(text: str, width: int = TERMINAL_WIDTH, indent: str = "", hanging: str = "  ") -> list[str]:
-    """A line of text folded to `width` columns, the first line starting with `indent`; continuation lines
-    indented as far, plus `hanging`. The text is made inert first (it may hold input text)."""
+def terminal_width() -> int:
+    """The width the terminal's lines are folded to: the terminal's (COLUMNS, when set, wins), PIPE_WIDTH when
+    the output is a pipe or a file; never below NARROWEST."""
+    return max(NARROWEST, shutil.get_terminal_size((PIPE_WIDTH, 24)).columns)
+
+
+def wrapped(text: str, width: int | None = None, indent: str = "", hanging: str = "  ") -> list[str]:
+    """A line of prose folded to `width` columns (default: terminal_width()), the first line starting with
+    `indent`; continuation lines indented as far, plus `hanging`, so a folded sentence reads as one item. The
+    text is made inert first (it may hold input text)."""
     return textwrap.wrap(
         inert(text, lines=True),
-        width=width,
+        width=width or terminal_width(),
         initial_indent=indent,
         subsequent_indent=" " * len(indent) + hanging,
         break_on_hyphens=False,
     ) or [indent]
-
-
-# The terminal shortlist, one row per config: (title, key of the config row, number kind or TEXT).
-# The quality column is left out when no row carries a requirement's status.
-TERMINAL_COLUMNS: list[tuple[str, str | tuple[str, ...], str]] = [
-    ("#", "rank", TEXT),
-    ("config", "config", TEXT),
-    ("run", "run", TEXT),
-    ("prec", "precision", TEXT),
-    ("MLPerf\ntok/s/acc", "mlperf_reference_tokens_per_s_per_accel", "tokens"),
-    ("delivered\n/ MLPerf", ("delivered_fraction_low", "delivered_fraction_high"), "fraction"),
-    ("price class,\n$/acc-hour", "price", TEXT),
-    ("billed\nreq/s", ("billed_requests_per_s_low", "billed_requests_per_s_high"), "rate"),
-    ("$ per 1k\nrequests", ("cost_per_request_usd_low", "cost_per_request_usd_high"), "usd_per_1k_requests"),
-    (
-        "$ per 1M\nout tokens",
-        ("cost_per_million_output_tokens_usd_low", "cost_per_million_output_tokens_usd_high"),
-        "usd_per_1m_tokens",
-    ),
-    ("quality", "quality_status", TEXT),
-    ("caveats", "caveat_refs", TEXT),
-]
-_SPREAD = (  # columns taken across the providers of one price class: (column, min or max)
-    ("usd_per_accelerator_hour_low", "usd_per_accelerator_hour", min),
-    ("usd_per_accelerator_hour_high", "usd_per_accelerator_hour", max),
-    ("cost_per_request_usd_low", "cost_per_request_usd_low", min),
-    ("cost_per_request_usd_high", "cost_per_request_usd_high", max),
-    ("cost_per_million_output_tokens_usd_low", "cost_per_million_output_tokens_usd_low", min),
-    ("cost_per_million_output_tokens_usd_high", "cost_per_million_output_tokens_usd_high", max),
-)
-
-
-def reference_tokens_per_s_per_accel(row: dict) -> float | None:
-    """The MLPerf figure the row's delivered fraction divides by: the Interactive scenario's where the profile is
-    held to it (mlperf_reference_scenario), else the Server scenario's."""
-    if row.get("mlperf_reference_scenario") == "Interactive":
-        return row.get("mlperf_interactive_tokens_per_s_per_accel")
-    return row.get("mlperf_server_tokens_per_s_per_accel")
-
-
-def config_rows(rows: list[dict], every_price_class: bool = False) -> list[dict]:
-    """Shortlist rows (one per config x price, in rank order) as one row per config at its first-ranked price
-    class, or per config x price class: costs and prices as the range across that class's providers."""
-    groups: dict[tuple, list[dict]] = {}
-    for row in rows:
-        key = (row["profile"], row["config_key"])
-        cheapest_class = groups.get(key, [row])[0].get("price_class")
-        if every_price_class:
-            groups.setdefault((*key, row.get("price_class")), []).append(row)
-        elif row.get("price_class") == cheapest_class:
-            groups.setdefault(key, []).append(row)
-    merged = []
-    for members in groups.values():
-        first = dict(members[0])
-        for column, source, pick in _SPREAD:
-            known = [m[source] for m in members if m.get(source) is not None]
-            first[column] = pick(known) if known else None
-        first["price_providers"] = [m["price_provider"] for m in members if m.get("price_provider")]
-        first["config"] = f"{first['accelerator_count']}x {first.get('accelerator') or '(unknown accelerator)'}"
-        first["mlperf_reference_tokens_per_s_per_accel"] = reference_tokens_per_s_per_accel(first)
-        first["run"] = first.get("run_label") or first["evidence"]
-        first["price"] = (
-            "-"
-            if first.get("price_class") is None
-            else f"{first['price_class']} "
-            + range_text(
-                first["usd_per_accelerator_hour_low"], first["usd_per_accelerator_hour_high"], "usd_per_hour", dash="-"
-            )
-        )
-        first["caveat_list"] = list(
-            dict.fromkeys(c.strip() for m in members for c in (m.get("caveats") or "").split("; ") if c.strip())
-        )
-        merged.append(first)
-    return merged
-
-
-def number_list(numbers: list[int]) -> str:
-    """Caveat numbers in order, runs of three or more as ranges: `1,3-6,8,9`."""
-    runs: list[list[int]] = []
-    for n in sorted(set(numbers)):
-        if runs and n == runs[-1][-1] + 1:
-            runs[-1].append(n)
-        else:
-            runs.append([n])
-    return ",".join(f"{run[0]}-{run[-1]}" if len(run) > 2 else ",".join(str(n) for n in run) for run in runs)
-
-
-def terminal_cell(row: dict, source: str | tuple[str, ...], kind: str) -> str:
-    """One cell of the terminal shortlist: words, a number, or a compact `low-high` range."""
-    if kind == TEXT:
-        value = row.get(source) if isinstance(source, str) else None
-        return "-" if value is None else str(value)
-    columns = source if isinstance(source, tuple) else (source,)
-    return range_text(row.get(columns[0]), row.get(columns[-1]), kind, dash="-")
-
-
-def format_shortlist(
-    rows: list[dict],
-    slo_text: dict[str, str] | None = None,
-    show_all: bool = False,
-    notes: dict[str, list[str]] | None = None,
-    top: int = TOP_CONFIGS,
-    width: int = TERMINAL_WIDTH,
-) -> str:
-    """The shortlist as plain text, per profile: its `notes` (the decision at our volume), then the top `top`
-    configs (every config and price class with `show_all`), one row each, in rank_in_profile order; each
-    profile's caveats numbered once and referenced by number."""
-    empty = [
-        line
-        for profile, lines in (notes or {}).items()
-        if not any(r["profile"] == profile for r in rows)
-        for line in ["", *wrapped(f"{profile}: no config", width), *(w for n in lines for w in wrapped(n, width, "  "))]
-    ]
-    if not rows:
-        return "\n".join(
-            ["(the shortlist is empty: no run of ours and no priced MLPerf reference matches a profile)", *empty]
-        )
-    by_profile: dict[str, list[dict]] = {}
-    for row in config_rows(rows, every_price_class=show_all):
-        by_profile.setdefault(row["profile"], []).append(row)
-    columns = [c for c in TERMINAL_COLUMNS if c[1] != "quality_status" or shows_quality(rows)]
-    out = wrapped(
-        ("Every config and price class per profile" if show_all else f"Top {top} configs per profile")
-        + ", in the profile's one ranking: the recommended config first (our runs before projections, then the "
-        "lowest monthly bill at our volume where the profile states one, else the lowest cost per request); "
-        "# is the row's rank_in_profile, as in the report and benchbill sql shortlist"
-        + (
-            ""
-            if show_all
-            else "; each config at its first-ranked price class; every config and class: benchbill run --all"
-        ),
-        width,
-    )
-    out += wrapped(
-        "Price, costs: low-high across the class's providers, accelerators busy at their SLO-limited rate (billed "
-        "req/s, the band the costs are priced on; where it is not the band measured as run, a caveat gives both); "
-        "each provider: benchbill sql shortlist --param profile=NAME",
-        width,
-    )
-    for profile, configs in by_profile.items():
-        total = len({r["config_key"] for r in configs})
-        shown = configs if show_all else configs[:top]
-        caveats: dict[str, int] = {}
-        for i, row in enumerate(shown):
-            row["rank"] = str(row.get("rank_in_profile") or i + 1)
-            row["caveat_refs"] = number_list([caveats.setdefault(c, len(caveats) + 1) for c in row["caveat_list"]])
-        out.append("")
-        scope = f"{total} configs, {len(shown)} rows" if show_all else f"top {len(shown)} of {total} configs"
-        out += wrapped(f"{profile}: {scope}; SLO {(slo_text or {}).get(profile) or 'not stated'}", width)
-        for note in (notes or {}).get(profile, []):
-            out += wrapped(note, width, indent="  ", hanging="  ")
-        body = [[terminal_cell(row, source, kind) for _t, source, kind in columns] for row in shown]
-        out += align_rows([t for t, _s, _k in columns], body, [kind != TEXT for _t, _s, kind in columns])
-        if not show_all and total > len(shown):
-            rest = total - len(shown)
-            out.append(f"    ... and {rest} more config{'s' if rest > 1 else ''}: benchbill run --all")
-        for text, number in caveats.items():
-            out += wrapped(text, width, indent=f"{number:>4}. ", hanging="")
-    return "\n".join(out + empty)
 
 
 def escape(text: str, quote: bool = True) -> str:

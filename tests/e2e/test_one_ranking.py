@@ -14,7 +14,7 @@ import duckdb
 import pytest
 
 from assets.report.decision import decide
-from assets.report.textformat import format_shortlist
+from assets.report.terminal_shortlist import format_shortlist
 from pipelines.cli import main
 from pipelines.published_output import read_shortlist
 from tests.support.data import REPO_ROOT, build_published
@@ -61,7 +61,7 @@ class GlanceRows(HTMLParser):
 def terminal_first_rows(warehouse: Path) -> dict[str, str]:
     """Per profile, the first table row the terminal prints (`benchbill run`'s shortlist), its cells joined."""
     rows, slo_text, notes, _quarantine = read_shortlist(warehouse / "serving.duckdb")
-    text = format_shortlist(rows, slo_text, notes=notes)
+    text = format_shortlist(rows, slo_text, notes=notes, wide=True)  # every column, the names whole
     firsts: dict[str, str] = {}
     profile = None
     lines = text.splitlines()

@@ -1,6 +1,7 @@
 """What `make run` prints, on the inputs `make run` reads (the real v5.1 and v4.1 round tables and
-examples/dumps): every line fits a 160-column terminal, no number is in scientific notation, each
-profile shows its top configs one row each, and `--all` shows every config and price class."""
+examples/dumps): at 80 columns every line of the decision fits, its tables keep what a reader needs and every
+figure they leave out is in `--wide`; no number is in scientific notation, each profile shows its top configs one
+row each, and `--all` shows every config and price class."""
 
 import csv
 import io
@@ -46,16 +47,19 @@ def test_make_run_reads_the_inputs_this_test_reads():
 
 @pytest.fixture(scope="module")
 def printed(tmp_path_factory):
-    """(stdout, stderr) of `benchbill run` on make run's inputs, then of `benchbill run --all` (nothing changed)."""
+    """(stdout, stderr) of `benchbill run` on make run's inputs on an 80-column terminal, then (nothing changed: the
+    published shortlist printed again) of `benchbill run --all` at 80 columns and of `benchbill run --wide` at 160
+    columns (every column of each table; the prose as a 160-column terminal folds it)."""
     folder = tmp_path_factory.mktemp("make-run")
     capture = pytest.MonkeyPatch()
     outputs = []
     try:
         capture.chdir(folder)  # `make run` passes `--warehouse warehouse`, relative to where it runs
-        for extra in ([], ["--all"]):
+        for columns, extra in ((80, []), (80, ["--all"]), (160, ["--wide"])):
             out, err = io.StringIO(), io.StringIO()
             capture.setattr(sys, "stdout", out)
             capture.setattr(sys, "stderr", err)
+            capture.setenv("COLUMNS", str(columns))  # the width shutil.get_terminal_size reads first
             assert main(["run", "--warehouse", "warehouse", *MAKE_RUN_ARGS, *extra]) == 0
             outputs.append((out.getvalue(), err.getvalue()))
     finally:
@@ -82,16 +86,53 @@ def profile_tables(text):
     return tables
 
 
-def test_every_line_fits_a_160_column_terminal_without_scientific_notation(printed):
-    _warehouse, [(out, err), (all_out, _)] = printed
-    for stream in (out, err, all_out):
-        too_wide = [line for line in stream.splitlines() if len(line) > 160]
-        assert not too_wide, too_wide
+def test_at_80_columns_every_line_fits_but_a_path_longer_than_the_terminal_without_scientific_notation(printed):
+    """The decision, tables, caveats, findings and progress fit 80 columns; only the lines that end the output naming
+    where the published files are may be wider, as wide as the absolute path they hold (a path is not folded: it
+    would no longer paste)."""
+    warehouse, [(out, err), (all_out, all_err), (wide_out, _)] = printed
+    for stream in (out, err, all_out, all_err):
+        too_wide = [line for line in stream.splitlines() if len(line) > 80]
+        assert [line for line in too_wide if str(warehouse) not in line] == [], too_wide
+    for stream in (out, all_out):
+        decision = stream.split("\nserving file: ")[0]
+        assert max(len(line) for line in decision.splitlines()) <= 80
+    for stream in (out, err, all_out, wide_out):
         assert not SCIENTIFIC.search(stream), SCIENTIFIC.search(stream)
 
 
+def headings(text):
+    """Each table's column titles (the two lines above its dashed rule), one text per table."""
+    lines = text.splitlines()
+    return [f"{lines[i - 2]}\n{lines[i - 1]}" for i, line in enumerate(lines) if line.startswith("--  ")]
+
+
+def test_at_80_columns_each_table_keeps_what_a_reader_needs_and_every_figure_left_out_is_in_wide(printed):
+    """Per profile, the narrow table keeps config, run, price class, billed band, replicas and monthly bill (the
+    capacity plan at our volume), names the columns it leaves out and `--wide`; the wide table shows the same rows
+    with every figure of the narrow one and the columns left out."""
+    warehouse, [(out, _err), _, (wide_out, _)] = printed
+    with duckdb.connect(str(warehouse / "serving.duckdb"), read_only=True) as conn:
+        planned = {p for (p,) in conn.execute("SELECT DISTINCT profile FROM analytics.capacity_plan").fetchall()}
+    narrow, wide = profile_tables(out), profile_tables(wide_out)
+    assert set(narrow) == set(wide) == planned  # make run's profiles both state a volume
+    for heading in headings(out):
+        assert all(title in heading for title in ("config", "run", "class", "billed", "replicas", "month"))
+    for heading in headings(wide_out):
+        assert all(t in heading for t in ("MLPerf", "delivered", "$ per 1k", "$ per 1M", "hour", "prec", "caveats"))
+    for profile, rows in narrow.items():
+        assert [r[0] for r in rows] == [r[0] for r in wide[profile]], profile  # the same configs, by rank
+        for row, wide_row in zip(rows, wide[profile]):
+            accelerator = wide_row[1].replace("nvidia-", "").replace("amd-", "")  # vendors dropped when narrow
+            assert accelerator.startswith(row[1].rstrip("~")), (row[1], wide_row[1])
+            assert [cell for cell in row[2:] if cell not in wide_row and not cell.endswith("~")] == [], profile
+    folded = " ".join(out.split())
+    assert folded.count("more columns (left out at 80 columns: ") == len(narrow)
+    assert "benchbill run --wide" in folded and "more columns" not in wide_out
+
+
 def test_each_profile_shows_its_top_5_configs_one_row_each_in_its_ranking(printed):
-    warehouse, [(out, _err), _] = printed
+    warehouse, [_, _, (out, _err)] = printed
     rows = shortlist(warehouse)
     tables = profile_tables(out)
     assert set(tables) == {r["profile"] for r in rows}
@@ -113,7 +154,7 @@ def test_a_row_shows_the_price_range_across_the_providers_of_its_class_per_1000_
     USD per 1,000 requests = price / (billed requests/s x 3600) x 1,000, recomputed here on the band the bill rests
     on (`billed_basis`: the profile's Azure trace differs from the sweep's workload, so the calibrated band), shown
     beside the cost, and a caveat saying so with the band measured as run."""
-    warehouse, [(out, _err), _] = printed
+    warehouse, [_, _, (out, _err)] = printed
     (row,) = [r for r in profile_tables(out)["chat-8b-interactive"] if r[2] == "vllm"]
     with DEFAULT_PRICES.open() as f:
         h100 = [p for p in csv.DictReader(f) if p["accelerator"] == "nvidia-h100-sxm-80gb"]
@@ -133,8 +174,8 @@ def test_a_row_shows_the_price_range_across_the_providers_of_its_class_per_1000_
     basis, measured, billed = band[0], band[1:3], band[3:5]
     assert basis == "calibrated"  # make run's chat-8b-interactive has the Azure trace: 1,155/211 tokens, CV 1.09
     low, high = (cheapest / (rate * 3600) * 1000 for rate in reversed(billed))
-    price_cell = next(c for c in row if c.split(" ")[0] in classes)
-    assert price_cell.endswith(f" {cheapest:.2f}")
+    price_cell = next(c for c in row if c in classes)
+    assert row[row.index(price_cell) + 1] == f"{cheapest:.2f}"  # the class's $/acc-hour beside it
     cost = f"{low:.{_digits(low)}f}-{high:.{_digits(low)}f}"  # 3 significant digits of the smaller end
     billed_cell = range_text(*billed, "rate", "-")
     assert row.index(billed_cell) + 1 == row.index(cost)  # the band the cost is priced on, beside it
@@ -172,7 +213,7 @@ def referenced(cell):
 
 
 def test_caveats_are_numbered_once_per_profile_and_referenced_by_number(printed):
-    _warehouse, [(out, _err), _] = printed
+    _warehouse, [_, _, (out, _err)] = printed
     section = out.split("\nchat-8b-interactive: ")[1].split("\n\n")[0]
     notes = re.findall(r"^ +(\d+)\. (.*)$", section, re.M)
     assert [int(n) for n, _t in notes] == list(range(1, len(notes) + 1))
@@ -183,7 +224,7 @@ def test_caveats_are_numbered_once_per_profile_and_referenced_by_number(printed)
 
 
 def test_run_all_shows_every_config_and_price_class(printed):
-    warehouse, [_, (all_out, all_err)] = printed
+    warehouse, [_, (all_out, all_err), _] = printed
     assert "nothing changed since the last publish" in all_err
     rows = shortlist(warehouse)
     tables = profile_tables(all_out)
@@ -200,7 +241,7 @@ BASIS_WORDS = {
 
 
 def test_each_profile_says_its_bill_at_our_volume_or_what_to_state_for_it(printed):
-    warehouse, [(out, _err), _] = printed
+    warehouse, [_, _, (out, _err)] = printed
     with duckdb.connect(str(warehouse / "serving.duckdb"), read_only=True) as conn:
         profiles = [p for (p,) in conn.execute("SELECT profile FROM analytics.profiles").fetchall()]
         bases = conn.execute("SELECT profile, billed_basis FROM marts.capacity_plan").fetchall()

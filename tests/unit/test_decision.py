@@ -12,7 +12,7 @@ from assets.report.decision import (
     saving_text,
 )
 from assets.report.decision_blocks import decision_block
-from assets.report.textformat import format_shortlist
+from assets.report.terminal_shortlist import format_shortlist
 from pipelines.published_output import decision_notes
 
 
@@ -248,8 +248,8 @@ def test_decision_lines_above_the_terminal_shortlist_fold_to_160_columns():
         }
     ]
     notes = {"chat": [f"at our volume: {bill_text(BATCHED)}", saving_text(BATCHED)]}
-    text = format_shortlist(shortlist, notes=notes)
-    assert max(len(line) for line in text.splitlines()) <= 160
+    text = format_shortlist(shortlist, notes=notes, width=80)
+    assert max(len(line) for line in text.splitlines()) <= 80
     assert "  at our volume: batched on 1x nvidia-h100-sxm-80gb" in text
     assert " ".join(text.split()).count("saves 4,365 USD a month at our volume") == 1
 

@@ -8,7 +8,8 @@ import pytest
 
 from assets.core.inert import inert
 from assets.report.charts import Band, Point, Series, line_chart
-from assets.report.textformat import align_rows, escape, format_shortlist, wrapped
+from assets.report.terminal_shortlist import format_shortlist
+from assets.report.textformat import align_rows, escape, wrapped
 from pipelines.query import render
 from tests.unit.test_textformat import shortlist_row
 
@@ -52,7 +53,7 @@ def test_the_terminal_shortlist_shows_hostile_labels_escaped():
         shortlist_row(TITLE_AND_CLEAR, "on_demand", PROVIDER, 2.99, 100.0, "caveat \x1b[2J here"),
         shortlist_row(REVERSED, "on_demand", "Lambda", 2.99, 50.0, "c"),
     ]
-    text = format_shortlist(rows, {"chat": "ttft_p95_ms <= 1000\x1b[2J"}, notes={"chat": ["note \u202e"]})
+    text = format_shortlist(rows, {"chat": "ttft_p95_ms <= 1000\x1b[2J"}, notes={"chat": ["note \u202e"]}, wide=True)
     assert no_raw(text)
     for shown in ("lbl\\x1b]0;pwned\\x07\\x1b[2J", "lbl-invoice\\u202egpj.exe", "caveat \\x1b[2J here"):
         assert shown in text

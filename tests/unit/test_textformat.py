@@ -1,16 +1,14 @@
 """Numbers as text (assets/report/textformat.py): money per 1,000 requests, per 1M tokens and per month, query
-values, and the terminal shortlist (one row per config, caveats numbered once, 160 columns)."""
+values, and the terminal shortlist (one row per config, caveats numbered once, folded to the width)."""
 
 import math
 import re
 
 import pytest
 
+from assets.report.terminal_shortlist import config_rows, format_shortlist, number_list
 from assets.report.textformat import (
     align_rows,
-    config_rows,
-    format_shortlist,
-    number_list,
     number_text,
     plain_number,
     range_text,
@@ -127,7 +125,11 @@ def test_one_row_per_config_at_its_cheapest_price_class_ranged_across_its_provid
     assert (fast["usd_per_accelerator_hour_low"], fast["usd_per_accelerator_hour_high"]) == (2.99, 12.29)
     assert fast["cost_per_request_usd_low"] == pytest.approx(2.99 / (110.0 * 3600))
     assert fast["cost_per_request_usd_high"] == pytest.approx(12.29 / (100.0 * 3600))
-    assert fast["price"] == "on_demand 2.99-12.29"
+    assert (fast["price_class"], fast["usd_per_accelerator_hour_low"], fast["usd_per_accelerator_hour_high"]) == (
+        "on_demand",
+        2.99,
+        12.29,
+    )
     assert slow["caveat_list"] == ["precision differs: MLPerf fp8, ours bf16", "token mix differs"]
     every_class = config_rows(ROWS, every_price_class=True)
     assert [(r["config_key"], r["price_class"]) for r in every_class] == [
@@ -195,8 +197,8 @@ def test_the_quality_column_is_shown_once_a_row_carries_a_requirements_status():
 
 def test_long_caveats_are_folded_to_the_terminal_width():
     long = "; ".join(f"caveat {i}: " + "word " * 40 for i in range(3))
-    text = format_shortlist([shortlist_row("x", "on_demand", "Lambda", 2.99, 10.0, long)])
-    assert len(long) > 600 and max(len(line) for line in text.splitlines()) <= 160
+    text = format_shortlist([shortlist_row("x", "on_demand", "Lambda", 2.99, 10.0, long)], width=80)
+    assert len(long) > 600 and max(len(line) for line in text.splitlines()) <= 80
     assert "   3. caveat 2:" in text
 
 
@@ -231,7 +233,7 @@ def test_the_mlperf_column_shows_the_scenario_the_delivered_fraction_divides_by(
     rows = {r["config_key"]: r for r in config_rows(marts_order([server, interactive]))}
     assert rows["server"]["mlperf_reference_tokens_per_s_per_accel"] == 5103.99
     assert rows["interactive"]["mlperf_reference_tokens_per_s_per_accel"] == 6684.4
-    text = format_shortlist(marts_order([server, interactive]))
+    text = format_shortlist(marts_order([server, interactive]), wide=True)
     assert "6,684" in text and "5,104" in text
 
 
