@@ -12,6 +12,7 @@ from assets.report.textformat import (
     align_rows,
     column_widths,
     cut_to_width,
+    number_list,
     range_text,
     shows_quality,
     terminal_width,
@@ -120,17 +121,6 @@ def config_rows(rows: list[dict], every_price_class: bool = False) -> list[dict]
         )
         merged.append(first)
     return merged
-
-
-def number_list(numbers: list[int]) -> str:
-    """Caveat numbers in order, runs of three or more as ranges: `1,3-6,8,9`."""
-    runs: list[list[int]] = []
-    for n in sorted(set(numbers)):
-        if runs and n == runs[-1][-1] + 1:
-            runs[-1].append(n)
-        else:
-            runs.append([n])
-    return ",".join(f"{run[0]}-{run[-1]}" if len(run) > 2 else ",".join(str(n) for n in run) for run in runs)
 
 
 def terminal_cell(row: dict, source: str | tuple[str, ...], kind: str) -> str:

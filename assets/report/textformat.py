@@ -250,3 +250,14 @@ def json_value(value: Any) -> Any:
 
 def to_json(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     return json.dumps([{c: json_value(v) for c, v in zip(columns, row)} for row in rows], indent=2, ensure_ascii=False)
+
+
+def number_list(numbers: list[int]) -> str:
+    """Caveat numbers in order, runs of three or more as ranges: `1,3-6,8,9`."""
+    runs: list[list[int]] = []
+    for n in sorted(set(numbers)):
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    return ",".join(f"{run[0]}-{run[-1]}" if len(run) > 2 else ",".join(str(n) for n in run) for run in runs)

@@ -6,9 +6,10 @@ import re
 
 import pytest
 
-from assets.report.terminal_shortlist import config_rows, format_shortlist, number_list
+from assets.report.terminal_shortlist import config_rows, format_shortlist
 from assets.report.textformat import (
     align_rows,
+    number_list,
     number_text,
     plain_number,
     range_text,
