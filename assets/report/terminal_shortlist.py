@@ -14,6 +14,7 @@ from assets.report.textformat import (
     cut_to_width,
     number_list,
     range_text,
+    reference_tokens_per_s_per_accel,
     shows_quality,
     terminal_width,
     wrapped,
@@ -81,14 +82,6 @@ def with_capacity(rows: list[dict], capacity: list[dict]) -> list[dict]:
         found = plan.get((row["profile"], row["config_key"], row.get("price_class"), row.get("price_provider")), {})
         matched.append({**row, **{column: found.get(column) for column in PLAN_COLUMNS}})
     return matched
-
-
-def reference_tokens_per_s_per_accel(row: dict) -> float | None:
-    """The MLPerf figure the row's delivered fraction divides by: the Interactive scenario's where the profile is
-    held to it (mlperf_reference_scenario), else the Server scenario's."""
-    if row.get("mlperf_reference_scenario") == "Interactive":
-        return row.get("mlperf_interactive_tokens_per_s_per_accel")
-    return row.get("mlperf_server_tokens_per_s_per_accel")
 
 
 def config_rows(rows: list[dict], every_price_class: bool = False) -> list[dict]:

@@ -261,3 +261,11 @@ def number_list(numbers: list[int]) -> str:
         else:
             runs.append([n])
     return ",".join(f"{run[0]}-{run[-1]}" if len(run) > 2 else ",".join(str(n) for n in run) for run in runs)
+
+
+def reference_tokens_per_s_per_accel(row: dict) -> float | None:
+    """The MLPerf figure the row's delivered fraction divides by: the Interactive scenario's where the profile is
+    held to it (mlperf_reference_scenario), else the Server scenario's."""
+    if row.get("mlperf_reference_scenario") == "Interactive":
+        return row.get("mlperf_interactive_tokens_per_s_per_accel")
+    return row.get("mlperf_server_tokens_per_s_per_accel")
