@@ -163,7 +163,7 @@ def _cost_chart(profile: str, rows: list[dict[str, Any]]) -> str:
     ranges = [
         RangeRow(
             label=_clip(
-                f"{r['accelerator']} x{r['accelerator_count']} {r['run_label'] or '(projected)'} | "
+                f"{r['accelerator_id']} x{r['accelerator_count']} {r['run_label'] or '(projected)'} | "
                 f"{r['price_class']} {r['price_provider']}",
                 78,
             ),
@@ -206,7 +206,7 @@ def _sources_table(rows: list[dict[str, Any]]) -> str:
         if r["config_key"] != current:
             current = r["config_key"]
             body.append(
-                f'<tr class="config"><th colspan="8">{escape(r["accelerator"] or "?")} | '
+                f'<tr class="config"><th colspan="8">{escape(r["accelerator_id"] or "?")} | '
                 f"{escape(r['evidence'])} | {escape(r['run_label'] or r['config_key'])}</th></tr>"
             )
         value = "-" if r["value"] is None else plain_number(r["value"])

@@ -91,7 +91,7 @@ def plain_number(value: float, significant: int = 6) -> str:
 # the billed one beside the costs it rests on.
 SHORTLIST_COLUMNS: list[tuple[str, str | tuple[str, ...], str, str | None]] = [
     ("profile", "profile", TEXT, None),
-    ("accelerator", "accelerator", TEXT, None),
+    ("accelerator", "accelerator_id", TEXT, None),
     ("n", "accelerator_count", TEXT, None),
     ("evidence", "evidence", TEXT, None),
     ("run", "run_label", TEXT, None),
@@ -256,7 +256,7 @@ def config_rows(rows: list[dict], every_price_class: bool = False) -> list[dict]
             known = [m[source] for m in members if m.get(source) is not None]
             first[column] = pick(known) if known else None
         first["price_providers"] = [m["price_provider"] for m in members if m.get("price_provider")]
-        first["config"] = f"{first['accelerator_count']}x {first.get('accelerator') or '(unknown accelerator)'}"
+        first["config"] = f"{first['accelerator_count']}x {first.get('accelerator_id') or '(unknown accelerator)'}"
         first["mlperf_reference_tokens_per_s_per_accel"] = reference_tokens_per_s_per_accel(first)
         first["run"] = first.get("run_label") or first["evidence"]
         first["price"] = (

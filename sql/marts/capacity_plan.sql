@@ -175,7 +175,7 @@ baseline AS (
 SELECT
     p.profile,
     p.model_id AS model,
-    p.accelerator_id AS accelerator,
+    p.accelerator_id,
     p.accelerator_count,
     p.precision,
     p.runtime,

@@ -171,7 +171,7 @@ SELECT
     ) AS rank_in_profile,
     profile,
     model_id AS model,
-    accelerator_id AS accelerator,
+    accelerator_id,
     accelerator_count,
     precision,
     runtime,

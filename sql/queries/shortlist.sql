@@ -8,7 +8,7 @@
 -- values profile: one of analytics.profiles.profile
 SELECT
     rank_in_profile AS rank,
-    accelerator,
+    accelerator_id,
     accelerator_count,
     evidence,
     run_label,

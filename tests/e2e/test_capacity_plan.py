@@ -157,7 +157,7 @@ def test_every_column_of_a_capacity_row_equals_a_hand_computation_from_the_trace
     expected = {
         "profile": "chat-8b",
         "model": "llama-3.1-8b-instruct",
-        "accelerator": "nvidia-h100-sxm-80gb",
+        "accelerator_id": "nvidia-h100-sxm-80gb",
         "accelerator_count": 1,
         "precision": "bf16",
         "runtime": "vLLM",
