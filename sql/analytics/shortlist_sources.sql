@@ -20,7 +20,7 @@
 -- column source_sha256: SHA-256 of that file's bytes.
 -- column location: Where in the file: record N of a round table, line N of a CSV, a dump file's load level.
 WITH configs AS (
-    SELECT DISTINCT profile, config_key, evidence, run_label, accelerator_id, model,
+    SELECT DISTINCT profile, config_key, evidence, run_label, accelerator_id, model_id,
            billed_basis = 'calibrated' AS billed_calibrated
     FROM marts.config_shortlist
 ),
@@ -37,9 +37,9 @@ mlperf AS (
            res.source, res.source_sha256, 'record ' || res.source_row AS location,
            CASE WHEN res.result_key = pr.reference_result_key THEN 1 ELSE 2 END AS sort_key
     FROM configs AS c
-    JOIN benchmark.mlperf_reference AS ref ON ref.accelerator_id = c.accelerator_id AND ref.model_id = c.model
+    JOIN benchmark.mlperf_reference AS ref ON ref.accelerator_id = c.accelerator_id AND ref.model_id = c.model_id
     LEFT JOIN benchmark.mlperf_profile_reference AS pr
-        ON pr.profile = c.profile AND pr.accelerator_id = c.accelerator_id AND pr.model_id = c.model
+        ON pr.profile = c.profile AND pr.accelerator_id = c.accelerator_id AND pr.model_id = c.model_id
     JOIN benchmark.mlperf_results AS res
         ON res.result_key IN (ref.server_result_key, ref.offline_result_key, pr.reference_result_key)
 ),

@@ -174,7 +174,7 @@ baseline AS (
 )
 SELECT
     p.profile,
-    p.model_id AS model,
+    p.model_id,
     p.accelerator_id,
     p.accelerator_count,
     p.precision,

@@ -170,7 +170,7 @@ SELECT
                  price_provider, config_key
     ) AS rank_in_profile,
     profile,
-    model_id AS model,
+    model_id,
     accelerator_id,
     accelerator_count,
     precision,

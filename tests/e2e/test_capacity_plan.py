@@ -156,7 +156,7 @@ def test_every_column_of_a_capacity_row_equals_a_hand_computation_from_the_trace
     assert len(rates) == 58 and sum(rates) / len(rates) == pytest.approx(REQUESTS_PER_DAY / 86400)
     expected = {
         "profile": "chat-8b",
-        "model": "llama-3.1-8b-instruct",
+        "model_id": "llama-3.1-8b-instruct",
         "accelerator_id": "nvidia-h100-sxm-80gb",
         "accelerator_count": 1,
         "precision": "bf16",
