@@ -28,8 +28,8 @@ SELECT
     usd_per_accelerator_hour,
     cost_per_request_usd_low * 1000 AS usd_per_1k_requests_low,
     cost_per_request_usd_high * 1000 AS usd_per_1k_requests_high,
-    cost_per_million_output_tokens_usd_low AS usd_per_1m_output_tokens_low,
-    cost_per_million_output_tokens_usd_high AS usd_per_1m_output_tokens_high,
+    cost_per_million_output_tokens_usd_low,
+    cost_per_million_output_tokens_usd_high,
     caveats
 FROM analytics.shortlist
 WHERE profile = $profile
