@@ -26,8 +26,8 @@ SELECT
     price_class,
     price_provider,
     usd_per_accelerator_hour,
-    cost_per_request_usd_low * 1000 AS usd_per_1k_requests_low,
-    cost_per_request_usd_high * 1000 AS usd_per_1k_requests_high,
+    cost_per_request_usd_low * 1000 AS cost_per_thousand_requests_usd_low,
+    cost_per_request_usd_high * 1000 AS cost_per_thousand_requests_usd_high,
     cost_per_million_output_tokens_usd_low,
     cost_per_million_output_tokens_usd_high,
     caveats
