@@ -7,7 +7,7 @@
 -- param profile: the profile's name (`benchbill sql "SELECT profile, slo_text FROM analytics.profiles"` lists them)
 -- values profile: one of analytics.profiles.profile
 SELECT
-    rank_in_profile AS rank,
+    rank_in_profile,
     accelerator_id,
     accelerator_count,
     evidence,

@@ -126,7 +126,7 @@ def surfaces_agree(warehouse: Path, capsys) -> dict[str, tuple]:
             == 0
         )
         sql_first = json.loads(capsys.readouterr().out)[0]
-        assert sql_first["rank"] == 1
+        assert sql_first["rank_in_profile"] == 1
         assert (
             sql_first["accelerator_id"],
             sql_first["run_label"],
