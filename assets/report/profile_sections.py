@@ -235,8 +235,8 @@ def profile_section(data: ReportData, profile: dict[str, Any]) -> str:
         f"<p>Model <b>{escape(profile['model_id'] or profile['model_raw'])}</b>; SLO {tag('requirement')} "
         f"{escape(profile['slo_text'])}; delivered-fraction prior for projections where no run of ours measures the "
         "gap "
-        f"[{plain_number(profile['delivered_fraction_prior_lo'])}, "
-        f"{plain_number(profile['delivered_fraction_prior_hi'])}]"
+        f"[{plain_number(profile['delivered_fraction_prior_low'])}, "
+        f"{plain_number(profile['delivered_fraction_prior_high'])}]"
         + (
             f"; our traffic about {plain_number(profile['input_tokens_mean'])} input / "
             f"{plain_number(profile['output_tokens_mean'])} "

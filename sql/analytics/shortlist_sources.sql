@@ -67,7 +67,7 @@ priors AS (
            CASE bound.name WHEN 'low' THEN 5 ELSE 6 END AS sort_key
     FROM configs AS c
     JOIN requirement.profiles AS p ON p.profile = c.profile
-    CROSS JOIN LATERAL (VALUES ('low', p.delivered_fraction_prior_lo), ('high', p.delivered_fraction_prior_hi))
+    CROSS JOIN LATERAL (VALUES ('low', p.delivered_fraction_prior_low), ('high', p.delivered_fraction_prior_high))
         AS bound(name, value)
     LEFT JOIN file_checksums AS f ON f.table_name = 'requirement.profiles' AND f.source = p.source
     JOIN projected.delivered_at_slo AS pj ON pj.profile = c.profile AND c.config_key = 'mlperf:' || pj.mlperf_result_key

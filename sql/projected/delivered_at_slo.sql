@@ -30,10 +30,10 @@ WITH learnt AS (
     GROUP BY profile
 ),
 fractions AS (
-    SELECT p.profile, p.model_id, p.delivered_fraction_prior_lo, p.delivered_fraction_prior_hi,
+    SELECT p.profile, p.model_id, p.delivered_fraction_prior_low, p.delivered_fraction_prior_high,
            coalesce(l.runs, 0) AS runs,
-           CASE WHEN l.runs > 0 THEN l.fraction_low ELSE p.delivered_fraction_prior_lo END AS fraction_low,
-           CASE WHEN l.runs > 0 THEN l.fraction_high ELSE p.delivered_fraction_prior_hi END AS fraction_high,
+           CASE WHEN l.runs > 0 THEN l.fraction_low ELSE p.delivered_fraction_prior_low END AS fraction_low,
+           CASE WHEN l.runs > 0 THEN l.fraction_high ELSE p.delivered_fraction_prior_high END AS fraction_high,
            CASE
                WHEN l.runs > 0
                    THEN 'learnt from ' || l.runs || CASE WHEN l.runs = 1 THEN ' band' ELSE ' bands' END || ' of ours ('
@@ -41,9 +41,9 @@ fractions AS (
                        || CASE WHEN l.runs = 1 THEN 'one band, so min and max are its own, no spread across configs'
                                ELSE 'min of their low ends to max of their high ends' END
                WHEN l.refused_bands IS NOT NULL
-                   THEN 'prior [' || p.delivered_fraction_prior_lo || ', ' || p.delivered_fraction_prior_hi
+                   THEN 'prior [' || p.delivered_fraction_prior_low || ', ' || p.delivered_fraction_prior_high
                        || '] of the profile: no band of ours is learnt from'
-               ELSE 'prior [' || p.delivered_fraction_prior_lo || ', ' || p.delivered_fraction_prior_hi
+               ELSE 'prior [' || p.delivered_fraction_prior_low || ', ' || p.delivered_fraction_prior_high
                    || '] of the profile: no run of ours shares an accelerator and model with an MLPerf reference'
            END || coalesce('; not learnt from: ' || l.refused_bands, '') AS delivered_fraction_basis
     FROM requirement.profiles AS p
@@ -62,8 +62,8 @@ candidates AS (
         pr.reference_scenario,
         pr.reference_tokens_per_s_per_accel,
         ref.server_tokens_per_s_per_accel,
-        p.delivered_fraction_prior_lo,
-        p.delivered_fraction_prior_hi,
+        p.delivered_fraction_prior_low,
+        p.delivered_fraction_prior_high,
         p.fraction_low AS delivered_fraction_low,
         p.fraction_high AS delivered_fraction_high,
         p.runs AS delivered_fraction_runs,
@@ -103,8 +103,8 @@ SELECT
     reference_scenario,
     reference_tokens_per_s_per_accel,
     server_tokens_per_s_per_accel,
-    delivered_fraction_prior_lo,
-    delivered_fraction_prior_hi,
+    delivered_fraction_prior_low,
+    delivered_fraction_prior_high,
     delivered_fraction_low,
     delivered_fraction_high,
     delivered_fraction_runs,

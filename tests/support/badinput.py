@@ -134,8 +134,8 @@ def read_profile_file(path: Path) -> Outcome:
     out = Outcome(
         numbers={
             (p["profile"],): (
-                p["delivered_fraction_prior_lo"],
-                p["delivered_fraction_prior_hi"],
+                p["delivered_fraction_prior_low"],
+                p["delivered_fraction_prior_high"],
                 p["input_tokens_stated"],
                 p["output_tokens_stated"],
             )

@@ -171,7 +171,7 @@ CASES = {
             ('prior kept', 'b200', 0.5, 0.8, 0, 0.5, 0.8, 1000.0, 8, 4000.0, 6400.0),
             ('prior ignored', 'b200', 0.4, 0.8, 0, 0.5, 0.8, 1000.0, 8, 3200.0, 6400.0))
             AS t(profile, accelerator_id, delivered_fraction_low, delivered_fraction_high, delivered_fraction_runs,
-                 delivered_fraction_prior_lo, delivered_fraction_prior_hi, reference_tokens_per_s_per_accel,
+                 delivered_fraction_prior_low, delivered_fraction_prior_high, reference_tokens_per_s_per_accel,
                  accelerator_count, delivered_output_tokens_per_s_low, delivered_output_tokens_per_s_high)""",
         ["wrong span", "wrong count", "wrong band", "prior ignored"],
     ),
