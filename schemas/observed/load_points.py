@@ -23,7 +23,7 @@ class LoadPoints(LatencyPercentiles):
         nullable=True, ge=0, lt=1e7, description=("Concurrent requests the tool was asked for (concurrency sweeps).")
     )
     max_concurrency: float = max_concurrency_field(", so each level has its own (the same for its repeats)")
-    sent_rate_per_s: float = pa.Field(
+    sent_requests_per_s: float = pa.Field(
         nullable=True, ge=0, lt=1e7, description=("Rate at which the tool actually sent requests, requests/s.")
     )
     achieved_requests_per_s: float = pa.Field(

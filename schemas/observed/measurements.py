@@ -16,7 +16,7 @@ class Measurements(LatencyPercentiles):
     offered_rate_per_s: float = pa.Field(nullable=True, ge=0, lt=1e7, description="Request rate asked for, requests/s.")
     concurrency: float = pa.Field(nullable=True, ge=0, lt=1e7, description="Concurrent requests asked for.")
     max_concurrency: float = max_concurrency_field()
-    sent_rate_per_s: float = pa.Field(
+    sent_requests_per_s: float = pa.Field(
         nullable=True, ge=0, lt=1e7, description="Rate the tool actually sent at, requests/s."
     )
     achieved_requests_per_s: float = pa.Field(

@@ -10,7 +10,7 @@ WITH levels AS (
            avg(offered_rate_per_s) AS offered_rate_per_s,
            avg(concurrency) AS concurrency,
            max(max_concurrency) AS max_concurrency,  -- one cap per level: files at one rate with different caps are different runs
-           avg(sent_rate_per_s) AS sent_rate_per_s,
+           avg(sent_requests_per_s) AS sent_requests_per_s,
            avg(achieved_requests_per_s) AS achieved_requests_per_s,
            min(achieved_requests_per_s) AS achieved_requests_per_s_min,
            max(achieved_requests_per_s) AS achieved_requests_per_s_max,
@@ -69,7 +69,7 @@ SELECT
     l.offered_rate_per_s,
     l.concurrency,
     l.max_concurrency,
-    l.sent_rate_per_s,
+    l.sent_requests_per_s,
     l.achieved_requests_per_s,
     l.achieved_requests_per_s_min,
     l.achieved_requests_per_s_max,

@@ -109,7 +109,7 @@ def stage_measurement(payload: dict, file_name: str) -> Measurement:
             raise FormatProblem("no successes.throughput.requests_per_sec and no send_duration to derive it")
     row = empty_point()
     row.update(
-        sent_rate_per_s=number(load.get("achieved_rate"), "load_summary.achieved_rate"),
+        sent_requests_per_s=number(load.get("achieved_rate"), "load_summary.achieved_rate"),
         achieved_requests_per_s=achieved,
         requests_sent=sent,
         requests_ok=ok,

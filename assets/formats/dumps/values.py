@@ -78,7 +78,7 @@ def section(payload: dict, key: str) -> dict:
 def empty_point() -> dict[str, Any]:
     """The load-point values a parser fills in (None where the tool says nothing)."""
     row: dict[str, Any] = {
-        "sent_rate_per_s": None,
+        "sent_requests_per_s": None,
         "achieved_requests_per_s": None,
         "requests_sent": None,
         "requests_ok": None,
