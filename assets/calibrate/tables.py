@@ -215,8 +215,8 @@ def validation_row(r: Row, model_key: str) -> dict[str, Any]:
     values = {
         "config_key": r.config,
         "model_key": model_key,
-        "held_out_kind": r.held_out_kind,
-        "held_out": r.held_out,
+        "heldout_kind": r.held_out_kind,
+        "heldout": r.held_out,
         "workload": r.workload,
         "load": r.load,
         "metric": r.metric,

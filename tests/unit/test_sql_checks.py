@@ -128,7 +128,7 @@ CASES = {
             ('ok', 'level', 'r=1/s', 'r=1/s', 'ttft_p50_ms', 100.0, 110.0, 0.1),
             ('negative', 'level', 'r=1/s', 'r=1/s', 'ttft_p50_ms', 100.0, 90.0, -0.1),
             ('measured zero', 'level', 'r=1/s', 'r=1/s', 'ttft_p50_ms', 0.0, 90.0, NULL))
-            AS t(config_key, held_out_kind, held_out, load, metric, measured, predicted, relative_error)""",
+            AS t(config_key, heldout_kind, heldout, load, metric, measured, predicted, relative_error)""",
         ["negative", "measured zero"],
     ),
     "calibrated/engine_models__levels_validated": (
