@@ -10,7 +10,12 @@ class QualityToMeasure(pa.DataFrameModel):
     not settle (untested or inconclusive): "evaluate quality at fp8 before deciding", and why."""
 
     profile: str = pa.Field(description="Profile whose quality requirement is not settled.")
-    model: str = pa.Field(description="Canonical base model id.")
+    model: str = pa.Field(
+        description=(
+            "Base model: its canonical id (model_id) where an alias table knows it, else its key "
+            "(requirement.profiles.model_key), as observed.quality.model."
+        )
+    )
     precision: str = pa.Field(nullable=True, description="Precision to evaluate (the served one).")
     quality_status: str = pa.Field(isin=QUALITY_STATUSES, description="untested or inconclusive.")
     action: str = pa.Field(description="What to do: evaluate quality at <precision> before deciding.")

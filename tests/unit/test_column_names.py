@@ -1,0 +1,89 @@
+"""One name per thing across the published warehouse: every table (its pandera model), every analytics view and
+every `benchbill sql` query names one thing one way, with its unit in the name."""
+
+import re
+
+import pytest
+
+from schemas import model_for
+from tests.support.published_columns import published_columns, query_columns, table_columns, view_columns
+
+# A name on the left names the thing the warehouse calls by the name on the right: no published column may carry it.
+ONE_NAME = {
+    "accelerator": "accelerator_id",
+    "model": "model_id",
+    "rank": "rank_in_profile",
+    "held_out": "heldout",
+    "held_out_kind": "heldout_kind",
+    "sent_rate_per_s": "sent_requests_per_s",
+    "delivered_fraction_prior_lo": "delivered_fraction_prior_low",
+    "delivered_fraction_prior_hi": "delivered_fraction_prior_high",
+    "usd_per_1m_output_tokens_low": "cost_per_million_output_tokens_usd_low",
+    "usd_per_1m_output_tokens_high": "cost_per_million_output_tokens_usd_high",
+    "usd_per_1k_requests_low": "cost_per_thousand_requests_usd_low",
+    "usd_per_1k_requests_high": "cost_per_thousand_requests_usd_high",
+}
+
+# Where the distinction is real the other name stays, and the column's description says what it holds instead.
+NOT_THE_SAME_THING = {
+    # the base model a quality figure is matched on: the canonical id where an alias table knows the model, else
+    # its key (requirement.profiles.model_key), so that an evaluation of a model nobody aliased still counts
+    "model": {
+        "observed.quality",
+        "marts.quality_gate",
+        "marts.quality_to_measure",
+        "analytics.quality",
+        "analytics.measure_next",
+    },
+}
+
+# Spellings of one word or unit, by pattern: the one the warehouse uses is on the right.
+ONE_SPELLING = [
+    (re.compile(r"_lo$|_hi$"), "band ends are _low and _high"),
+    (re.compile(r"_req_per_s|_reqs_per_s"), "a rate of requests is _requests_per_s"),
+    (re.compile(r"held_out"), "heldout"),
+    (re.compile(r"(cost|usd)_per_1[km]_"), "a cost is per_million_ / per_thousand_"),
+    (re.compile(r"^usd_per_(?!accelerator_hour$)"), "a cost is cost_..._usd (usd_per_accelerator_hour is a price)"),
+]
+
+
+def test_the_published_warehouse_is_read_whole():
+    """The relations the names are checked on: every table, view and query (a helper that read none would pass)."""
+    assert len(table_columns()) >= 40 and len(view_columns()) >= 25 and len(query_columns()) >= 5
+    assert "accelerator_id" in table_columns()["marts.config_shortlist"]
+    assert "cost_per_million_output_tokens_usd_low" in query_columns()["queries/shortlist"]
+
+
+def test_no_published_column_carries_a_second_name_of_one_thing():
+    offenders = [
+        f"{relation}.{column}: call it {ONE_NAME[column]}"
+        for relation, columns in published_columns().items()
+        for column in columns
+        if column in ONE_NAME and relation not in NOT_THE_SAME_THING.get(column, set())
+    ]
+    assert offenders == []
+
+
+def test_no_published_column_spells_a_word_or_a_unit_the_other_way():
+    offenders = [
+        f"{relation}.{column}: {rule}"
+        for relation, columns in published_columns().items()
+        for column in columns
+        for pattern, rule in ONE_SPELLING
+        if pattern.search(column)
+    ]
+    assert offenders == []
+
+
+@pytest.mark.parametrize("table", sorted(t for t in NOT_THE_SAME_THING["model"] if not t.startswith("analytics.")))
+def test_a_model_column_that_is_not_the_canonical_id_says_so(table):
+    description = model_for(table).to_schema().columns["model"].description
+    assert "model_key" in description and "canonical id" in description, description
+
+
+def test_every_relation_naming_a_configs_accelerator_names_it_accelerator_id():
+    """A config is an accelerator, how many of them, a model...: wherever a count of accelerators is published,
+    the accelerator beside it is accelerator_id (never accelerator), so that any two views join on it."""
+    with_count = {r: c for r, c in published_columns().items() if "accelerator_count" in c}
+    assert len(with_count) >= 10
+    assert [r for r, columns in with_count.items() if "accelerator_id" not in columns] == []
