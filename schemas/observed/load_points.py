@@ -74,8 +74,8 @@ class LoadPoints(LatencyPercentiles):
     total_tokens_per_s: float = pa.Field(
         nullable=True, ge=0, lt=1e9, description="Input plus output tokens per second."
     )
-    mean_input_tokens: float = pa.Field(nullable=True, ge=0, description="Mean input tokens per request.")
-    mean_output_tokens: float = pa.Field(nullable=True, ge=0, description="Mean output tokens per request.")
+    input_tokens_mean: float = pa.Field(nullable=True, ge=0, description="Mean input tokens per request.")
+    output_tokens_mean: float = pa.Field(nullable=True, ge=0, description="Mean output tokens per request.")
     percentile_source: str = pa.Field(
         isin=["tool_aggregate", "per_request"],
         description=(

@@ -44,8 +44,8 @@ def expected(v01: Path) -> dict:
         "achieved_requests_per_s": metrics["throughput"]["requests_per_sec"],
         "sent_requests_per_s": req["total"] / metrics["time"]["duration"],
         "output_tokens_per_s": metrics["throughput"]["output_tokens_per_sec"],
-        "mean_input_tokens": req["input_length"]["mean"],
-        "mean_output_tokens": req["output_length"]["mean"],
+        "input_tokens_mean": req["input_length"]["mean"],
+        "output_tokens_mean": req["output_length"]["mean"],
     }
     for ours, theirs in (("ttft", "time_to_first_token"), ("tpot", "time_per_output_token")):
         for p in ("p50", "p90", "p99"):

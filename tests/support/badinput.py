@@ -173,7 +173,7 @@ def read_dump_folders(folders: dict[str, Path]) -> dict[str, Outcome]:
         conn,
         """
             SELECT source, location, load_kind, offered_rate_per_s, concurrency, achieved_requests_per_s,
-                   requests_ok, requests_failed, output_tokens_per_s, mean_input_tokens, ttft_p50_ms, ttft_p95_ms,
+                   requests_ok, requests_failed, output_tokens_per_s, input_tokens_mean, ttft_p50_ms, ttft_p95_ms,
                    ttft_p99_ms, tpot_p95_ms, e2e_p95_ms, e2e_p99_ms FROM observed.measurements""",
     ):
         results[case(source)].numbers[("measurement", PurePath(source).name, location)] = tuple(values)

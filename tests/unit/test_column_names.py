@@ -16,6 +16,8 @@ ONE_NAME = {
     "held_out": "heldout",
     "held_out_kind": "heldout_kind",
     "sent_rate_per_s": "sent_requests_per_s",
+    "mean_input_tokens": "input_tokens_mean",
+    "mean_output_tokens": "output_tokens_mean",
     "delivered_fraction_prior_lo": "delivered_fraction_prior_low",
     "delivered_fraction_prior_hi": "delivered_fraction_prior_high",
     "usd_per_1m_output_tokens_low": "cost_per_million_output_tokens_usd_low",

@@ -231,8 +231,8 @@ def aggregate_measurement(payload: dict) -> Measurement:
         output_tokens_per_s=_avg(payload, "output_token_throughput"),
         input_tokens_per_s=input_rate,
         total_tokens_per_s=_avg(payload, "total_token_throughput"),
-        mean_input_tokens=_avg(payload, "input_sequence_length"),
-        mean_output_tokens=_avg(payload, "output_sequence_length"),
+        input_tokens_mean=_avg(payload, "input_sequence_length"),
+        output_tokens_mean=_avg(payload, "output_sequence_length"),
     )
     metrics = []
     for measure, name in _OURS.items():

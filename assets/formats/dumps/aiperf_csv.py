@@ -83,10 +83,10 @@ def csv_measurement(dump: Dump) -> Measurement:
         duration_s=duration,
         input_tokens_per_s=per_duration(value("Total Input Sequence Length (tokens)")),
         output_tokens_per_s=per_duration(value("Total Output Sequence Length (tokens)")),
-        mean_input_tokens=number(
+        input_tokens_mean=number(
             (stats.get("Input Sequence Length (tokens)") or {}).get("avg") or None, "ISL avg", allow_string=True
         ),
-        mean_output_tokens=number(
+        output_tokens_mean=number(
             (stats.get("Output Sequence Length (tokens)") or {}).get("avg") or None, "OSL avg", allow_string=True
         ),
     )

@@ -220,8 +220,8 @@ def json_benchmark(bench: dict, where: str) -> Measurement:
         input_tokens_per_s=input_rate,
         output_tokens_per_s=output_rate,
         total_tokens_per_s=None if input_rate is None or output_rate is None else input_rate + output_rate,
-        mean_input_tokens=number(_dist(metrics, "prompt_token_count").get("mean"), "prompt_token_count"),
-        mean_output_tokens=number(_dist(metrics, "output_token_count").get("mean"), "output_token_count"),
+        input_tokens_mean=number(_dist(metrics, "prompt_token_count").get("mean"), "prompt_token_count"),
+        output_tokens_mean=number(_dist(metrics, "output_token_count").get("mean"), "output_token_count"),
     )
     for measure, (name, scale) in _OURS_JSON.items():
         percentiles = _dist(metrics, name).get("percentiles") or {}

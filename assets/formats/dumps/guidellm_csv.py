@@ -88,8 +88,8 @@ def csv_measurements(dump: Dump, parsed: Parsed) -> None:
                 input_tokens_per_s=per_s(mean_in),
                 output_tokens_per_s=per_s(mean_out),
                 total_tokens_per_s=None if mean_in is None or mean_out is None else per_s(mean_in + mean_out),
-                mean_input_tokens=mean_in,
-                mean_output_tokens=mean_out,
+                input_tokens_mean=mean_in,
+                output_tokens_mean=mean_out,
             )
             tool_metrics = []
             for measure, (group, scale) in _CSV_GROUPS.items():

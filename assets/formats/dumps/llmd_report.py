@@ -151,7 +151,7 @@ def _statistics(latency: dict, requests: dict, where: str) -> tuple[dict[str, An
         for p in PERCENTILES if measure else ():
             value = number(stats.get(p), f"{where}.latency.{name}.{p}")
             row[f"{measure}_{p}_ms"] = None if value is None else value * factor
-    for column, key in (("mean_input_tokens", "input_length"), ("mean_output_tokens", "output_length")):
+    for column, key in (("input_tokens_mean", "input_length"), ("output_tokens_mean", "output_length")):
         stats = requests.get(key) or {}
         if not isinstance(stats, dict):
             raise FormatProblem(f"{where}.requests.{key} is a {type(stats).__name__}, expected statistics")
@@ -214,7 +214,7 @@ def v01_measurement(doc: dict) -> tuple[Measurement, str]:
     if generator == "inference-perf" and row["duration_s"]:
         row["sent_requests_per_s"] = row["requests_sent"] / row["duration_s"]
     kind, rate, concurrency, workload, target = _v01_load(generator, args, stage)
-    note = _output_note(row["mean_output_tokens"], requests.get("output_length") or {}, target)
+    note = _output_note(row["output_tokens_mean"], requests.get("output_length") or {}, target)
     return (
         Measurement(
             location="metrics" if stage is None else f"stage {stage}",

@@ -87,8 +87,8 @@ def empty_point() -> dict[str, Any]:
         "input_tokens_per_s": None,
         "output_tokens_per_s": None,
         "total_tokens_per_s": None,
-        "mean_input_tokens": None,
-        "mean_output_tokens": None,
+        "input_tokens_mean": None,
+        "output_tokens_mean": None,
     }
     for m in MEASURES:
         for p in PERCENTILE_LABELS:
