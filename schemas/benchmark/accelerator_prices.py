@@ -22,7 +22,9 @@ class AcceleratorPrices(pa.DataFrameModel):
         isin=PRICE_CLASSES, description=("on_demand, reserved, spot, capacity_block, tco_model or on_prem_amortised.")
     )
     usd_per_accelerator_hour: float = pa.Field(gt=0, lt=1000, description="US dollars per accelerator-hour.")
-    provider: str = pa.Field(description="Who charges the price (cloud, region, or TCO model).")
+    price_provider: str = pa.Field(
+        description="Who charges the price (cloud, region, or TCO model): the CSV's provider column."
+    )
     price_source: str = pa.Field(description="Where the price was published (the CSV's source column).")
     as_of: datetime.date = pa.Field(description="Date the price was observed.")
     source: str = pa.Field(description="Prices CSV file the row was read from.")
@@ -32,4 +34,4 @@ class AcceleratorPrices(pa.DataFrameModel):
     class Config:
         strict = True
         coerce = True
-        unique = ["accelerator_raw", "price_class", "provider", "as_of"]
+        unique = ["accelerator_raw", "price_class", "price_provider", "as_of"]

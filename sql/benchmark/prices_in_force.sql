@@ -4,10 +4,10 @@
 SELECT * EXCLUDE (newest)
 FROM (
     SELECT *,
-           row_number() OVER (PARTITION BY accelerator_id, price_class, provider
+           row_number() OVER (PARTITION BY accelerator_id, price_class, price_provider
                               ORDER BY as_of DESC, usd_per_accelerator_hour, source_row) AS newest
     FROM benchmark.accelerator_prices
     WHERE accelerator_id IS NOT NULL
 )
 WHERE newest = 1
-ORDER BY accelerator_id, price_class, provider
+ORDER BY accelerator_id, price_class, price_provider

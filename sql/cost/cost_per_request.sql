@@ -116,7 +116,7 @@ configs AS (
     FROM projected.delivered_at_slo
 ),
 hourly AS (
-    SELECT c.*, p.price_class, p.provider AS price_provider, p.usd_per_accelerator_hour,
+    SELECT c.*, p.price_class, p.price_provider, p.usd_per_accelerator_hour,
            p.as_of AS price_as_of, p.price_source,
            p.usd_per_accelerator_hour * c.accelerator_count AS usd_per_hour
     FROM configs AS c

@@ -46,7 +46,7 @@ def newest_prices(prices: list[dict]) -> dict[tuple, float]:
     """(accelerator, class, provider) -> USD per accelerator-hour of the newest price (ties: the lowest)."""
     groups: dict[tuple, list[dict]] = defaultdict(list)
     for p in prices:
-        groups[(p["accelerator_id"], p["price_class"], p["provider"])].append(p)
+        groups[(p["accelerator_id"], p["price_class"], p["price_provider"])].append(p)
     newest = {}
     for key, group in groups.items():
         latest = max(p["as_of"] for p in group)

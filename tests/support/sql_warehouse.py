@@ -239,7 +239,7 @@ def prices(*rows):
                 "accelerator_known": True,
                 "price_class": c,
                 "usd_per_accelerator_hour": usd,
-                "provider": "P",
+                "price_provider": "P",
                 "price_source": "s",
                 "as_of": datetime.date(2026, 1, d),
                 "source": "f",

@@ -16,6 +16,7 @@ ONE_NAME = {
     "held_out": "heldout",
     "held_out_kind": "heldout_kind",
     "sent_rate_per_s": "sent_requests_per_s",
+    "provider": "price_provider",
     "mean_input_tokens": "input_tokens_mean",
     "mean_output_tokens": "output_tokens_mean",
     "delivered_fraction_prior_lo": "delivered_fraction_prior_low",

@@ -102,7 +102,7 @@ CASES = {
         """
         CREATE TABLE benchmark.accelerator_prices AS SELECT * FROM (VALUES
             ('H100-SXM', true, 'on_demand', 'P', 'f'), ('Quantum Flux 9000', false, 'on_demand', 'P', 'f'))
-            AS t(accelerator_raw, accelerator_known, price_class, provider, source)""",
+            AS t(accelerator_raw, accelerator_known, price_class, price_provider, source)""",
         ["Quantum Flux 9000"],
     ),
     "marts/config_shortlist__every_profile_listed": (
