@@ -126,7 +126,7 @@ billed_calibrated AS (
 ),
 prices AS (
     SELECT DISTINCT s.profile, s.config_key, s.evidence, s.run_label, s.accelerator_id,
-           'price: ' || ap.price_class || ', ' || ap.price_provider || ', as of ' || ap.as_of AS number,
+           'price: ' || ap.price_class || ', ' || ap.price_provider || ', as of ' || ap.price_as_of AS number,
            ap.usd_per_accelerator_hour AS value, 'USD per accelerator-hour' AS unit,
            ap.evidence AS number_evidence, NULL AS round, NULL AS submitter, NULL AS system,
            ap.source, f.sha256 AS source_sha256, 'line ' || (ap.source_row + 2) AS location,
@@ -134,7 +134,7 @@ prices AS (
     FROM marts.config_shortlist AS s
     JOIN benchmark.accelerator_prices AS ap
         ON ap.accelerator_id = s.accelerator_id AND ap.price_class = s.price_class
-       AND ap.price_provider = s.price_provider AND ap.as_of = s.price_as_of
+       AND ap.price_provider = s.price_provider AND ap.price_as_of = s.price_as_of
        AND ap.usd_per_accelerator_hour = s.usd_per_accelerator_hour
     LEFT JOIN file_checksums AS f ON f.table_name = 'benchmark.accelerator_prices' AND f.source = ap.source
 )

@@ -117,7 +117,7 @@ configs AS (
 ),
 hourly AS (
     SELECT c.*, p.price_class, p.price_provider, p.usd_per_accelerator_hour,
-           p.as_of AS price_as_of, p.price_source,
+           p.price_as_of, p.price_source,
            p.usd_per_accelerator_hour * c.accelerator_count AS usd_per_hour
     FROM configs AS c
     JOIN benchmark.prices_in_force AS p ON p.accelerator_id = c.accelerator_id

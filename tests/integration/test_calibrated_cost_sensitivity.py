@@ -49,8 +49,8 @@ def newest_prices(prices: list[dict]) -> dict[tuple, float]:
         groups[(p["accelerator_id"], p["price_class"], p["price_provider"])].append(p)
     newest = {}
     for key, group in groups.items():
-        latest = max(p["as_of"] for p in group)
-        newest[key] = min(p["usd_per_accelerator_hour"] for p in group if p["as_of"] == latest)
+        latest = max(p["price_as_of"] for p in group)
+        newest[key] = min(p["usd_per_accelerator_hour"] for p in group if p["price_as_of"] == latest)
     return newest
 
 

@@ -120,7 +120,9 @@ def read_price_file(path: Path) -> Outcome:
     kept, reasons = _valid(prices_frame(rows), AcceleratorPrices, "benchmark.accelerator_prices", rejects)
     return Outcome(
         numbers={
-            (r["accelerator_raw"], r["price_class"], r["price_provider"], r["as_of"]): (r["usd_per_accelerator_hour"],)
+            (r["accelerator_raw"], r["price_class"], r["price_provider"], r["price_as_of"]): (
+                r["usd_per_accelerator_hour"],
+            )
             for r in kept
         },
         reasons=reasons,

@@ -241,7 +241,7 @@ def prices(*rows):
                 "usd_per_accelerator_hour": usd,
                 "price_provider": "P",
                 "price_source": "s",
-                "as_of": datetime.date(2026, 1, d),
+                "price_as_of": datetime.date(2026, 1, d),
                 "source": "f",
                 "source_row": i,
                 "evidence": "benchmark",

@@ -17,6 +17,7 @@ ONE_NAME = {
     "held_out_kind": "heldout_kind",
     "sent_rate_per_s": "sent_requests_per_s",
     "provider": "price_provider",
+    "as_of": "price_as_of",
     "mean_input_tokens": "input_tokens_mean",
     "mean_output_tokens": "output_tokens_mean",
     "delivered_fraction_prior_lo": "delivered_fraction_prior_low",

@@ -24,7 +24,7 @@ def price(**changes):
         "usd_per_accelerator_hour": 2.99,
         "price_provider": "Lambda",
         "price_source": "a page",
-        "as_of": datetime.date(2026, 5, 18),
+        "price_as_of": datetime.date(2026, 5, 18),
         "source": "prices.csv",
         "source_row": 0,
         "evidence": "benchmark",
@@ -56,8 +56,8 @@ def test_bad_rows_become_rejects_with_the_failed_check(changes, column):
 
 
 def test_missing_column_is_a_whole_table_error():
-    frame = pl.DataFrame([price()]).drop("as_of")
-    with pytest.raises(SchemaMismatch, match=r"missing \['as_of'\]"):
+    frame = pl.DataFrame([price()]).drop("price_as_of")
+    with pytest.raises(SchemaMismatch, match=r"missing \['price_as_of'\]"):
         split_valid(frame, AcceleratorPrices, "benchmark.accelerator_prices")
 
 
