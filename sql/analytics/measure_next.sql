@@ -161,7 +161,7 @@ to_measure AS (
     UNION ALL BY NAME
     SELECT * FROM sparse_near_slo
     UNION ALL BY NAME
-    SELECT profile, 'quality_before_deciding' AS kind, model, precision, quality_status,
+    SELECT profile, 'quality_before_deciding' AS kind, model_id, precision, quality_status,
            action || ': ' || reason AS what_to_measure
     FROM marts.quality_to_measure
 )
