@@ -3,10 +3,19 @@ every `benchbill sql` query names one thing one way, with its unit in the name."
 
 import re
 
+import duckdb
 import pytest
 
+from assets.warehouse.sqlfiles import MACROS, read_sql, table_sql_files
 from schemas import model_for
-from tests.support.published_columns import published_columns, query_columns, table_columns, view_columns
+from tests.support.published_columns import (
+    all_models,
+    empty_warehouse,
+    published_columns,
+    query_columns,
+    table_columns,
+    view_columns,
+)
 
 # A name on the left names the thing the warehouse calls by the name on the right: no published column may carry it.
 ONE_NAME = {
@@ -35,9 +44,7 @@ NOT_THE_SAME_THING = {
     "model": {
         "observed.quality",
         "marts.quality_gate",
-        "marts.quality_to_measure",
         "analytics.quality",
-        "analytics.measure_next",
     },
 }
 
@@ -91,3 +98,35 @@ def test_every_relation_naming_a_configs_accelerator_names_it_accelerator_id():
     with_count = {r: c for r, c in published_columns().items() if "accelerator_count" in c}
     assert len(with_count) >= 10
     assert [r for r, columns in with_count.items() if "accelerator_id" not in columns] == []
+
+
+def test_every_sql_built_table_selects_its_models_columns():
+    """A table built by SQL (sql/<schema>/<table>.sql), bound over empty tables made from the models, returns its
+    model's columns: a column renamed in the model and not in a SELECT that builds or reads it fails here."""
+    conn = empty_warehouse()
+    conn.execute(read_sql(MACROS))
+    specs = table_sql_files()
+    assert len(specs) >= 15
+    problems = []
+    for spec in specs:
+        try:
+            got = {row[0] for row in conn.execute(f"DESCRIBE {read_sql(spec.relative)}").fetchall()}
+        except duckdb.Error as exc:
+            problems.append(f"{spec.relative}: does not bind: {str(exc).splitlines()[0]}")
+            continue
+        want = set(table_columns()[spec.table])
+        if got != want:
+            problems.append(f"{spec.relative}: selects {sorted(got - want)} beyond, lacks {sorted(want - got)}")
+    assert problems == []
+
+
+def test_every_models_unique_key_names_its_columns():
+    """A renamed column renamed in a model's `unique` key too (pandera checks the key only when rows arrive)."""
+    keys = {model.__module__: getattr(model.Config, "unique", None) or [] for model in all_models()}
+    assert sum(1 for key in keys.values() if key) >= 10
+    problems = [
+        f"{module}: unique {key} names {sorted(set(key) - set(table_columns()[module.removeprefix('schemas.')]))}"
+        for module, key in keys.items()
+        if not set(key) <= set(table_columns()[module.removeprefix("schemas.")])
+    ]
+    assert problems == []
