@@ -6,7 +6,7 @@ import re
 import duckdb
 import pytest
 
-from assets.warehouse.sqlfiles import MACROS, read_sql, table_sql_files
+from assets.warehouse.sqlfiles import MACROS, check_sql_files, read_sql, table_sql_files
 from schemas import model_for
 from tests.support.published_columns import (
     all_models,
@@ -129,4 +129,20 @@ def test_every_models_unique_key_names_its_columns():
         for module, key in keys.items()
         if not set(key) <= set(table_columns()[module.removeprefix("schemas.")])
     ]
+    assert problems == []
+
+
+def test_every_check_binds_over_the_models_tables():
+    """A check (sql/checks/) reading a renamed column fails here, not in a run; a check that reads the serving file
+    (`attach: published`) is left to the runs that attach one."""
+    conn = empty_warehouse()
+    conn.execute(read_sql(MACROS))
+    checks = [check for check in check_sql_files() if not check.attach_published]
+    assert len(checks) >= 15
+    problems = []
+    for check in checks:
+        try:
+            conn.execute(f"DESCRIBE {read_sql(check.relative)}")
+        except duckdb.Error as exc:
+            problems.append(f"{check.relative}: does not bind: {str(exc).splitlines()[0]}")
     assert problems == []
