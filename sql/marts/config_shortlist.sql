@@ -98,7 +98,7 @@ compared AS (
            r.platform AS mlperf_platform, r.mlperf_model, r.dataset AS mlperf_dataset,
            r.precision AS mlperf_precision, r.runtime AS mlperf_runtime,
            r.runtime_version AS mlperf_runtime_version, r.software AS mlperf_software,
-           r.total_accelerators AS mlperf_accelerators, r.server_result_key AS mlperf_result_key,
+           r.accelerator_count AS mlperf_accelerators, r.server_result_key AS mlperf_result_key,
            r.server_tokens_per_s_per_accel AS mlperf_server_tokens_per_s_per_accel,
            r.offline_tokens_per_s_per_accel AS mlperf_offline_tokens_per_s_per_accel,
            r.round || ' ' || r.division || ' ' || r.submitter || ' ' || r.platform || ' ' || r.mlperf_model

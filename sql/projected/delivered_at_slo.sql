@@ -54,7 +54,7 @@ candidates AS (
         p.profile,
         ref.model_id,
         ref.accelerator_id,
-        ref.total_accelerators AS accelerator_count,
+        ref.accelerator_count,
         ref.precision,
         ref.runtime,
         ref.runtime_version,
@@ -76,9 +76,9 @@ candidates AS (
             WHEN ref.output_tokens_per_sample IS NOT NULL
                 THEN 'MLPerf TOKENS_PER_SAMPLE of the reference result (fallback: the profile states no output lengths)'
         END AS output_tokens_basis,
-        pr.reference_tokens_per_s_per_accel * ref.total_accelerators * p.fraction_low
+        pr.reference_tokens_per_s_per_accel * ref.accelerator_count * p.fraction_low
             AS delivered_output_tokens_per_s_low,
-        pr.reference_tokens_per_s_per_accel * ref.total_accelerators * p.fraction_high
+        pr.reference_tokens_per_s_per_accel * ref.accelerator_count * p.fraction_high
             AS delivered_output_tokens_per_s_high
     FROM fractions AS p
     JOIN benchmark.mlperf_reference AS ref ON ref.model_id = p.model_id

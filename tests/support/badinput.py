@@ -92,7 +92,7 @@ def read_mlperf_locations(locations: dict[str, Path]) -> dict[str, Outcome]:
             results[name].numbers[(key,)] = (
                 row["result_value"],
                 row["result_per_accelerator"],
-                row["total_accelerators"],
+                row["accelerator_count"],
                 row["nodes"],
                 row["power_value"],
                 row["precision"],

@@ -191,7 +191,7 @@ def reference_row(accelerator, per_accel=1000.0, total=8):
         "software": "vLLM 0.10.0",
         "runtime": "vLLM",
         "runtime_version": "0.10.0",
-        "total_accelerators": total,
+        "accelerator_count": total,
         "server_result_key": f"k-{accelerator}",
         "server_tokens_per_s_per_accel": per_accel,
         "offline_result_key": None,

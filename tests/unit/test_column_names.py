@@ -27,6 +27,7 @@ ONE_NAME = {
     "sent_rate_per_s": "sent_requests_per_s",
     "provider": "price_provider",
     "as_of": "price_as_of",
+    "total_accelerators": "accelerator_count",
     "mean_input_tokens": "input_tokens_mean",
     "mean_output_tokens": "output_tokens_mean",
     "delivered_fraction_prior_lo": "delivered_fraction_prior_low",

@@ -16,7 +16,7 @@ CASES = {
         CREATE TABLE benchmark.mlperf_results AS SELECT * FROM (VALUES
             ('ok', 800.0, 100.0, 8, 'throughput'), ('off', 800.0, 90.0, 8, 'throughput'),
             ('latency', 5.0, NULL, 8, 'latency'), ('cpu only', 10.0, NULL, 0, 'throughput'))
-            AS t(result_key, result_value, result_per_accelerator, total_accelerators, metric_kind)""",
+            AS t(result_key, result_value, result_per_accelerator, accelerator_count, metric_kind)""",
         ["off"],
     ),
     "benchmark/mlperf_results__one_row_per_result": (
