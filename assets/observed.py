@@ -69,7 +69,7 @@ def index_run_partitions(
     context: dg.OpExecutionContext, run_store: RunStore, results: list[tuple[int, dict[str, Any]] | None]
 ) -> dg.Output[list[dict[str, Any]]]:
     """The partitions of this plan, in order, recorded in the warehouse (what observed_runs assembles)."""
-    from assets.runs.partition_store import PartitionResult
+    from assets.runs.stored_partition import PartitionResult
 
     ordered = [PartitionResult(**found) for _index, found in sorted(r for r in results if r is not None)]
     run_store.store.write_index(ordered)

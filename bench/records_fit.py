@@ -64,7 +64,7 @@ def warehouse(records: int, levels: int) -> duckdb.DuckDBPyConnection:
             point.update(run_id=run_id, load_index=index, load_kind="rate", offered_rate_per_s=rate, concurrency=None,
                          repeats=1, requests_sent=per_level, requests_ok=per_level, max_concurrency=None,
                          achieved_requests_per_s=simulated["achieved_requests_per_s"], error_rate=0.0,
-                         mean_input_tokens=float(inp.mean()), mean_output_tokens=float(out.mean()))  # fmt: skip
+                         input_tokens_mean=float(inp.mean()), output_tokens_mean=float(out.mean()))  # fmt: skip
             points.append(point)
             if with_records:
                 requests.append(pl.DataFrame({"run_id": run_id, "load_index": index, "input_tokens": inp,

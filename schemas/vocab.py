@@ -31,7 +31,7 @@ UNITS = ["tokens/s", "samples/s", "queries/s", "tasks/s", "streams", "ms", "s"]
 
 CALIBRATION_STATUSES = ["fitted", "too_few_levels", "unreliable", "not_calibrated"]  # calibrated.engine_models.status
 SCHEDULING_FAMILIES = ["mixed", "separate"]  # how the engine model puts prefill and decode in its steps
-HELD_OUT_KINDS = ["level", "workload"]  # calibrated.validation.held_out_kind
+HELD_OUT_KINDS = ["level", "workload"]  # calibrated.validation.heldout_kind
 DELIVERED_SOURCES = [
     "observed",
     "calibrated",

@@ -274,8 +274,8 @@ def _level(
     measured.update(
         achieved_requests_per_s=lp["achieved_requests_per_s"],
         error_rate=lp["error_rate"],
-        mean_input_tokens=lp["mean_input_tokens"],
-        mean_output_tokens=lp["mean_output_tokens"],
+        input_tokens_mean=lp["input_tokens_mean"],
+        output_tokens_mean=lp["output_tokens_mean"],
     )
     notes: list[str] = []
     if run["tool"] == "inference-perf":
@@ -294,8 +294,8 @@ def _level(
         n_requests=n_req,
         arrival_cv=_arrival_cv(run["arrival"], workload),
         client_cap=cap,
-        inp=_lengths(lp["mean_input_tokens"], workload, inp, "input"),
-        out=_lengths(lp["mean_output_tokens"], workload, out, "output"),
+        inp=_lengths(lp["input_tokens_mean"], workload, inp, "input"),
+        out=_lengths(lp["output_tokens_mean"], workload, out, "output"),
         measured=measured,
         notes=notes,
         has_records=records is not None,
@@ -325,8 +325,8 @@ def _name_workloads(cfg: Config) -> None:
     dataset: vLLM 0.26's runs differ only in their token means); named with its token means."""
     clusters: list[tuple[str, float, float, str]] = []
     for lv in cfg.levels:
-        mi = lv.measured["mean_input_tokens"] or 0.0
-        mo = lv.measured["mean_output_tokens"] or 0.0
+        mi = lv.measured["input_tokens_mean"] or 0.0
+        mo = lv.measured["output_tokens_mean"] or 0.0
         for base, ci, co, name in clusters:
             if base == lv.workload_key and _close(mi, ci) and _close(mo, co):
                 lv.workload_key = name
@@ -369,7 +369,7 @@ def _tpot_from_medians(measured: dict[str, Any], notes: list[str]) -> None:
     and E2E medians by more than 30% the medians are used (only for inference-perf: with closed-loop bursts the
     difference of medians is not the median TPOT)."""
     t, e = measured.get("ttft_p50_ms"), measured.get("e2e_p50_ms")
-    p, o = measured.get("tpot_p50_ms"), measured.get("mean_output_tokens")
+    p, o = measured.get("tpot_p50_ms"), measured.get("output_tokens_mean")
     if t is None or e is None or p is None or o is None or o <= 1:
         return
     derived = (e - t) / (o - 1)

@@ -55,8 +55,8 @@ def summarise(r: SimResult, timeout_s: float = INF, ttft_timeout_s: float = INF)
     s["error_rate"] = 1.0 - n_ok / n if n else math.nan
     s["duration_s"] = float(dur)
     s["achieved_requests_per_s"] = n_ok / dur if n_ok and dur > 0 else math.nan
-    s["mean_input_tokens"] = float(r.input_tokens.mean()) if n else math.nan
-    s["mean_output_tokens"] = float(r.output_tokens.mean()) if n else math.nan
+    s["input_tokens_mean"] = float(r.input_tokens.mean()) if n else math.nan
+    s["output_tokens_mean"] = float(r.output_tokens.mean()) if n else math.nan
     s["prefill_share"] = r.prefill_s / max(r.prefill_s + r.decode_s, 1e-12)
     s["busy_fraction"] = r.busy_s / (dur * 1.0) if dur and dur > 0 else math.nan
     return s

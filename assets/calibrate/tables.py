@@ -196,7 +196,7 @@ def _most_tokens_per_s(cfg: Config) -> float | None:
     """The most prompt + answer tokens/s any level of the config was measured to complete."""
     rates = [
         lv.measured["achieved_requests_per_s"]
-        * ((lv.measured["mean_input_tokens"] or 0) + (lv.measured["mean_output_tokens"] or 0))
+        * ((lv.measured["input_tokens_mean"] or 0) + (lv.measured["output_tokens_mean"] or 0))
         for lv in cfg.levels
         if lv.measured.get("achieved_requests_per_s")
     ]
@@ -215,8 +215,8 @@ def validation_row(r: Row, model_key: str) -> dict[str, Any]:
     values = {
         "config_key": r.config,
         "model_key": model_key,
-        "held_out_kind": r.held_out_kind,
-        "held_out": r.held_out,
+        "heldout_kind": r.held_out_kind,
+        "heldout": r.held_out,
         "workload": r.workload,
         "load": r.load,
         "metric": r.metric,

@@ -67,9 +67,9 @@ def price_row(raw: dict[str, str], *, source: str, index: int, today: datetime.d
         "accelerator_known": match is not None,
         "price_class": price_class,
         "usd_per_accelerator_hour": usd,
-        "provider": raw["provider"].strip(),
+        "price_provider": raw["provider"].strip(),
         "price_source": raw["source"].strip(),
-        "as_of": as_of,
+        "price_as_of": as_of,
         "source": source,
         "source_row": index,
         "evidence": "benchmark",
@@ -81,7 +81,7 @@ def _one_price_per_key(rows: list[dict[str, Any]], source: str) -> tuple[list[di
     give the same key different prices are all quarantined (which one is right is not ours to guess)."""
     by_key: dict[tuple, list[dict[str, Any]]] = {}
     for row in rows:
-        key = (row["accelerator_raw"].lower(), row["price_class"], row["provider"].lower(), row["as_of"])
+        key = (row["accelerator_raw"].lower(), row["price_class"], row["price_provider"].lower(), row["price_as_of"])
         by_key.setdefault(key, []).append(row)
     kept, rejects = [], []
     for same in by_key.values():

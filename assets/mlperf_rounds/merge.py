@@ -49,7 +49,7 @@ def compare(kept: dict[str, Any], other: dict[str, Any]) -> list[tuple[str, Any,
     out = []
     if not _close(kept["result_value"], other["result_value"], page):
         out.append(("result_value", kept["result_value"], other["result_value"]))
-    for name in ("result_unit", "precision", "total_accelerators", "inferred"):
+    for name in ("result_unit", "precision", "accelerator_count", "inferred"):
         if kept[name] is not None and other[name] is not None and kept[name] != other[name]:
             if name == "inferred" and page:
                 continue

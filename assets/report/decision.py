@@ -95,7 +95,7 @@ def decide(
 
 def config_name(row: dict[str, Any]) -> str:
     """`vllm on 1x nvidia-h100-sxm-80gb` (our run), or `8x amd-mi300x-192gb (projected from MLPerf)`."""
-    hardware = f"{row['accelerator_count']}x {row['accelerator']}"
+    hardware = f"{row['accelerator_count']}x {row['accelerator_id']}"
     return f"{row['run_label']} on {hardware}" if row.get("run_label") else f"{hardware} (projected from MLPerf)"
 
 
@@ -273,7 +273,7 @@ def projected_text(top: list[dict[str, Any]]) -> str | None:
     projected = [r for r in top if r["evidence"] == "projected"]
     if not projected:
         return None
-    names = ", ".join(f"{r['accelerator_count']}x {r['accelerator']}" for r in projected)
+    names = ", ".join(f"{r['accelerator_count']}x {r['accelerator_id']}" for r in projected)
     bases = "; ".join(dict.fromkeys(str(r.get("delivered_fraction_basis") or "not stated") for r in projected))
     return (
         f"top configs projected from MLPerf ({names}): their delivered band is the MLPerf reference x a delivered "

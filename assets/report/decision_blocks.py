@@ -207,7 +207,7 @@ def at_a_glance(data: ReportData) -> str:
         cells = [
             shortlist_cell(row, source, fmt)
             for source, fmt in (
-                (("accelerator_count", "accelerator"), TEXT),
+                (("accelerator_count", "accelerator_id"), TEXT),
                 ("run_label", TEXT),
                 (("price_class", "price_provider"), TEXT),
                 (("cost_per_request_usd_low", "cost_per_request_usd_high"), "usd_per_1k_requests"),

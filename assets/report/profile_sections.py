@@ -185,7 +185,7 @@ def _cost_chart(profile: str, rows: list[dict[str, Any]]) -> str:
     ranges = [
         RangeRow(
             label=_clip(
-                f"{r['accelerator']} x{r['accelerator_count']} {r['run_label'] or '(projected)'} | "
+                f"{r['accelerator_id']} x{r['accelerator_count']} {r['run_label'] or '(projected)'} | "
                 f"{r['price_class']} {r['price_provider']}",
                 78,
             ),
@@ -228,7 +228,7 @@ def _sources_table(rows: list[dict[str, Any]]) -> str:
         if r["config_key"] != current:
             current = r["config_key"]
             body.append(
-                f'<tr class="config"><th colspan="8">{escape(r["accelerator"] or "?")} | '
+                f'<tr class="config"><th colspan="8">{escape(r["accelerator_id"] or "?")} | '
                 f"{escape(r['evidence'])} | {escape(r['run_label'] or r['config_key'])}</th></tr>"
             )
         value = "-" if r["value"] is None else plain_number(r["value"])
@@ -257,8 +257,8 @@ def profile_section(data: ReportData, profile: dict[str, Any]) -> str:
         f"<p>Model <b>{escape(profile['model_id'] or profile['model_raw'])}</b>; SLO {tag('requirement')} "
         f"{escape(profile['slo_text'])}; delivered-fraction prior for projections where no run of ours measures the "
         "gap "
-        f"[{plain_number(profile['delivered_fraction_prior_lo'])}, "
-        f"{plain_number(profile['delivered_fraction_prior_hi'])}]"
+        f"[{plain_number(profile['delivered_fraction_prior_low'])}, "
+        f"{plain_number(profile['delivered_fraction_prior_high'])}]"
         + (
             f"; our traffic about {plain_number(profile['input_tokens_mean'])} input / "
             f"{plain_number(profile['output_tokens_mean'])} "

@@ -92,7 +92,7 @@ def plain_number(value: float, significant: int = 6) -> str:
 # the billed one beside the costs it rests on.
 SHORTLIST_COLUMNS: list[tuple[str, str | tuple[str, ...], str, str | None]] = [
     ("profile", "profile", TEXT, None),
-    ("accelerator", "accelerator", TEXT, None),
+    ("accelerator", "accelerator_id", TEXT, None),
     ("n", "accelerator_count", TEXT, None),
     ("evidence", "evidence", TEXT, None),
     ("run", "run_label", TEXT, None),

@@ -223,7 +223,7 @@ TOKEN_MIX_APART = 1.5
 
 def _mean_tokens(point: Point) -> tuple[float, float] | None:
     values = point.measurement.values
-    mean_in, mean_out = values.get("mean_input_tokens"), values.get("mean_output_tokens")
+    mean_in, mean_out = values.get("input_tokens_mean"), values.get("output_tokens_mean")
     return None if mean_in is None or mean_out is None else (float(mean_in), float(mean_out))
 
 

@@ -29,8 +29,8 @@ def window_values(group: dict[str, Any]) -> dict[str, Any]:
         requests_ok=group["requests_ok"],
         requests_failed=group["requests_failed"],
         duration_s=window,
-        mean_input_tokens=group["mean_input_tokens"],
-        mean_output_tokens=group["mean_output_tokens"],
+        input_tokens_mean=group["input_tokens_mean"],
+        output_tokens_mean=group["output_tokens_mean"],
     )
     if window and window > 0:
         row.update(

@@ -22,9 +22,11 @@ class AcceleratorPrices(pa.DataFrameModel):
         isin=PRICE_CLASSES, description=("on_demand, reserved, spot, capacity_block, tco_model or on_prem_amortised.")
     )
     usd_per_accelerator_hour: float = pa.Field(gt=0, lt=1000, description="US dollars per accelerator-hour.")
-    provider: str = pa.Field(description="Who charges the price (cloud, region, or TCO model).")
+    price_provider: str = pa.Field(
+        description="Who charges the price (cloud, region, or TCO model): the CSV's provider column."
+    )
     price_source: str = pa.Field(description="Where the price was published (the CSV's source column).")
-    as_of: datetime.date = pa.Field(description="Date the price was observed.")
+    price_as_of: datetime.date = pa.Field(description="Date the price was observed (the CSV's as_of column).")
     source: str = pa.Field(description="Prices CSV file the row was read from.")
     source_row: int = pa.Field(ge=0, description="Data row of the CSV (0-based; line = source_row + 2).")
     evidence: str = pa.Field(isin=["benchmark"], description="Evidence class of the row: benchmark.")
@@ -32,4 +34,4 @@ class AcceleratorPrices(pa.DataFrameModel):
     class Config:
         strict = True
         coerce = True
-        unique = ["accelerator_raw", "price_class", "provider", "as_of"]
+        unique = ["accelerator_raw", "price_class", "price_provider", "price_as_of"]

@@ -21,7 +21,7 @@ class MlperfReference(pa.DataFrameModel):
     software: str = pa.Field(nullable=True, description="Software stack of the reference system, as published.")
     runtime: str = pa.Field(nullable=True, description="Inference runtime recognised in software.")
     runtime_version: str = pa.Field(nullable=True, description="Version of the runtime.")
-    total_accelerators: int = pa.Field(ge=1, description="Accelerators in the reference system.")
+    accelerator_count: int = pa.Field(ge=1, description="Accelerators in the reference system.")
     server_result_key: str = pa.Field(description="result_key of the Server result in benchmark.mlperf_results.")
     server_tokens_per_s_per_accel: float = pa.Field(
         gt=0, description=("MLPerf Server tokens per second per accelerator: the reference number.")

@@ -81,7 +81,7 @@ class MlperfResults(pa.DataFrameModel):
         nullable=True,
         gt=0,
         description=(
-            "Throughput per accelerator: result_value / total_accelerators, in result_unit; empty for latency "
+            "Throughput per accelerator: result_value / accelerator_count, in result_unit; empty for latency "
             "results and CPU-only systems."
         ),
     )
@@ -111,7 +111,7 @@ class MlperfResults(pa.DataFrameModel):
         nullable=True, ge=0, le=100000, description=("Accelerators per node as published (a#).")
     )
     nodes: int = pa.Field(nullable=True, ge=1, le=100000, description="Number of nodes in the system, when published.")
-    total_accelerators: int = pa.Field(
+    accelerator_count: int = pa.Field(
         nullable=True, ge=0, le=1000000, description=("nodes x accelerators_per_node (0 for CPU-only systems).")
     )
     processor: str = pa.Field(nullable=True, description="Host processor as published.")

@@ -28,7 +28,7 @@ class MlperfRoundOverRound(pa.DataFrameModel):
     submitter: str = pa.Field(description="Submitter of the best result.")
     platform: str = pa.Field(description="System id of the best result.")
     system_name: str = pa.Field(nullable=True, description="System description of the best result.")
-    total_accelerators: int = pa.Field(nullable=True, ge=0, description="Accelerators in that system.")
+    accelerator_count: int = pa.Field(nullable=True, ge=0, description="Accelerators in that system.")
     software: str = pa.Field(nullable=True, description="Software stack of the best result.")
     runtime: str = pa.Field(nullable=True, description="Inference runtime recognised in software.")
     runtime_version: str = pa.Field(nullable=True, description="Version of the runtime.")

@@ -11,4 +11,4 @@ class PricesInForce(AcceleratorPrices):
     class Config:
         strict = True
         coerce = True
-        unique = ["accelerator_id", "price_class", "provider"]
+        unique = ["accelerator_id", "price_class", "price_provider"]

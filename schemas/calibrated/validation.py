@@ -12,10 +12,10 @@ class Validation(pa.DataFrameModel):
 
     config_key: str = pa.Field(description="The config (calibrated.engine_models.config_key).")
     model_key: str = model_key_field()
-    held_out_kind: str = pa.Field(
+    heldout_kind: str = pa.Field(
         isin=HELD_OUT_KINDS, description="level: one load level left out of the fit; workload: one workload."
     )
-    held_out: str = pa.Field(description="The level (its load) or the workload left out.")
+    heldout: str = pa.Field(description="The level (its load) or the workload left out.")
     workload: str = pa.Field(description="The workload of the predicted level (settings and token means).")
     load: str = pa.Field(description="The load of the predicted level: r=<req/s> [cap=<clients>], or c=<clients>.")
     metric: str = pa.Field(

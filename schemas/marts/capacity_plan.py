@@ -29,8 +29,8 @@ class CapacityPlan(pa.DataFrameModel):
     and the monthly saving against the profile's baseline. A replica is one config; a month is 730 hours."""
 
     profile: str = pa.Field(description="Profile (model, SLO and traffic) the row answers for.")
-    model: str = pa.Field(description="Canonical model id.")
-    accelerator: str = pa.Field(description="Canonical accelerator id.")
+    model_id: str = pa.Field(description="Canonical model id.")
+    accelerator_id: str = pa.Field(description="Canonical accelerator id.")
     accelerator_count: int = pa.Field(ge=1, description="Accelerators in one replica (the config).")
     precision: str = pa.Field(nullable=True, description="Normalised weight precision of the config.")
     runtime: str = pa.Field(nullable=True, description="Serving runtime of the config.")

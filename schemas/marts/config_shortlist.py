@@ -32,8 +32,8 @@ class ConfigShortlist(pa.DataFrameModel):
         ),
     )
     profile: str = pa.Field(description="Profile (model and SLO) the row answers for.")
-    model: str = pa.Field(description="Canonical model id.")
-    accelerator: str = pa.Field(nullable=True, description="Canonical accelerator id; empty when unknown.")
+    model_id: str = pa.Field(description="Canonical model id.")
+    accelerator_id: str = pa.Field(nullable=True, description="Canonical accelerator id; empty when unknown.")
     accelerator_count: int = pa.Field(ge=1, description="Accelerators in the config.")
     precision: str = pa.Field(nullable=True, description="Normalised weight precision of the config.")
     runtime: str = pa.Field(nullable=True, description="Serving runtime of the config.")

@@ -11,7 +11,12 @@ class QualityGate(pa.DataFrameModel):
     (observed.quality) by their 95% interval, and the figures of the requirement that decided it (the worst)."""
 
     profile: str = pa.Field(description="Profile whose quality requirement is applied.")
-    model: str = pa.Field(description="Canonical base model id.")
+    model: str = pa.Field(
+        description=(
+            "Base model: its canonical id (model_id) where an alias table knows it, else its key "
+            "(requirement.profiles.model_key), as observed.quality.model."
+        )
+    )
     precision: str = pa.Field(nullable=True, description="Precision judged; empty when the config's is unknown.")
     scheme: str = pa.Field(
         nullable=True,

@@ -10,7 +10,7 @@ class QualityToMeasure(pa.DataFrameModel):
     not settle (untested or inconclusive): "evaluate quality at fp8 before deciding", and why."""
 
     profile: str = pa.Field(description="Profile whose quality requirement is not settled.")
-    model: str = pa.Field(description="Canonical base model id.")
+    model_id: str = pa.Field(description="Canonical model id of the config (marts.config_shortlist.model_id).")
     precision: str = pa.Field(nullable=True, description="Precision to evaluate (the served one).")
     quality_status: str = pa.Field(isin=QUALITY_STATUSES, description="untested or inconclusive.")
     action: str = pa.Field(description="What to do: evaluate quality at <precision> before deciding.")
@@ -19,4 +19,4 @@ class QualityToMeasure(pa.DataFrameModel):
     class Config:
         strict = True
         coerce = True
-        unique = ["profile", "model", "precision"]
+        unique = ["profile", "model_id", "precision"]

@@ -47,10 +47,10 @@ class DeliveredAtSlo(pa.DataFrameModel):
     delivered_input_tokens_per_s_high: float = band_field("high", "Input tokens/s")
     delivered_total_tokens_per_s_low: float = band_field("low", "Total tokens/s")
     delivered_total_tokens_per_s_high: float = band_field("high", "Total tokens/s")
-    mean_input_tokens: float = pa.Field(
+    input_tokens_mean: float = pa.Field(
         nullable=True, ge=0, description="Mean input tokens per request at the low point."
     )
-    mean_output_tokens: float = pa.Field(
+    output_tokens_mean: float = pa.Field(
         nullable=True, ge=0, description="Mean output tokens per request at the low point."
     )
     repeats_max: int = pa.Field(ge=0, description="Most repeats of any load level of the run.")

@@ -23,7 +23,7 @@ class LoadPoints(LatencyPercentiles):
         nullable=True, ge=0, lt=1e7, description=("Concurrent requests the tool was asked for (concurrency sweeps).")
     )
     max_concurrency: float = max_concurrency_field(", so each level has its own (the same for its repeats)")
-    sent_rate_per_s: float = pa.Field(
+    sent_requests_per_s: float = pa.Field(
         nullable=True, ge=0, lt=1e7, description=("Rate at which the tool actually sent requests, requests/s.")
     )
     achieved_requests_per_s: float = pa.Field(
@@ -74,8 +74,8 @@ class LoadPoints(LatencyPercentiles):
     total_tokens_per_s: float = pa.Field(
         nullable=True, ge=0, lt=1e9, description="Input plus output tokens per second."
     )
-    mean_input_tokens: float = pa.Field(nullable=True, ge=0, description="Mean input tokens per request.")
-    mean_output_tokens: float = pa.Field(nullable=True, ge=0, description="Mean output tokens per request.")
+    input_tokens_mean: float = pa.Field(nullable=True, ge=0, description="Mean input tokens per request.")
+    output_tokens_mean: float = pa.Field(nullable=True, ge=0, description="Mean output tokens per request.")
     percentile_source: str = pa.Field(
         isin=["tool_aggregate", "per_request"],
         description=(

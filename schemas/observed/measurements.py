@@ -16,7 +16,7 @@ class Measurements(LatencyPercentiles):
     offered_rate_per_s: float = pa.Field(nullable=True, ge=0, lt=1e7, description="Request rate asked for, requests/s.")
     concurrency: float = pa.Field(nullable=True, ge=0, lt=1e7, description="Concurrent requests asked for.")
     max_concurrency: float = max_concurrency_field()
-    sent_rate_per_s: float = pa.Field(
+    sent_requests_per_s: float = pa.Field(
         nullable=True, ge=0, lt=1e7, description="Rate the tool actually sent at, requests/s."
     )
     achieved_requests_per_s: float = pa.Field(
@@ -31,8 +31,8 @@ class Measurements(LatencyPercentiles):
     total_tokens_per_s: float = pa.Field(
         nullable=True, ge=0, lt=1e9, description="Input plus output tokens per second."
     )
-    mean_input_tokens: float = pa.Field(nullable=True, ge=0, description="Mean input tokens per request.")
-    mean_output_tokens: float = pa.Field(nullable=True, ge=0, description="Mean output tokens per request.")
+    input_tokens_mean: float = pa.Field(nullable=True, ge=0, description="Mean input tokens per request.")
+    output_tokens_mean: float = pa.Field(nullable=True, ge=0, description="Mean output tokens per request.")
     has_requests: bool = pa.Field(description="True when the dump also holds per-request records for this repeat.")
     source: str = pa.Field(description="Dump file the measurement was read from.")
     source_sha256: str = pa.Field(description="SHA-256 of the dump file's bytes.")

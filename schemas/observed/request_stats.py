@@ -48,8 +48,8 @@ class RequestStats(pa.DataFrameModel):
     output_tokens_sum: int = pa.Field(
         nullable=True, ge=0, description="Output tokens of the successful measured requests."
     )
-    mean_input_tokens: float = pa.Field(nullable=True, ge=0, description="Mean input tokens per successful request.")
-    mean_output_tokens: float = pa.Field(nullable=True, ge=0, description="Mean output tokens per successful request.")
+    input_tokens_mean: float = pa.Field(nullable=True, ge=0, description="Mean input tokens per successful request.")
+    output_tokens_mean: float = pa.Field(nullable=True, ge=0, description="Mean output tokens per successful request.")
     interarrival_cv: float = pa.Field(
         nullable=True,
         ge=0,

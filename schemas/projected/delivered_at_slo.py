@@ -27,10 +27,10 @@ class ProjectedDeliveredAtSlo(pa.DataFrameModel):
         gt=0, description="MLPerf tokens/s per accelerator of that scenario's result: what the fraction multiplies."
     )
     server_tokens_per_s_per_accel: float = pa.Field(gt=0, description="MLPerf Server tokens/s per accelerator.")
-    delivered_fraction_prior_lo: float = pa.Field(
+    delivered_fraction_prior_low: float = pa.Field(
         gt=0, description="Low end of the profile's prior fraction (the fallback)."
     )
-    delivered_fraction_prior_hi: float = pa.Field(
+    delivered_fraction_prior_high: float = pa.Field(
         gt=0, description="High end of the profile's prior fraction (the fallback)."
     )
     delivered_fraction_low: float = pa.Field(

@@ -21,12 +21,12 @@ class Profiles(pa.DataFrameModel):
             "quantisation words (observed.quality.model of a model no alias table knows)."
         )
     )
-    delivered_fraction_prior_lo: float = pa.Field(
+    delivered_fraction_prior_low: float = pa.Field(
         gt=0,
         le=2,
         description=("Low end of the prior fraction of MLPerf Server throughput a config delivers at this SLO."),
     )
-    delivered_fraction_prior_hi: float = pa.Field(gt=0, le=2, description="High end of that prior fraction.")
+    delivered_fraction_prior_high: float = pa.Field(gt=0, le=2, description="High end of that prior fraction.")
     error_rate_max: float = pa.Field(ge=0, le=1, description="Largest acceptable fraction of failed requests.")
     input_tokens_stated: str = pa.Field(
         nullable=True,

@@ -3,8 +3,8 @@
 --
 -- Columns described on: calibrated.validation, calibrated.engine_models
 SELECT
-    v.config_key, m.config_label, v.model_key, m.status, v.held_out_kind, v.held_out, v.workload, v.load, v.metric,
+    v.config_key, m.config_label, v.model_key, m.status, v.heldout_kind, v.heldout, v.workload, v.load, v.metric,
     v.measured, v.predicted, v.relative_error, v.signed_relative_error, v.below_knee, v.scored, v.note
 FROM calibrated.validation AS v
 JOIN calibrated.engine_models AS m USING (config_key)
-ORDER BY m.config_label, v.held_out_kind, v.held_out, v.load, v.metric
+ORDER BY m.config_label, v.heldout_kind, v.heldout, v.load, v.metric

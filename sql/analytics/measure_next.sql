@@ -75,7 +75,7 @@ projected AS (
 projected_may_beat AS (
     SELECT
         'projected_may_beat' AS kind,
-        p.profile, p.evidence, p.config_key, p.run_label, p.accelerator, p.accelerator_count, p.precision,
+        p.profile, p.evidence, p.config_key, p.run_label, p.accelerator_id, p.accelerator_count, p.precision,
         p.runtime, p.price_class, p.price_provider,
         p.billed_requests_per_s_low, p.billed_requests_per_s_high,
         p.monthly_usd_low, p.monthly_usd_high,
@@ -94,7 +94,7 @@ projected_may_beat AS (
         NULL::DOUBLE AS last_meeting_load,
         NULL::DOUBLE AS first_failing_load,
         NULL::VARCHAR AS loads_to_add,
-        'run ' || p.accelerator_count || ' x ' || p.accelerator || ' (projected from MLPerf, no run of ours): its '
+        'run ' || p.accelerator_count || ' x ' || p.accelerator_id || ' (projected from MLPerf, no run of ours): its '
             || 'effective cost per request could be ' || CASE
                 WHEN p.effective_cost_per_request_usd_high < b.effective_cost_per_request_usd_low THEN 'below'
                 ELSE 'as low as' END
@@ -122,7 +122,7 @@ sparse AS (
 sparse_near_slo AS (
     SELECT
         'sparse_near_slo' AS kind,
-        s.profile, 'observed' AS evidence, s.run_id AS config_key, s.run_label, s.accelerator_id AS accelerator,
+        s.profile, 'observed' AS evidence, s.run_id AS config_key, s.run_label, s.accelerator_id,
         s.accelerator_count, s.precision, s.runtime, NULL::VARCHAR AS price_class, NULL::VARCHAR AS price_provider,
         s.delivered_requests_per_s_low AS measured_requests_per_s_low,
         s.delivered_requests_per_s_high AS measured_requests_per_s_high,
@@ -161,7 +161,7 @@ to_measure AS (
     UNION ALL BY NAME
     SELECT * FROM sparse_near_slo
     UNION ALL BY NAME
-    SELECT profile, 'quality_before_deciding' AS kind, model, precision, quality_status,
+    SELECT profile, 'quality_before_deciding' AS kind, model_id, precision, quality_status,
            action || ': ' || reason AS what_to_measure
     FROM marts.quality_to_measure
 )

@@ -10,7 +10,7 @@ SELECT
     platform,
     accelerator_id,
     accelerator_raw,
-    total_accelerators,
+    accelerator_count,
     mlperf_model,
     model_id,
     accuracy_target,

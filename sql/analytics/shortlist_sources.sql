@@ -20,7 +20,7 @@
 -- column source_sha256: SHA-256 of that file's bytes.
 -- column location: Where in the file: record N of a round table, line N of a CSV, a dump file's load level.
 WITH configs AS (
-    SELECT DISTINCT profile, config_key, evidence, run_label, accelerator, model,
+    SELECT DISTINCT profile, config_key, evidence, run_label, accelerator_id, model_id,
            billed_basis = 'calibrated' AS billed_calibrated
     FROM marts.config_shortlist
 ),
@@ -28,7 +28,7 @@ file_checksums AS (
     SELECT DISTINCT table_name, source, sha256 FROM audit.source_files
 ),
 mlperf AS (
-    SELECT c.profile, c.config_key, c.evidence, c.run_label, c.accelerator,
+    SELECT c.profile, c.config_key, c.evidence, c.run_label, c.accelerator_id,
            'MLPerf ' || res.scenario || ' tokens/s per accelerator'
                || CASE WHEN res.result_key = pr.reference_result_key THEN ' (the reference this profile is compared with)'
                        ELSE '' END AS number,
@@ -37,14 +37,14 @@ mlperf AS (
            res.source, res.source_sha256, 'record ' || res.source_row AS location,
            CASE WHEN res.result_key = pr.reference_result_key THEN 1 ELSE 2 END AS sort_key
     FROM configs AS c
-    JOIN benchmark.mlperf_reference AS ref ON ref.accelerator_id = c.accelerator AND ref.model_id = c.model
+    JOIN benchmark.mlperf_reference AS ref ON ref.accelerator_id = c.accelerator_id AND ref.model_id = c.model_id
     LEFT JOIN benchmark.mlperf_profile_reference AS pr
-        ON pr.profile = c.profile AND pr.accelerator_id = c.accelerator AND pr.model_id = c.model
+        ON pr.profile = c.profile AND pr.accelerator_id = c.accelerator_id AND pr.model_id = c.model_id
     JOIN benchmark.mlperf_results AS res
         ON res.result_key IN (ref.server_result_key, ref.offline_result_key, pr.reference_result_key)
 ),
 observed_points AS (
-    SELECT c.profile, c.config_key, c.evidence, c.run_label, c.accelerator,
+    SELECT c.profile, c.config_key, c.evidence, c.run_label, c.accelerator_id,
            CASE WHEN lp.load_index = d.low_load_index
                 THEN 'load point ' || lp.load_index || ': the highest meeting every bound (measured low end)'
                 ELSE 'load point ' || lp.load_index || ': the first failing ' || coalesce(d.binding_measure, 'a bound')
@@ -59,7 +59,7 @@ observed_points AS (
         ON lp.run_id = d.run_id AND lp.load_index IN (d.low_load_index, d.failing_load_index)
 ),
 priors AS (
-    SELECT c.profile, c.config_key, c.evidence, c.run_label, c.accelerator,
+    SELECT c.profile, c.config_key, c.evidence, c.run_label, c.accelerator_id,
            'delivered-fraction prior, ' || bound.name || ' end' AS number, bound.value,
            'fraction of the MLPerf reference' AS unit, p.evidence AS number_evidence,
            NULL AS round, NULL AS submitter, NULL AS system,
@@ -67,14 +67,14 @@ priors AS (
            CASE bound.name WHEN 'low' THEN 5 ELSE 6 END AS sort_key
     FROM configs AS c
     JOIN requirement.profiles AS p ON p.profile = c.profile
-    CROSS JOIN LATERAL (VALUES ('low', p.delivered_fraction_prior_lo), ('high', p.delivered_fraction_prior_hi))
+    CROSS JOIN LATERAL (VALUES ('low', p.delivered_fraction_prior_low), ('high', p.delivered_fraction_prior_high))
         AS bound(name, value)
     LEFT JOIN file_checksums AS f ON f.table_name = 'requirement.profiles' AND f.source = p.source
     JOIN projected.delivered_at_slo AS pj ON pj.profile = c.profile AND c.config_key = 'mlperf:' || pj.mlperf_result_key
     WHERE c.evidence = 'projected' AND pj.delivered_fraction_runs = 0
 ),
 learnt_fractions AS (
-    SELECT c.profile, c.config_key, c.evidence, c.run_label, c.accelerator,
+    SELECT c.profile, c.config_key, c.evidence, c.run_label, c.accelerator_id,
            'delivered fraction our run ' || m.run_labels || ' measured on ' || m.accelerator_id || ', ' || bound.name
                || ' end (learnt from)' AS number, bound.value,
            'fraction of the MLPerf reference' AS unit, m.source AS number_evidence,
@@ -93,7 +93,7 @@ learnt_fractions AS (
 ),
 -- a config's band calibrated on our traffic is computed, not read: it points at the row that holds it
 learnt_calibrated AS (
-    SELECT c.profile, c.config_key, c.evidence, c.run_label, c.accelerator,
+    SELECT c.profile, c.config_key, c.evidence, c.run_label, c.accelerator_id,
            'delivered fraction our config ' || m.run_labels || ' calibrated on our traffic on ' || m.accelerator_id
                || ', ' || bound.name || ' end (learnt from)' AS number, bound.value,
            'fraction of the MLPerf reference' AS unit, m.source AS number_evidence,
@@ -110,7 +110,7 @@ learnt_calibrated AS (
 ),
 -- the band a run is billed on where it is calibrated on our traffic: computed, not read, so it points at its row
 billed_calibrated AS (
-    SELECT c.profile, c.config_key, c.evidence, c.run_label, c.accelerator,
+    SELECT c.profile, c.config_key, c.evidence, c.run_label, c.accelerator_id,
            'billed band calibrated on our traffic (config ' || cd.config_key || '), ' || bound.name || ' end'
                AS number, bound.value, 'requests/s' AS unit, cd.evidence AS number_evidence,
            NULL AS round, NULL AS submitter, NULL AS system,
@@ -125,20 +125,20 @@ billed_calibrated AS (
     WHERE c.billed_calibrated
 ),
 prices AS (
-    SELECT DISTINCT s.profile, s.config_key, s.evidence, s.run_label, s.accelerator,
-           'price: ' || ap.price_class || ', ' || ap.provider || ', as of ' || ap.as_of AS number,
+    SELECT DISTINCT s.profile, s.config_key, s.evidence, s.run_label, s.accelerator_id,
+           'price: ' || ap.price_class || ', ' || ap.price_provider || ', as of ' || ap.price_as_of AS number,
            ap.usd_per_accelerator_hour AS value, 'USD per accelerator-hour' AS unit,
            ap.evidence AS number_evidence, NULL AS round, NULL AS submitter, NULL AS system,
            ap.source, f.sha256 AS source_sha256, 'line ' || (ap.source_row + 2) AS location,
            7 AS sort_key
     FROM marts.config_shortlist AS s
     JOIN benchmark.accelerator_prices AS ap
-        ON ap.accelerator_id = s.accelerator AND ap.price_class = s.price_class
-       AND ap.provider = s.price_provider AND ap.as_of = s.price_as_of
+        ON ap.accelerator_id = s.accelerator_id AND ap.price_class = s.price_class
+       AND ap.price_provider = s.price_provider AND ap.price_as_of = s.price_as_of
        AND ap.usd_per_accelerator_hour = s.usd_per_accelerator_hour
     LEFT JOIN file_checksums AS f ON f.table_name = 'benchmark.accelerator_prices' AND f.source = ap.source
 )
-SELECT profile, config_key, evidence, run_label, accelerator, number, value, unit, number_evidence,
+SELECT profile, config_key, evidence, run_label, accelerator_id, number, value, unit, number_evidence,
        round, submitter, system, source, source_sha256, location
 FROM (
     SELECT * FROM mlperf

@@ -57,7 +57,7 @@ SELECT
     r.software,
     r.runtime,
     r.runtime_version,
-    r.total_accelerators,
+    r.accelerator_count,
     r.result_key AS server_result_key,
     r.tokens_per_s_per_accel AS server_tokens_per_s_per_accel,
     o.result_key AS offline_result_key,

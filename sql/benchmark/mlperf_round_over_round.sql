@@ -55,7 +55,7 @@ SELECT
     submitter,
     platform,
     system_name,
-    total_accelerators,
+    accelerator_count,
     software,
     runtime,
     runtime_version,

@@ -18,7 +18,7 @@ WITH volume AS (
     SELECT DISTINCT profile, mean_requests_per_s, peak_requests_per_s FROM marts.capacity_plan
 ),
 priced AS (
-    SELECT r.*, p.price_class, p.provider AS price_provider, p.usd_per_accelerator_hour, p.as_of AS price_as_of,
+    SELECT r.*, p.price_class, p.price_provider, p.usd_per_accelerator_hour, p.price_as_of,
            p.usd_per_accelerator_hour * r.accelerator_count AS usd_per_hour,
            v.mean_requests_per_s, v.peak_requests_per_s
     FROM sensitivity_rates AS r

@@ -47,8 +47,8 @@ observed_compared AS (
            w.arrival_cv AS our_cv,
            CASE WHEN d.arrival IN ('constant', 'poisson')
                 THEN coalesce(ma.measured_cv, CASE d.arrival WHEN 'constant' THEN 0.0 ELSE 1.0 END) END AS run_cv,
-           d.mean_input_tokens / nullif(w.input_tokens_mean, 0) - 1 AS in_diff,
-           d.mean_output_tokens / nullif(w.output_tokens_mean, 0) - 1 AS out_diff
+           d.input_tokens_mean / nullif(w.input_tokens_mean, 0) - 1 AS in_diff,
+           d.output_tokens_mean / nullif(w.output_tokens_mean, 0) - 1 AS out_diff
     FROM observed.delivered_at_slo AS d
     LEFT JOIN calibrated AS c ON c.profile = d.profile AND c.run_label = d.run_label
     LEFT JOIN requirement.workload AS w ON w.profile = d.profile
@@ -62,9 +62,9 @@ observed_basis AS (
     SELECT *,
            concat_ws('; ',
                CASE WHEN abs(in_diff) > 0.25 THEN 'input tokens differ: ours ' || round(our_in)::BIGINT || ', measured '
-                   || round(mean_input_tokens)::BIGINT || ' (' || printf('%+.0f%%', 100 * in_diff) || ')' END,
+                   || round(input_tokens_mean)::BIGINT || ' (' || printf('%+.0f%%', 100 * in_diff) || ')' END,
                CASE WHEN abs(out_diff) > 0.25 THEN 'output tokens differ: ours ' || round(our_out)::BIGINT
-                   || ', measured ' || round(mean_output_tokens)::BIGINT || ' (' || printf('%+.0f%%', 100 * out_diff)
+                   || ', measured ' || round(output_tokens_mean)::BIGINT || ' (' || printf('%+.0f%%', 100 * out_diff)
                    || ')' END,
                CASE WHEN abs(our_cv - run_cv) > 0.5 THEN 'arrival CV differs: ours ' || round(our_cv, 2)
                    || ', measured ' || round(run_cv, 2) || ' (' || arrival || ')' END
@@ -116,8 +116,8 @@ configs AS (
     FROM projected.delivered_at_slo
 ),
 hourly AS (
-    SELECT c.*, p.price_class, p.provider AS price_provider, p.usd_per_accelerator_hour,
-           p.as_of AS price_as_of, p.price_source,
+    SELECT c.*, p.price_class, p.price_provider, p.usd_per_accelerator_hour,
+           p.price_as_of, p.price_source,
            p.usd_per_accelerator_hour * c.accelerator_count AS usd_per_hour
     FROM configs AS c
     JOIN benchmark.prices_in_force AS p ON p.accelerator_id = c.accelerator_id

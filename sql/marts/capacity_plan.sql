@@ -174,8 +174,8 @@ baseline AS (
 )
 SELECT
     p.profile,
-    p.model_id AS model,
-    p.accelerator_id AS accelerator,
+    p.model_id,
+    p.accelerator_id,
     p.accelerator_count,
     p.precision,
     p.runtime,

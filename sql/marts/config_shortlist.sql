@@ -30,7 +30,7 @@ kept_apart_by_cap AS (
 ),
 -- a run's token mix over its load points (what a run no point of which meets the SLO is compared with)
 run_tokens AS (
-    SELECT run_id, avg(mean_input_tokens) AS mean_input_tokens, avg(mean_output_tokens) AS mean_output_tokens
+    SELECT run_id, avg(input_tokens_mean) AS input_tokens_mean, avg(output_tokens_mean) AS output_tokens_mean
     FROM observed.load_points
     GROUP BY run_id
 ),
@@ -53,8 +53,8 @@ observed_rows AS (
            d.delivered_output_tokens_per_s_low AS own_output_tokens_per_s_low,
            d.delivered_output_tokens_per_s_high AS own_output_tokens_per_s_high,
            d.feasible, d.slo_crossed, d.arrival,
-           coalesce(d.mean_input_tokens, t.mean_input_tokens) AS mean_input_tokens,
-           coalesce(d.mean_output_tokens, t.mean_output_tokens) AS mean_output_tokens, d.method,
+           coalesce(d.input_tokens_mean, t.input_tokens_mean) AS input_tokens_mean,
+           coalesce(d.output_tokens_mean, t.output_tokens_mean) AS output_tokens_mean, d.method,
            NULL::DOUBLE AS fraction_lo, NULL::DOUBLE AS fraction_hi, NULL::VARCHAR AS output_tokens_basis,
            NULL::VARCHAR AS delivered_fraction_basis, NULL::BIGINT AS fraction_runs, d.unmeasured_bounds_note,
            c.calibrated_requests_per_s_low, c.calibrated_requests_per_s_high, c.calibrated_band_rel_error,
@@ -98,7 +98,7 @@ compared AS (
            r.platform AS mlperf_platform, r.mlperf_model, r.dataset AS mlperf_dataset,
            r.precision AS mlperf_precision, r.runtime AS mlperf_runtime,
            r.runtime_version AS mlperf_runtime_version, r.software AS mlperf_software,
-           r.total_accelerators AS mlperf_accelerators, r.server_result_key AS mlperf_result_key,
+           r.accelerator_count AS mlperf_accelerators, r.server_result_key AS mlperf_result_key,
            r.server_tokens_per_s_per_accel AS mlperf_server_tokens_per_s_per_accel,
            r.offline_tokens_per_s_per_accel AS mlperf_offline_tokens_per_s_per_accel,
            r.round || ' ' || r.division || ' ' || r.submitter || ' ' || r.platform || ' ' || r.mlperf_model
@@ -170,8 +170,8 @@ SELECT
                  price_provider, config_key
     ) AS rank_in_profile,
     profile,
-    model_id AS model,
-    accelerator_id AS accelerator,
+    model_id,
+    accelerator_id,
     accelerator_count,
     precision,
     runtime,
@@ -263,8 +263,8 @@ SELECT
                 || coalesce(precision, 'unknown') END,
         CASE WHEN mlperf_round IS NOT NULL AND evidence = 'observed'
             THEN 'workload differs: MLPerf ' || mlperf_model || ' runs ' || coalesce(mlperf_dataset, 'its own data set')
-                || ' with Poisson arrivals (Server), ours about ' || coalesce(round(mean_input_tokens)::BIGINT::VARCHAR, '?')
-                || ' input / ' || coalesce(round(mean_output_tokens)::BIGINT::VARCHAR, '?')
+                || ' with Poisson arrivals (Server), ours about ' || coalesce(round(input_tokens_mean)::BIGINT::VARCHAR, '?')
+                || ' input / ' || coalesce(round(output_tokens_mean)::BIGINT::VARCHAR, '?')
                 || ' output tokens per request, ' || arrival || ' arrivals' END,
         CASE WHEN mlperf_round IS NOT NULL AND evidence = 'observed'
                   AND (lower(runtime) IS DISTINCT FROM lower(mlperf_runtime)
@@ -287,13 +287,13 @@ SELECT
                         ELSE 'under ' || arrival || ' arrivals (CV ' || coalesce(round(measured_cv, 2)::VARCHAR, 'unknown')
                              || ')' END END,
         CASE WHEN evidence = 'observed' AND traffic_input_tokens IS NOT NULL
-                  AND (abs(mean_input_tokens / nullif(traffic_input_tokens, 0) - 1) > 0.25
-                       OR abs(mean_output_tokens / nullif(traffic_output_tokens, 0) - 1) > 0.25
-                       OR mean_input_tokens IS NULL)
+                  AND (abs(input_tokens_mean / nullif(traffic_input_tokens, 0) - 1) > 0.25
+                       OR abs(output_tokens_mean / nullif(traffic_output_tokens, 0) - 1) > 0.25
+                       OR input_tokens_mean IS NULL)
             THEN 'token mix differs: our traffic about ' || round(traffic_input_tokens)::BIGINT || ' input / '
                 || round(traffic_output_tokens)::BIGINT || ' output tokens per request, measured about '
-                || coalesce(round(mean_input_tokens)::BIGINT::VARCHAR, '?') || ' / '
-                || coalesce(round(mean_output_tokens)::BIGINT::VARCHAR, '?') END,
+                || coalesce(round(input_tokens_mean)::BIGINT::VARCHAR, '?') || ' / '
+                || coalesce(round(output_tokens_mean)::BIGINT::VARCHAR, '?') END,
         CASE WHEN evidence = 'observed' AND feasible AND price_class IS NULL AND accelerator_id IS NOT NULL
             THEN 'no price for this accelerator: cost empty' END,
         CASE WHEN evidence = 'projected' AND billed_requests_per_s_low IS NULL

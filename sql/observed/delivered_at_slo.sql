@@ -77,7 +77,7 @@ points AS (
            any_value(coalesce(s.offered_rate_per_s, s.concurrency)) AS load_value,
            any_value(s.output_tokens_per_s) AS out_tps, any_value(s.input_tokens_per_s) AS in_tps,
            any_value(s.total_tokens_per_s) AS tot_tps,
-           any_value(s.mean_input_tokens) AS mean_input_tokens, any_value(s.mean_output_tokens) AS mean_output_tokens,
+           any_value(s.input_tokens_mean) AS input_tokens_mean, any_value(s.output_tokens_mean) AS output_tokens_mean,
            any_value(s.percentile_source) AS percentile_source,
            string_agg(DISTINCT c.interval_method, '; ' ORDER BY c.interval_method) AS interval_methods
     FROM checks AS c
@@ -145,7 +145,7 @@ bands AS (
            pa.in_tps * pa.rps_max / nullif(pa.rps, 0) AS in_a, fl.in_tps * fl.rps_max / nullif(fl.rps, 0) AS in_b,
            lo.tot_tps * lo.rps_min / nullif(lo.rps, 0) AS tot_low,
            pa.tot_tps * pa.rps_max / nullif(pa.rps, 0) AS tot_a, fl.tot_tps * fl.rps_max / nullif(fl.rps, 0) AS tot_b,
-           lo.mean_input_tokens, lo.mean_output_tokens, lo.percentile_source, lo.interval_methods
+           lo.input_tokens_mean, lo.output_tokens_mean, lo.percentile_source, lo.interval_methods
     FROM low_point AS l
     JOIN edges AS e USING (profile, run_id)
     JOIN plausible_point AS p USING (profile, run_id)
@@ -191,8 +191,8 @@ SELECT
     i.in_high AS delivered_input_tokens_per_s_high,
     i.tot_low AS delivered_total_tokens_per_s_low,
     i.tot_high AS delivered_total_tokens_per_s_high,
-    i.mean_input_tokens,
-    i.mean_output_tokens,
+    i.input_tokens_mean,
+    i.output_tokens_mean,
     pr.repeats_max,
     i.percentile_source,
     u.unmeasured_bounds,

@@ -10,7 +10,7 @@ WITH levels AS (
            avg(offered_rate_per_s) AS offered_rate_per_s,
            avg(concurrency) AS concurrency,
            max(max_concurrency) AS max_concurrency,  -- one cap per level: files at one rate with different caps are different runs
-           avg(sent_rate_per_s) AS sent_rate_per_s,
+           avg(sent_requests_per_s) AS sent_requests_per_s,
            avg(achieved_requests_per_s) AS achieved_requests_per_s,
            min(achieved_requests_per_s) AS achieved_requests_per_s_min,
            max(achieved_requests_per_s) AS achieved_requests_per_s_max,
@@ -21,8 +21,8 @@ WITH levels AS (
            avg(input_tokens_per_s) AS input_tokens_per_s,
            avg(output_tokens_per_s) AS output_tokens_per_s,
            avg(total_tokens_per_s) AS total_tokens_per_s,
-           avg(mean_input_tokens) AS mean_input_tokens,
-           avg(mean_output_tokens) AS mean_output_tokens,
+           avg(input_tokens_mean) AS input_tokens_mean,
+           avg(output_tokens_mean) AS output_tokens_mean,
            count(*) AS repeats,
            string_agg(DISTINCT tool_definitions, ' | ' ORDER BY tool_definitions) AS tool_definitions,
            string_agg(DISTINCT source, ', ' ORDER BY source) AS source,
@@ -38,8 +38,8 @@ request_counts AS (
            sum(requests_unusable)::BIGINT AS requests_unusable,
            sum(requests_warmup_excluded)::BIGINT AS requests_warmup_excluded,
            sum(requests_cooldown_excluded)::BIGINT AS requests_cooldown_excluded,
-           sum(mean_input_tokens * requests_ok) / nullif(sum(requests_ok), 0) AS mean_input_tokens,
-           sum(mean_output_tokens * requests_ok) / nullif(sum(requests_ok), 0) AS mean_output_tokens
+           sum(input_tokens_mean * requests_ok) / nullif(sum(requests_ok), 0) AS input_tokens_mean,
+           sum(output_tokens_mean * requests_ok) / nullif(sum(requests_ok), 0) AS output_tokens_mean
     FROM observed.request_stats
     GROUP BY run_id, load_index
 ),
@@ -69,7 +69,7 @@ SELECT
     l.offered_rate_per_s,
     l.concurrency,
     l.max_concurrency,
-    l.sent_rate_per_s,
+    l.sent_requests_per_s,
     l.achieved_requests_per_s,
     l.achieved_requests_per_s_min,
     l.achieved_requests_per_s_max,
@@ -93,8 +93,8 @@ SELECT
     l.input_tokens_per_s,
     l.output_tokens_per_s,
     l.total_tokens_per_s,
-    coalesce(l.mean_input_tokens, c.mean_input_tokens) AS mean_input_tokens,
-    coalesce(l.mean_output_tokens, c.mean_output_tokens) AS mean_output_tokens,
+    coalesce(l.input_tokens_mean, c.input_tokens_mean) AS input_tokens_mean,
+    coalesce(l.output_tokens_mean, c.output_tokens_mean) AS output_tokens_mean,
     CASE WHEN s.any_per_request THEN 'per_request' ELSE 'tool_aggregate' END AS percentile_source,
     CASE WHEN s.any_per_request
          THEN 'quantile_cont (linear interpolation, type 7) over ' || s.requests_used || ' measured requests'

@@ -30,10 +30,10 @@ WITH learnt AS (
     GROUP BY profile
 ),
 fractions AS (
-    SELECT p.profile, p.model_id, p.delivered_fraction_prior_lo, p.delivered_fraction_prior_hi,
+    SELECT p.profile, p.model_id, p.delivered_fraction_prior_low, p.delivered_fraction_prior_high,
            coalesce(l.runs, 0) AS runs,
-           CASE WHEN l.runs > 0 THEN l.fraction_low ELSE p.delivered_fraction_prior_lo END AS fraction_low,
-           CASE WHEN l.runs > 0 THEN l.fraction_high ELSE p.delivered_fraction_prior_hi END AS fraction_high,
+           CASE WHEN l.runs > 0 THEN l.fraction_low ELSE p.delivered_fraction_prior_low END AS fraction_low,
+           CASE WHEN l.runs > 0 THEN l.fraction_high ELSE p.delivered_fraction_prior_high END AS fraction_high,
            CASE
                WHEN l.runs > 0
                    THEN 'learnt from ' || l.runs || CASE WHEN l.runs = 1 THEN ' band' ELSE ' bands' END || ' of ours ('
@@ -41,9 +41,9 @@ fractions AS (
                        || CASE WHEN l.runs = 1 THEN 'one band, so min and max are its own, no spread across configs'
                                ELSE 'min of their low ends to max of their high ends' END
                WHEN l.refused_bands IS NOT NULL
-                   THEN 'prior [' || p.delivered_fraction_prior_lo || ', ' || p.delivered_fraction_prior_hi
+                   THEN 'prior [' || p.delivered_fraction_prior_low || ', ' || p.delivered_fraction_prior_high
                        || '] of the profile: no band of ours is learnt from'
-               ELSE 'prior [' || p.delivered_fraction_prior_lo || ', ' || p.delivered_fraction_prior_hi
+               ELSE 'prior [' || p.delivered_fraction_prior_low || ', ' || p.delivered_fraction_prior_high
                    || '] of the profile: no run of ours shares an accelerator and model with an MLPerf reference'
            END || coalesce('; not learnt from: ' || l.refused_bands, '') AS delivered_fraction_basis
     FROM requirement.profiles AS p
@@ -54,7 +54,7 @@ candidates AS (
         p.profile,
         ref.model_id,
         ref.accelerator_id,
-        ref.total_accelerators AS accelerator_count,
+        ref.accelerator_count,
         ref.precision,
         ref.runtime,
         ref.runtime_version,
@@ -62,8 +62,8 @@ candidates AS (
         pr.reference_scenario,
         pr.reference_tokens_per_s_per_accel,
         ref.server_tokens_per_s_per_accel,
-        p.delivered_fraction_prior_lo,
-        p.delivered_fraction_prior_hi,
+        p.delivered_fraction_prior_low,
+        p.delivered_fraction_prior_high,
         p.fraction_low AS delivered_fraction_low,
         p.fraction_high AS delivered_fraction_high,
         p.runs AS delivered_fraction_runs,
@@ -76,9 +76,9 @@ candidates AS (
             WHEN ref.output_tokens_per_sample IS NOT NULL
                 THEN 'MLPerf TOKENS_PER_SAMPLE of the reference result (fallback: the profile states no output lengths)'
         END AS output_tokens_basis,
-        pr.reference_tokens_per_s_per_accel * ref.total_accelerators * p.fraction_low
+        pr.reference_tokens_per_s_per_accel * ref.accelerator_count * p.fraction_low
             AS delivered_output_tokens_per_s_low,
-        pr.reference_tokens_per_s_per_accel * ref.total_accelerators * p.fraction_high
+        pr.reference_tokens_per_s_per_accel * ref.accelerator_count * p.fraction_high
             AS delivered_output_tokens_per_s_high
     FROM fractions AS p
     JOIN benchmark.mlperf_reference AS ref ON ref.model_id = p.model_id
@@ -103,8 +103,8 @@ SELECT
     reference_scenario,
     reference_tokens_per_s_per_accel,
     server_tokens_per_s_per_accel,
-    delivered_fraction_prior_lo,
-    delivered_fraction_prior_hi,
+    delivered_fraction_prior_low,
+    delivered_fraction_prior_high,
     delivered_fraction_low,
     delivered_fraction_high,
     delivered_fraction_runs,

@@ -6,10 +6,10 @@
 -- param accelerator (optional): only configs whose accelerator id contains this text
 -- param run (optional): only our run with this label
 -- values profile: one of analytics.profiles.profile
--- values accelerator: part of analytics.shortlist_sources.accelerator
+-- values accelerator: part of analytics.shortlist_sources.accelerator_id
 -- values run: one of analytics.shortlist_sources.run_label
 SELECT
-    accelerator,
+    accelerator_id,
     evidence,
     run_label,
     number,
@@ -24,5 +24,5 @@ SELECT
     source_sha256
 FROM analytics.shortlist_sources
 WHERE profile = $profile
-  AND ($accelerator IS NULL OR accelerator ILIKE '%' || $accelerator || '%')
+  AND ($accelerator IS NULL OR accelerator_id ILIKE '%' || $accelerator || '%')
   AND ($run IS NULL OR run_label = $run)

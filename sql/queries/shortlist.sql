@@ -7,8 +7,8 @@
 -- param profile: the profile's name (`benchbill sql "SELECT profile, slo_text FROM analytics.profiles"` lists them)
 -- values profile: one of analytics.profiles.profile
 SELECT
-    rank_in_profile AS rank,
-    accelerator,
+    rank_in_profile,
+    accelerator_id,
     accelerator_count,
     evidence,
     run_label,
@@ -26,10 +26,10 @@ SELECT
     price_class,
     price_provider,
     usd_per_accelerator_hour,
-    cost_per_request_usd_low * 1000 AS usd_per_1k_requests_low,
-    cost_per_request_usd_high * 1000 AS usd_per_1k_requests_high,
-    cost_per_million_output_tokens_usd_low AS usd_per_1m_output_tokens_low,
-    cost_per_million_output_tokens_usd_high AS usd_per_1m_output_tokens_high,
+    cost_per_request_usd_low * 1000 AS cost_per_thousand_requests_usd_low,
+    cost_per_request_usd_high * 1000 AS cost_per_thousand_requests_usd_high,
+    cost_per_million_output_tokens_usd_low,
+    cost_per_million_output_tokens_usd_high,
     caveats
 FROM analytics.shortlist
 WHERE profile = $profile

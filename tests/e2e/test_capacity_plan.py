@@ -146,9 +146,9 @@ def test_every_column_of_a_capacity_row_equals_a_hand_computation_from_the_trace
         f"calibrated on our traffic (band error +-{100 * calibrated['band_rel_error']:.1f}%; engine model held-out "
         f"error median {100 * calibrated['heldout_rel_error_median']:.0f}%, "
         f"worst {100 * calibrated['heldout_rel_error_worst']:.0f}%): the run's workload differs from ours: input "
-        f"tokens differ: ours {ours_in:.0f}, measured {band['mean_input_tokens']:.0f} "
-        f"({100 * (band['mean_input_tokens'] / ours_in - 1):+.0f}%); output tokens differ: ours {ours_out:.0f}, "
-        f"measured {band['mean_output_tokens']:.0f} ({100 * (band['mean_output_tokens'] / ours_out - 1):+.0f}%); "
+        f"tokens differ: ours {ours_in:.0f}, measured {band['input_tokens_mean']:.0f} "
+        f"({100 * (band['input_tokens_mean'] / ours_in - 1):+.0f}%); output tokens differ: ours {ours_out:.0f}, "
+        f"measured {band['output_tokens_mean']:.0f} ({100 * (band['output_tokens_mean'] / ours_out - 1):+.0f}%); "
         f"arrival CV differs: ours {ours_cv:.2f}, measured 0.0 (constant)"
     )
     usd, as_of = lambda_h100_price()
@@ -156,8 +156,8 @@ def test_every_column_of_a_capacity_row_equals_a_hand_computation_from_the_trace
     assert len(rates) == 58 and sum(rates) / len(rates) == pytest.approx(REQUESTS_PER_DAY / 86400)
     expected = {
         "profile": "chat-8b",
-        "model": "llama-3.1-8b-instruct",
-        "accelerator": "nvidia-h100-sxm-80gb",
+        "model_id": "llama-3.1-8b-instruct",
+        "accelerator_id": "nvidia-h100-sxm-80gb",
         "accelerator_count": 1,
         "precision": "bf16",
         "runtime": "vLLM",

@@ -121,7 +121,7 @@ def surfaces_agree(warehouse: Path, capsys) -> dict[str, tuple]:
             first["price_provider"] or "",
         )
         assert terminal[profile].startswith(
-            f"1 {first['accelerator_count']}x {first['accelerator']} {first['run_label'] or first['evidence']} "
+            f"1 {first['accelerator_count']}x {first['accelerator_id']} {first['run_label'] or first['evidence']} "
         )
         capsys.readouterr()
         assert (
@@ -131,14 +131,14 @@ def surfaces_agree(warehouse: Path, capsys) -> dict[str, tuple]:
             == 0
         )
         sql_first = json.loads(capsys.readouterr().out)[0]
-        assert sql_first["rank"] == 1
+        assert sql_first["rank_in_profile"] == 1
         assert (
-            sql_first["accelerator"],
+            sql_first["accelerator_id"],
             sql_first["run_label"],
             sql_first["price_class"],
             sql_first["price_provider"],
         ) == (
-            first["accelerator"],
+            first["accelerator_id"],
             first["run_label"],
             first["price_class"],
             first["price_provider"],

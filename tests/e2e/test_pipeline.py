@@ -57,7 +57,7 @@ def shortlist(serving):
 
 
 CONTRACT = (
-    "profile model accelerator accelerator_count precision runtime run_label evidence mlperf_round "
+    "profile model_id accelerator_id accelerator_count precision runtime run_label evidence mlperf_round "
     "mlperf_submitter mlperf_system mlperf_precision mlperf_server_tokens_per_s_per_accel "
     "mlperf_offline_tokens_per_s_per_accel measured_requests_per_s_low measured_requests_per_s_high "
     "billed_requests_per_s_low billed_requests_per_s_high billed_output_tokens_per_s_low "
@@ -72,8 +72,8 @@ def test_worked_case_vllm_row(first_run):
     rows = shortlist(first_run)
     assert set(CONTRACT) <= set(rows[0])
     (row,) = [r for r in rows if r["run_label"] == "vllm"]
-    assert row["evidence"] == "observed" and row["accelerator"] == "nvidia-h100-sxm-80gb"
-    assert row["model"] == "llama-3.1-8b-instruct" and row["precision"] == "bf16"
+    assert row["evidence"] == "observed" and row["accelerator_id"] == "nvidia-h100-sxm-80gb"
+    assert row["model_id"] == "llama-3.1-8b-instruct" and row["precision"] == "bf16"
     assert (row["mlperf_round"], row["mlperf_submitter"], row["mlperf_precision"]) == ("v5.1", "RedHat", "fp8")
     assert row["mlperf_server_tokens_per_s_per_accel"] == pytest.approx(5103.99)
     assert row["mlperf_offline_tokens_per_s_per_accel"] == pytest.approx(5777.08)

@@ -44,9 +44,9 @@ def test_the_shortlist_query_returns_the_profile_rows_of_the_shortlist(published
             "SELECT cost_per_request_usd_high, billed_requests_per_s_low, measured_requests_per_s_low, billed_basis "
             "FROM marts.config_shortlist WHERE profile = 'chat-8b-interactive' ORDER BY rank_in_profile"
         ).fetchall()
-    assert [r["rank"] for r in rows] == list(range(1, len(expected) + 1))
+    assert [r["rank_in_profile"] for r in rows] == list(range(1, len(expected) + 1))
     # in the terminal's and the report's unit, named in the column: USD per 1,000 requests
-    assert [r["usd_per_1k_requests_high"] for r in rows] == [
+    assert [r["cost_per_thousand_requests_usd_high"] for r in rows] == [
         pytest.approx(e[0] * 1000, rel=1e-12) if e[0] is not None else None for e in expected
     ]
     # two bands under two names: the one the cost is priced on, and the one measured as run

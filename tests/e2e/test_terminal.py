@@ -142,7 +142,7 @@ def test_each_profile_shows_its_top_5_configs_one_row_each_in_its_ranking(printe
             first.setdefault(r["config_key"], r)
         shown = list(first.values())[:5]
         expected = [
-            (f"{r['accelerator_count']}x {r['accelerator']}", r["run_label"] or "projected", r["price_class"])
+            (f"{r['accelerator_count']}x {r['accelerator_id']}", r["run_label"] or "projected", r["price_class"])
             for r in shown
         ]
         assert [(r[1], r[2], r[6].split(" ")[0]) for r in table] == expected, profile

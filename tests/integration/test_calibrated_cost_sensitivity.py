@@ -46,11 +46,11 @@ def newest_prices(prices: list[dict]) -> dict[tuple, float]:
     """(accelerator, class, provider) -> USD per accelerator-hour of the newest price (ties: the lowest)."""
     groups: dict[tuple, list[dict]] = defaultdict(list)
     for p in prices:
-        groups[(p["accelerator_id"], p["price_class"], p["provider"])].append(p)
+        groups[(p["accelerator_id"], p["price_class"], p["price_provider"])].append(p)
     newest = {}
     for key, group in groups.items():
-        latest = max(p["as_of"] for p in group)
-        newest[key] = min(p["usd_per_accelerator_hour"] for p in group if p["as_of"] == latest)
+        latest = max(p["price_as_of"] for p in group)
+        newest[key] = min(p["usd_per_accelerator_hour"] for p in group if p["price_as_of"] == latest)
     return newest
 
 

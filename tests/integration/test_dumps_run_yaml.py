@@ -46,7 +46,7 @@ def test_the_knee_in_ms_and_requests_per_second(batch):
     assert stage4["ttft_p95_ms"] == pytest.approx(3187, abs=1)
     assert stage3["output_tokens_per_s"] == pytest.approx(5693.9, abs=0.05)
     assert stage3["tpot_p95_ms"] == pytest.approx(9.4, abs=0.1)
-    assert stage3["mean_input_tokens"] == pytest.approx(204.1, abs=0.01)
+    assert stage3["input_tokens_mean"] == pytest.approx(204.1, abs=0.01)
     assert all(p["requests_failed"] == 0 and not p["has_requests"] for p in points)
 
 

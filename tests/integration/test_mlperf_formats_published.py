@@ -101,7 +101,7 @@ def test_compilance_and_compliance_both_read_in_one_round():
     _f, quanta, _r, _n = read(SUMMARY / "v3.0/submitter_checker_csv/closed/Quanta_Cloud_Technology/summary.csv")
     assert len(azure) == 24 and len(quanta) == 5
     cpu = quanta["v3.0/closed/datacenter/Quanta_Cloud_Technology/1-node-2S-SPR-PyTorch-INT8/resnet/Offline"]
-    assert cpu["is_cpu_only"] and cpu["total_accelerators"] == 0 and cpu["nodes"] == 2
+    assert cpu["is_cpu_only"] and cpu["accelerator_count"] == 0 and cpu["nodes"] == 2
 
 
 def test_v41_checker_llm_rows_labelled_samples_are_tokens():
@@ -149,7 +149,7 @@ def test_workbook_pivot_sheets_become_the_same_results():
     for key, row in rows.items():
         assert row["result_value"] == report_rows[key]["result_value"]
     row = rows["v5.0/closed/datacenter,edge/MLCommons/RTX4090x2-nvidia-gpu-TensorRT-default_config/retinanet/Server"]
-    assert row["result_value"] == 1414.96 and row["total_accelerators"] == 2
+    assert row["result_value"] == 1414.96 and row["accelerator_count"] == 2
     assert row["details_url"] == (
         "https://github.com/mlcommons/submissions_inference_4.1/tree/main/closed/MLCommons/"
         "results/RTX4090x2-nvidia-gpu-TensorRT-default_config"

@@ -64,7 +64,7 @@ def test_the_v31_results_declaring_1_accelerator_of_a_4x_h100_system_are_implaus
     assert flagged == contradicted
     for r in v31_v40:
         if not r["plausible"] and "states" in r["implausible_reason"]:
-            assert "states 4" in r["implausible_reason"] and r["total_accelerators"] == 1
+            assert "states 4" in r["implausible_reason"] and r["accelerator_count"] == 1
 
 
 def test_round_over_round_no_longer_shows_a_false_h100_gptj_regression(tmp_path, v31_v40):
@@ -135,7 +135,7 @@ def test_an_accelerator_named_none_is_cpu_only(v31_v40):
     assert len(raw) == 3  # Krai's Thundercomm TurboX EB6 (Snapdragon 865) resnet50 results
     rows = [r for r in v31_v40 if r["accelerator_raw"] == "None"]
     assert {(r["platform"], r["scenario"]) for r in rows} == raw
-    assert all(r["is_cpu_only"] and r["total_accelerators"] == 0 and r["result_per_accelerator"] is None for r in rows)
+    assert all(r["is_cpu_only"] and r["accelerator_count"] == 0 and r["result_per_accelerator"] is None for r in rows)
 
 
 # --- the suite set in one spelling ------------------------------------------------------------------------------

@@ -91,10 +91,10 @@ def variant(row, *, round_name=None, submitter=None, total=None, value=None, **c
     if submitter is not None:
         out.update(submitter=submitter, platform=f"{submitter}-box")
     if total is not None:
-        out.update(nodes=1, accelerators_per_node=total, total_accelerators=total)
+        out.update(nodes=1, accelerators_per_node=total, accelerator_count=total)
     if value is not None:
         out["result_value"] = value
-    per_accel = out["result_value"] / out["total_accelerators"]
+    per_accel = out["result_value"] / out["accelerator_count"]
     out.update(
         result_per_accelerator=per_accel,
         tokens_per_s=out["result_value"],
@@ -154,6 +154,6 @@ def test_the_reference_is_the_highest_per_accelerator_closed_measured_server_res
         variant(offline, submitter="Batch", value=9900.0),
     ]  # Offline only: never the reference
     (ref,) = reference(tmp_path, rows).values()
-    assert (ref["submitter"], ref["total_accelerators"]) == ("Best", 8)
+    assert (ref["submitter"], ref["accelerator_count"]) == ("Best", 8)
     assert ref["server_tokens_per_s_per_accel"] == pytest.approx(5500.0)
     assert ref["offline_tokens_per_s_per_accel"] is None  # no Offline of that system: none borrowed from another

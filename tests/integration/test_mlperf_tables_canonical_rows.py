@@ -40,18 +40,16 @@ def test_worked_case_rows(v51):
     assert server["accelerator_id"] == "nvidia-h100-sxm-80gb"
     assert server["model_id"] == "llama-3.1-8b-instruct"
     assert (server["precision"], server["runtime"], server["runtime_version"]) == ("fp8", "vLLM", "0.10.0")
-    assert server["total_accelerators"] == 1 and server["source_sha256"] == sha256_bytes(V51_TABLE.read_bytes())
+    assert server["accelerator_count"] == 1 and server["source_sha256"] == sha256_bytes(V51_TABLE.read_bytes())
 
 
 def test_per_accelerator_value_divides_by_nodes_times_accelerators(v51):
     rows, _ = v51
-    multi = [
-        r for r in rows.values() if r["nodes"] > 1 and r["metric_kind"] == "throughput" and r["total_accelerators"]
-    ]
+    multi = [r for r in rows.values() if r["nodes"] > 1 and r["metric_kind"] == "throughput" and r["accelerator_count"]]
     assert multi
     for row in multi:
-        assert row["total_accelerators"] == row["nodes"] * row["accelerators_per_node"]
-        assert row["result_per_accelerator"] == pytest.approx(row["result_value"] / row["total_accelerators"])
+        assert row["accelerator_count"] == row["nodes"] * row["accelerators_per_node"]
+        assert row["result_per_accelerator"] == pytest.approx(row["result_value"] / row["accelerator_count"])
 
 
 def test_mislabelled_llm_units_are_corrected(v51):
@@ -82,8 +80,7 @@ def test_cpu_only_systems_have_no_per_accelerator_value(v51):
     cpu = [r for r in rows.values() if r["is_cpu_only"]]
     assert len(cpu) > 100
     assert all(
-        r["total_accelerators"] == 0 and r["result_per_accelerator"] is None and r["accelerator_id"] is None
-        for r in cpu
+        r["accelerator_count"] == 0 and r["result_per_accelerator"] is None and r["accelerator_id"] is None for r in cpu
     )
 
 

@@ -75,7 +75,7 @@ def test_measurement_json_names_differ_by_submitter(tree_and_table):
 def test_cpu_only_system_with_string_counts(tree_and_table):
     trees, _table = tree_and_table["v4.1"]
     rows = [r for r in trees.rows if r["platform"] == "1-node-2S-GNR-PyTorch"]
-    assert len(rows) == 5 and all(r["is_cpu_only"] and r["total_accelerators"] == 0 for r in rows)
+    assert len(rows) == 5 and all(r["is_cpu_only"] and r["accelerator_count"] == 0 for r in rows)
     gptj = [r for r in rows if r["result_key"].endswith("gptj-99/Offline")][0]
     assert (gptj["result_value"], gptj["result_field"]) == (498.316, "result_inferred_tokens_per_second")
 

@@ -42,10 +42,10 @@ def expected(v01: Path) -> dict:
         "requests_ok": req["total"] - req["failures"],  # total counts the failures
         "duration_s": metrics["time"]["duration"],
         "achieved_requests_per_s": metrics["throughput"]["requests_per_sec"],
-        "sent_rate_per_s": req["total"] / metrics["time"]["duration"],
+        "sent_requests_per_s": req["total"] / metrics["time"]["duration"],
         "output_tokens_per_s": metrics["throughput"]["output_tokens_per_sec"],
-        "mean_input_tokens": req["input_length"]["mean"],
-        "mean_output_tokens": req["output_length"]["mean"],
+        "input_tokens_mean": req["input_length"]["mean"],
+        "output_tokens_mean": req["output_length"]["mean"],
     }
     for ours, theirs in (("ttft", "time_to_first_token"), ("tpot", "time_per_output_token")):
         for p in ("p50", "p90", "p99"):
@@ -91,9 +91,9 @@ def test_every_stage_equals_its_raw_keys_in_both_versions(path):
     for column, value in want.items():
         if column != "offered_rate_per_s":
             assert v01.values[column] == pytest.approx(value, rel=1e-12), column
-        if column not in ("duration_s", "sent_rate_per_s", "offered_rate_per_s"):  # v0.2 has no duration
+        if column not in ("duration_s", "sent_requests_per_s", "offered_rate_per_s"):  # v0.2 has no duration
             assert v02.values[column] == pytest.approx(value, rel=1e-12), column
-    assert v02.values["duration_s"] is None and v02.values["sent_rate_per_s"] is None
+    assert v02.values["duration_s"] is None and v02.values["sent_requests_per_s"] is None
     assert v01.merge_key == v02.merge_key == f"stage {raw(path)['scenario']['load']['metadata']['stage']}"
 
 
@@ -102,7 +102,7 @@ def test_the_achieved_rate_is_requests_per_sec_not_total_over_the_send_window():
     (path,) = [p for p in V01 if "llmd-scaled" in str(p) and "_stage_1_" in p.name]
     (m,) = parse(path).measurements
     assert m.values["achieved_requests_per_s"] == pytest.approx(2.1301262249199344)
-    assert m.values["sent_rate_per_s"] == pytest.approx(60 / 20.091448519844562)
+    assert m.values["sent_requests_per_s"] == pytest.approx(60 / 20.091448519844562)
 
 
 @pytest.fixture(scope="module")

@@ -58,7 +58,7 @@ def test_latency_report_numbers_equal_the_raw_file_and_its_name(path):
     out_len, in_len = r["request_info"]["avg_output_length"], r["request_info"]["avg_input_length"]
     assert v["output_tokens_per_s"] == pytest.approx(n / seconds * out_len, rel=1e-9)
     assert v["input_tokens_per_s"] == pytest.approx(n / seconds * in_len, rel=1e-9)
-    assert (v["mean_input_tokens"], v["mean_output_tokens"]) == (in_len, out_len)
+    assert (v["input_tokens_mean"], v["output_tokens_mean"]) == (in_len, out_len)
     for pct in PERCENTILES:
         assert v[f"ttft_{pct}_ms"] == r["streaming_metrics"]["ttft_percentiles"][pct]
         assert v[f"tpot_{pct}_ms"] == r["streaming_metrics"]["tpot_percentiles"][pct]

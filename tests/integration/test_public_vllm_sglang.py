@@ -123,7 +123,7 @@ def test_detailed_vllm_results_equal_numpy_over_their_own_arrays(path):
     assert m.values["tpot_p99_ms"] == pytest.approx(np.percentile(mine["tpot"], 99), rel=1e-5)
     assert m.values["itl_p50_ms"] == pytest.approx(np.median(mine["itl"]), rel=1e-9)
     assert m.values["achieved_requests_per_s"] == pytest.approx(result["completed"] / result["duration"], rel=1e-9)
-    assert m.values["mean_output_tokens"] == pytest.approx(sum(result["output_lens"]) / result["completed"])
+    assert m.values["output_tokens_mean"] == pytest.approx(sum(result["output_lens"]) / result["completed"])
     assert (m.values["requests_ok"], m.values["requests_failed"]) == (result["completed"], 0)
     requests = m.requests
     assert requests.height == len(result["ttfts"]) == result["num_prompts"]
@@ -142,7 +142,7 @@ def _check_summary(m, result):
     assert m.values["achieved_requests_per_s"] == pytest.approx(result["completed"] / result["duration"], rel=1e-9)
     assert m.values["achieved_requests_per_s"] == pytest.approx(result["request_throughput"], rel=1e-9)
     assert m.values["output_tokens_per_s"] == pytest.approx(result["total_output_tokens"] / result["duration"])
-    assert m.values["mean_input_tokens"] == pytest.approx(result["total_input_tokens"] / result["completed"])
+    assert m.values["input_tokens_mean"] == pytest.approx(result["total_input_tokens"] / result["completed"])
     for ours, theirs in (
         ("ttft_p50_ms", "median_ttft_ms"),
         ("ttft_p99_ms", "p99_ttft_ms"),
@@ -200,7 +200,7 @@ def test_sglang_lines_equal_the_raw_keys(path):
         assert m.concurrency == line["max_concurrency"]
         assert m.values["achieved_requests_per_s"] == pytest.approx(line["completed"] / line["duration"], rel=1e-9)
         assert m.values["input_tokens_per_s"] == line["input_throughput"]
-        assert m.values["mean_output_tokens"] == pytest.approx(line["total_output_tokens"] / line["completed"])
+        assert m.values["output_tokens_mean"] == pytest.approx(line["total_output_tokens"] / line["completed"])
         for ours, theirs in (("ttft_p50_ms", "median_ttft_ms"), ("ttft_p99_ms", "p99_ttft_ms"),
                              ("itl_p95_ms", "p95_itl_ms"), ("e2e_p99_ms", "p99_e2e_latency_ms")):  # fmt: skip
             assert m.values[ours] == line[theirs]

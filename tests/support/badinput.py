@@ -92,7 +92,7 @@ def read_mlperf_locations(locations: dict[str, Path]) -> dict[str, Outcome]:
             results[name].numbers[(key,)] = (
                 row["result_value"],
                 row["result_per_accelerator"],
-                row["total_accelerators"],
+                row["accelerator_count"],
                 row["nodes"],
                 row["power_value"],
                 row["precision"],
@@ -120,7 +120,9 @@ def read_price_file(path: Path) -> Outcome:
     kept, reasons = _valid(prices_frame(rows), AcceleratorPrices, "benchmark.accelerator_prices", rejects)
     return Outcome(
         numbers={
-            (r["accelerator_raw"], r["price_class"], r["provider"], r["as_of"]): (r["usd_per_accelerator_hour"],)
+            (r["accelerator_raw"], r["price_class"], r["price_provider"], r["price_as_of"]): (
+                r["usd_per_accelerator_hour"],
+            )
             for r in kept
         },
         reasons=reasons,
@@ -134,8 +136,8 @@ def read_profile_file(path: Path) -> Outcome:
     out = Outcome(
         numbers={
             (p["profile"],): (
-                p["delivered_fraction_prior_lo"],
-                p["delivered_fraction_prior_hi"],
+                p["delivered_fraction_prior_low"],
+                p["delivered_fraction_prior_high"],
                 p["input_tokens_stated"],
                 p["output_tokens_stated"],
             )
@@ -173,7 +175,7 @@ def read_dump_folders(folders: dict[str, Path]) -> dict[str, Outcome]:
         conn,
         """
             SELECT source, location, load_kind, offered_rate_per_s, concurrency, achieved_requests_per_s,
-                   requests_ok, requests_failed, output_tokens_per_s, mean_input_tokens, ttft_p50_ms, ttft_p95_ms,
+                   requests_ok, requests_failed, output_tokens_per_s, input_tokens_mean, ttft_p50_ms, ttft_p95_ms,
                    ttft_p99_ms, tpot_p95_ms, e2e_p95_ms, e2e_p99_ms FROM observed.measurements""",
     ):
         results[case(source)].numbers[("measurement", PurePath(source).name, location)] = tuple(values)

@@ -48,7 +48,7 @@ SIGNATURE_SQL = """
 SELECT (SELECT max(result_value) FROM benchmark.mlperf_results
         WHERE submitter = 'RedHat' AND scenario = 'Server' AND accelerator_id = 'nvidia-h100-sxm-80gb'),
        (SELECT max(mlperf_server_tokens_per_s_per_accel) FROM marts.config_shortlist
-        WHERE accelerator = 'nvidia-h100-sxm-80gb'),
+        WHERE accelerator_id = 'nvidia-h100-sxm-80gb'),
        (SELECT count(*) FROM observed.runs),
        (SELECT count(*) FROM requirement.profiles),
        (SELECT count(DISTINCT profile) FROM analytics.shortlist)

@@ -1,33 +1,15 @@
 """The analyst surface's descriptions: every pandera model describes its table and columns, the audit
 tables come from their models, view headers describe or lend every column."""
 
-import importlib
-import inspect
-import pkgutil
-
 import duckdb
-import pandera.polars as pa
 import pytest
 
-import schemas
 from assets.warehouse import sqldoc
 from assets.warehouse.views import create_views
 from assets.warehouse.write import audit_ddl, describe_table
 from schemas.audit.quarantine import Quarantine
 from schemas.audit.source_files import SourceFiles
-
-
-def all_models() -> list[type[pa.DataFrameModel]]:
-    """Every table's pandera model: one per schemas/<schema>/<table>.py."""
-    models = []
-    for package in pkgutil.walk_packages(schemas.__path__, "schemas."):
-        loaded = importlib.import_module(package.name)
-        models += [
-            obj
-            for _n, obj in inspect.getmembers(loaded, inspect.isclass)
-            if issubclass(obj, pa.DataFrameModel) and obj.__module__ == loaded.__name__
-        ]
-    return models
+from tests.support.published_columns import all_models
 
 
 def test_every_model_has_a_docstring_and_every_field_a_description():

@@ -122,7 +122,7 @@ def price(rows: list[dict]) -> duckdb.DuckDBPyConnection:
         "CREATE TABLE benchmark.accelerator_prices AS SELECT * FROM (VALUES "
         f"('{H100}', 'on_demand', 'P', DATE '2024-01-01', 3.0::DOUBLE, 1), ('{H100}', 'on_demand', 'P', "
         "DATE '2025-01-01', 2.5::DOUBLE, 2)) "
-        "AS t(accelerator_id, price_class, provider, as_of, usd_per_accelerator_hour, source_row)"
+        "AS t(accelerator_id, price_class, price_provider, price_as_of, usd_per_accelerator_hour, source_row)"
     )
     conn.register("in_force", run_sql_file(conn, "benchmark/prices_in_force.sql"))  # the newer price, 2.5
     conn.execute("CREATE TABLE benchmark.prices_in_force AS SELECT * FROM in_force")
@@ -222,7 +222,12 @@ def test_a_bursty_profile_is_priced_at_our_arrivals_and_at_poisson_through_the_w
         "calibrated.engine_models": [{"config_key": "cfg-test", **engine_columns(ENGINE)}],
         "calibrated.delivered_at_slo": [delivered_row()],
         "benchmark.prices_in_force": [
-            {"accelerator_id": H100, "price_class": "on_demand", "provider": "P", "as_of": datetime.date(2025, 1, 1)}
+            {
+                "accelerator_id": H100,
+                "price_class": "on_demand",
+                "price_provider": "P",
+                "price_as_of": datetime.date(2025, 1, 1),
+            }
             | {"usd_per_accelerator_hour": 2.5, "source_row": 1}
         ],
         "marts.capacity_plan": [{"profile": "chat", "mean_requests_per_s": 25.0, "peak_requests_per_s": 250.0}],

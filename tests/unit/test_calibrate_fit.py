@@ -48,8 +48,8 @@ def _level(key: str, workload: str, index: int, rate: float, inp: int, out: int)
     level.measured.update(
         achieved_requests_per_s=simulated["achieved_requests_per_s"],
         error_rate=0.0,
-        mean_input_tokens=float(inp),
-        mean_output_tokens=float(out),
+        input_tokens_mean=float(inp),
+        output_tokens_mean=float(out),
     )
     return level
 

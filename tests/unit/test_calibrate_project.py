@@ -197,7 +197,7 @@ def _synthetic_level(key: str, workload: str, index: int, rate: float, inp: int,
     simulated = simulate_level(SWEPT, level)
     level.measured = {k: simulated[k] for k in ("ttft_p50_ms", "tpot_p50_ms", "e2e_p50_ms", "ttft_p95_ms")}
     level.measured |= {"achieved_requests_per_s": simulated["achieved_requests_per_s"], "error_rate": 0.0}
-    level.measured |= {"mean_input_tokens": float(inp), "mean_output_tokens": float(out)}
+    level.measured |= {"input_tokens_mean": float(inp), "output_tokens_mean": float(out)}
     return level
 
 

@@ -15,7 +15,7 @@ RUN_COLUMNS = (
 )
 POINT_COLUMNS = (
     "run_id, load_index, load_kind, offered_rate_per_s, concurrency, achieved_requests_per_s, repeats, requests_sent, "
-    "requests_ok, error_rate, mean_input_tokens, mean_output_tokens, ttft_p50_ms, tpot_p50_ms"
+    "requests_ok, error_rate, input_tokens_mean, output_tokens_mean, ttft_p50_ms, tpot_p50_ms"
 )
 
 

@@ -481,7 +481,7 @@ def test_an_unsettled_quality_requirement_is_something_to_measure_before_decidin
     write_table(conn, "observed.delivered_at_slo", pl.DataFrame([], schema=_schema(DeliveredAtSlo)), DeliveredAtSlo)
     unsettled = {
         "profile": "p",
-        "model": LLAMA,
+        "model_id": LLAMA,
         "precision": "fp8",
         "quality_status": "untested",
         "action": "evaluate quality at fp8 before deciding",
@@ -489,7 +489,7 @@ def test_an_unsettled_quality_requirement_is_something_to_measure_before_decidin
     }
     write_table(conn, "marts.quality_to_measure", pl.DataFrame([unsettled]), QualityToMeasure)
     (row,) = run_sql_file(conn, "analytics/measure_next.sql").to_dicts()
-    assert (row["kind"], row["profile"], row["model"], row["precision"], row["quality_status"]) == (
+    assert (row["kind"], row["profile"], row["model_id"], row["precision"], row["quality_status"]) == (
         "quality_before_deciding",
         "p",
         LLAMA,

@@ -23,7 +23,7 @@ def plan_row(config, evidence, run_label, usd_per_hour, replicas, delivered, pro
         "config_key": config,
         "evidence": evidence,
         "run_label": run_label,
-        "accelerator": "nvidia-h100-sxm-80gb",
+        "accelerator_id": "nvidia-h100-sxm-80gb",
         "accelerator_count": 1,
         "price_class": "on_demand",
         "price_provider": provider,
@@ -235,7 +235,7 @@ def test_decision_lines_above_the_terminal_shortlist_fold_to_160_columns():
         {
             "profile": "chat",
             "config_key": "run-batched",
-            "accelerator": "nvidia-h100-sxm-80gb",
+            "accelerator_id": "nvidia-h100-sxm-80gb",
             "accelerator_count": 1,
             "run_label": "batched",
             "evidence": "observed",

@@ -54,12 +54,12 @@ def test_vllm_appended_lines_old_goodput_key_and_inf_rate():
 def test_sglang_new_and_old_keys_and_measured_concurrency_is_not_the_load():
     new = parse(FIXTURES / "sglang/sglang_0901_10_256_64.jsonl").measurements
     assert [(m.offered_rate_per_s, m.requests is not None) for m in new] == [(2.0, False), (4.0, True)]
-    assert new[0].values["mean_input_tokens"] is not None and new[0].values["itl_p95_ms"] == pytest.approx(12.8)
+    assert new[0].values["input_tokens_mean"] is not None and new[0].values["itl_p95_ms"] == pytest.approx(12.8)
     assert ("concurrency", "mean in flight (measured)", 0.37, "requests") in new[0].tool_metrics
     assert new[1].requests.filter(pl.col("status") == "ok").get_column("e2e_ms").min() > 0  # TTFT + gaps
     (old,) = parse(FIXTURES / "sglang/old_keys.jsonl").measurements
     assert (old.load_kind, old.concurrency) == ("concurrency", 4.0)
-    assert old.values["mean_output_tokens"] == new[0].values["mean_output_tokens"]
+    assert old.values["output_tokens_mean"] == new[0].values["output_tokens_mean"]
 
 
 def test_guidellm_json_and_csv_agree_and_tpot_is_not_guidellms_time_per_output_token():

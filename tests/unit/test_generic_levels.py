@@ -58,7 +58,7 @@ def test_every_number_equals_the_csv_and_what_the_file_lacks_stays_null():
         assert v["duration_s"] == float(row["duration_s"])
         assert (v["requests_ok"], v["requests_failed"]) == (int(row["requests_ok"]), int(row["requests_failed"]))
         assert v["requests_sent"] == int(row["requests_ok"]) + int(row["requests_failed"])
-        assert (v["mean_input_tokens"], v["mean_output_tokens"]) == (
+        assert (v["input_tokens_mean"], v["output_tokens_mean"]) == (
             float(row["input_tokens_mean"]),
             float(row["output_tokens_mean"]),
         )

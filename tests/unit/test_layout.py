@@ -1,7 +1,7 @@
 """The layout's rules, read from the import graph: one direction (pipelines -> assets -> schemas), Dagster only
 in the definitions (the top-level `assets/*.py` and `pipelines/`), plain library subpackages beneath them that
 never reach Dagster, errors and provenance records at the bottom, no cycle between subpackages; and every SQL
-file, reader and table where the layout says it is."""
+file, reader and table where the layout says it is; no Python file over the size limit."""
 
 import ast
 import subprocess
@@ -153,3 +153,31 @@ def test_no_source_file_is_hidden_from_git():
         check=True,
     ).stdout.split()
     assert [p for p in listed if "__pycache__" not in p and not p.endswith(".pyc")] == []
+
+
+MAX_LINES = 420  # "no file over about 400 lines": a file past this is split by meaning, not cut in half
+SIZED = ("assets", "pipelines", "schemas", "bench")
+
+
+def python_files_over(limit: int, root: Path = REPO_ROOT) -> list[str]:
+    """Every Python file under the sized folders of `root` with more than `limit` lines, with its length."""
+    files = sorted(p for folder in SIZED for p in (root / folder).rglob("*.py"))
+    return [
+        f"{p.relative_to(root)}: {n} lines"
+        for p in files
+        if (n := len(p.read_text(encoding="utf-8").splitlines())) > limit
+    ]
+
+
+def test_no_python_file_is_over_the_size_limit():
+    assert python_files_over(MAX_LINES) == []
+
+
+def test_the_size_limit_lists_every_file_over_it(tmp_path):
+    (tmp_path / "assets" / "sub").mkdir(parents=True)
+    (tmp_path / "bench").mkdir()
+    (tmp_path / "assets" / "sub" / "long.py").write_text("x = 1\n" * 6)
+    (tmp_path / "bench" / "longer.py").write_text("x = 1\n" * 7)
+    (tmp_path / "assets" / "short.py").write_text("x = 1\n" * 5)
+    (tmp_path / "assets" / "notes.txt").write_text("x\n" * 50)
+    assert python_files_over(5, tmp_path) == ["assets/sub/long.py: 6 lines", "bench/longer.py: 7 lines"]

@@ -57,7 +57,7 @@ def test_units_are_read_from_each_statistic_and_failures_are_not_ok():
     assert (m.load_kind, m.offered_rate_per_s, m.location) == ("rate", 4.0, "stage 1")
     assert m.values["ttft_p50_ms"] == 100.0 and m.values["e2e_p50_ms"] == 2000.0  # ms kept, s x 1000
     assert (m.values["requests_sent"], m.values["requests_ok"], m.values["requests_failed"]) == (40, 39, 1)
-    assert m.values["achieved_requests_per_s"] == 3.5 and m.values["sent_rate_per_s"] == 4.0  # 40 / 10 s
+    assert m.values["achieved_requests_per_s"] == 3.5 and m.values["sent_requests_per_s"] == 4.0  # 40 / 10 s
 
 
 def test_a_json_report_is_read_alike():
@@ -112,7 +112,7 @@ def test_a_report_converted_from_vllm_takes_its_level_by_vllms_rule_and_derives_
     del doc["metrics"]["requests"]["failures"]
     (m,) = read(as_yaml(doc)).measurements
     assert (m.load_kind, m.offered_rate_per_s, m.workload["max_concurrency"]) == ("rate", 4.0, 32.0)
-    assert m.values["sent_rate_per_s"] is None and m.values["requests_failed"] is None
+    assert m.values["sent_requests_per_s"] is None and m.values["requests_failed"] is None
     doc["scenario"]["load"]["args"]["request_rate"] = "inf"
     (m,) = read(as_yaml(doc)).measurements
     assert (m.load_kind, m.concurrency) == ("concurrency", 32.0)

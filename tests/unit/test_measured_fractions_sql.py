@@ -78,7 +78,7 @@ def test_a_projected_band_spans_the_least_and_greatest_fraction_our_runs_measure
     assert f"a on {H100} {a[0]:.3f}-{a[1]:.3f}" in basis and f"b on {A100} 0.500-0.500" in basis
     assert "learnt from 2 of our bands" in row["method"]
     # the prior stays beside it, as the fallback
-    assert (row["delivered_fraction_prior_lo"], row["delivered_fraction_prior_hi"]) == (0.5, 0.8)
+    assert (row["delivered_fraction_prior_low"], row["delivered_fraction_prior_high"]) == (0.5, 0.8)
 
 
 def test_a_single_run_gives_min_equal_to_max_with_a_count_of_one_and_says_so(conn):

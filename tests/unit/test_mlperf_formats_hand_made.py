@@ -73,7 +73,7 @@ def test_31_column_header_all_quoted_with_total_accelerators_and_division_in_com
     rows, rejects, note = parse_file(fetched_bytes("out.csv", csv31()), detect(fetched_bytes("out.csv", csv31())))
     assert note == "31 columns (v6.0+ header)" and rejects == []
     (row,) = rows
-    assert row["round"] == "v6.0" and row["total_accelerators"] == 16 and row["nodes"] == 2
+    assert row["round"] == "v6.0" and row["accelerator_count"] == 16 and row["nodes"] == 2
     assert row["result_per_accelerator"] == pytest.approx(1234.5 / 16)
     assert row["precision"] == "mxfp4" and row["result_unit"] == "tokens/s"
 
@@ -97,7 +97,7 @@ def test_11_column_v07_header_takes_the_round_from_the_path_and_has_no_system_co
     _fmt, rows, rejects, note = read(table)
     assert note == "11 columns (v0.7 header)" and rejects == []
     (row,) = rows.values()
-    assert row["round"] == "v0.7" and row["nodes"] is None and row["total_accelerators"] is None
+    assert row["round"] == "v0.7" and row["nodes"] is None and row["accelerator_count"] is None
     assert row["is_cpu_only"] is False and row["result_unit"] == "samples/s"
 
 

@@ -77,7 +77,7 @@ def test_a_declared_count_the_system_name_contradicts_is_implausible_with_the_re
         and "declares 1 per node x 1 node(s) = 1" in (flagged["implausible_reason"])
     )
     # the row keeps its numbers: flagged, not changed nor dropped
-    assert flagged["result_per_accelerator"] == pytest.approx(51.7954) and flagged["total_accelerators"] == 1
+    assert flagged["result_per_accelerator"] == pytest.approx(51.7954) and flagged["accelerator_count"] == 1
 
 
 @pytest.mark.parametrize(
@@ -158,7 +158,7 @@ def test_a_details_link_into_another_round_s_repository_is_not_official():
 @pytest.mark.parametrize("name", ["None", "none", "N/A", "", "-", "NULL"])
 def test_an_accelerator_named_none_with_no_count_is_cpu_only(name):
     cpu = row(Accelerator=name, **{"a#": 0})
-    assert cpu["is_cpu_only"] is True and cpu["total_accelerators"] == 0 and cpu["result_per_accelerator"] is None
+    assert cpu["is_cpu_only"] is True and cpu["accelerator_count"] == 0 and cpu["result_per_accelerator"] is None
     assert cpu["accelerator_id"] is None and cpu["plausible"] is True
 
 

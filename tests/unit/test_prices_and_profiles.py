@@ -16,8 +16,8 @@ HEADER = "accelerator,price_class,usd_per_accelerator_hour,provider,source,as_of
 def test_bundled_prices_are_all_valid_dated_and_sourced():
     rows, rejects, _file = read_prices(DEFAULT_PRICES)
     assert rejects == [] and len(rows) >= 20
-    assert all(r["accelerator_known"] and r["price_source"] and r["as_of"].year >= 2023 for r in rows)
-    lambda_h100 = [r for r in rows if r["provider"] == "Lambda" and r["accelerator_id"] == "nvidia-h100-sxm-80gb"]
+    assert all(r["accelerator_known"] and r["price_source"] and r["price_as_of"].year >= 2023 for r in rows)
+    lambda_h100 = [r for r in rows if r["price_provider"] == "Lambda" and r["accelerator_id"] == "nvidia-h100-sxm-80gb"]
     assert [r["usd_per_accelerator_hour"] for r in lambda_h100] == [2.99]
     assert {r["price_class"] for r in rows} >= {"on_demand", "capacity_block", "tco_model", "spot", "reserved"}
 

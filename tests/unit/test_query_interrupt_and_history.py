@@ -28,7 +28,7 @@ def warehouse(tmp_path) -> Path:
     folder = tmp_path / "warehouse"
     folder.mkdir()
     with duckdb.connect(str(folder / "serving.duckdb")) as conn:
-        conn.execute("CREATE SCHEMA analytics; CREATE TABLE analytics.shortlist AS SELECT 'h100' AS accelerator")
+        conn.execute("CREATE SCHEMA analytics; CREATE TABLE analytics.shortlist AS SELECT 'h100' AS accelerator_id")
     return folder
 
 
@@ -80,7 +80,7 @@ def test_ctrl_c_during_a_sql_query_stops_it_with_one_line_and_exit_130(warehouse
 
 def test_ctrl_c_during_a_shell_query_drops_it_and_the_shell_goes_on(warehouse, tmp_path):
     typed = tmp_path / "typed.sql"
-    typed.write_text(f"{ENDLESS};\nSELECT accelerator FROM analytics.shortlist;\n")
+    typed.write_text(f"{ENDLESS};\nSELECT accelerator_id FROM analytics.shortlist;\n")
     with typed.open("rb") as stdin:
         child = benchbill(
             "shell",

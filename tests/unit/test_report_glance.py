@@ -22,7 +22,7 @@ def plan_row(config, run_label, rank, replicas, billed, basis="measured", usd_pe
         "config_key": config,
         "evidence": "projected" if basis == "projected" else "observed",
         "run_label": run_label,
-        "accelerator": "nvidia-h100-sxm-80gb",
+        "accelerator_id": "nvidia-h100-sxm-80gb",
         "accelerator_count": 1,
         "price_class": "reserved",
         "price_provider": "SemiAnalysis",

@@ -22,9 +22,9 @@ def price(**changes):
         "accelerator_known": True,
         "price_class": "on_demand",
         "usd_per_accelerator_hour": 2.99,
-        "provider": "Lambda",
+        "price_provider": "Lambda",
         "price_source": "a page",
-        "as_of": datetime.date(2026, 5, 18),
+        "price_as_of": datetime.date(2026, 5, 18),
         "source": "prices.csv",
         "source_row": 0,
         "evidence": "benchmark",
@@ -34,7 +34,7 @@ def price(**changes):
 
 
 def test_good_frame_passes_unchanged():
-    frame = pl.DataFrame([price(), price(provider="RunPod", usd_per_accelerator_hour=3.49)])
+    frame = pl.DataFrame([price(), price(price_provider="RunPod", usd_per_accelerator_hour=3.49)])
     valid, rejects = split_valid(frame, AcceleratorPrices, "benchmark.accelerator_prices")
     assert valid.height == 2 and rejects == []
 
@@ -49,15 +49,15 @@ def test_good_frame_passes_unchanged():
     ],
 )
 def test_bad_rows_become_rejects_with_the_failed_check(changes, column):
-    frame = pl.DataFrame([price(), price(provider="Other", **changes)])
+    frame = pl.DataFrame([price(), price(price_provider="Other", **changes)])
     valid, rejects = split_valid(frame, AcceleratorPrices, "benchmark.accelerator_prices")
     assert valid.height == 1 and len(rejects) == 1
-    assert column in rejects[0].reason and rejects[0].row["provider"] == "Other"
+    assert column in rejects[0].reason and rejects[0].row["price_provider"] == "Other"
 
 
 def test_missing_column_is_a_whole_table_error():
-    frame = pl.DataFrame([price()]).drop("as_of")
-    with pytest.raises(SchemaMismatch, match=r"missing \['as_of'\]"):
+    frame = pl.DataFrame([price()]).drop("price_as_of")
+    with pytest.raises(SchemaMismatch, match=r"missing \['price_as_of'\]"):
         split_valid(frame, AcceleratorPrices, "benchmark.accelerator_prices")
 
 
@@ -69,7 +69,7 @@ def test_slo_measure_names_are_checked():
 
 def test_write_table_replaces_and_quarantines_in_one_go(tmp_path):
     conn = duckdb.connect(str(tmp_path / "w.duckdb"))
-    frame = pl.DataFrame([price(), price(provider="Bad", usd_per_accelerator_hour=0.0)])
+    frame = pl.DataFrame([price(), price(price_provider="Bad", usd_per_accelerator_hour=0.0)])
     report = write_table(conn, "benchmark.accelerator_prices", frame, AcceleratorPrices)
     assert (report.rows, report.quarantined) == (1, 1)
     again = write_table(conn, "benchmark.accelerator_prices", frame, AcceleratorPrices)
@@ -125,14 +125,14 @@ def pandera_failing_rows(frame, model):
         {"usd_per_accelerator_hour": float("inf")},  # less_than
         {"usd_per_accelerator_hour": float("nan")},  # NaN in a non-nullable float is a null
         {"price_class": "whenever"},  # isin
-        {"provider": "Lambda"},  # a second row with the same key: uniqueness
+        {"price_provider": "Lambda"},  # a second row with the same key: uniqueness
         {"evidence": None},  # not nullable
     ],
 )
 def test_the_checks_run_in_sql_give_pandera_s_verdicts(changes):
     """split_valid lets pandera check the schema and DuckDB run the model's data checks (compiled to SQL):
     every row pandera's full validation fails is rejected, and only those."""
-    frame = pl.DataFrame([price(), price(provider="Other"), price(**{"provider": "Third", **changes})])
+    frame = pl.DataFrame([price(), price(price_provider="Other"), price(**{"price_provider": "Third", **changes})])
     _valid, rejects = split_valid(frame, AcceleratorPrices, "benchmark.accelerator_prices")
     assert sorted(int(r.location.split()[1]) for r in rejects) == pandera_failing_rows(frame, AcceleratorPrices)
     assert rejects

@@ -16,7 +16,7 @@ CASES = {
         CREATE TABLE benchmark.mlperf_results AS SELECT * FROM (VALUES
             ('ok', 800.0, 100.0, 8, 'throughput'), ('off', 800.0, 90.0, 8, 'throughput'),
             ('latency', 5.0, NULL, 8, 'latency'), ('cpu only', 10.0, NULL, 0, 'throughput'))
-            AS t(result_key, result_value, result_per_accelerator, total_accelerators, metric_kind)""",
+            AS t(result_key, result_value, result_per_accelerator, accelerator_count, metric_kind)""",
         ["off"],
     ),
     "benchmark/mlperf_results__one_row_per_result": (
@@ -102,7 +102,7 @@ CASES = {
         """
         CREATE TABLE benchmark.accelerator_prices AS SELECT * FROM (VALUES
             ('H100-SXM', true, 'on_demand', 'P', 'f'), ('Quantum Flux 9000', false, 'on_demand', 'P', 'f'))
-            AS t(accelerator_raw, accelerator_known, price_class, provider, source)""",
+            AS t(accelerator_raw, accelerator_known, price_class, price_provider, source)""",
         ["Quantum Flux 9000"],
     ),
     "marts/config_shortlist__every_profile_listed": (
@@ -128,7 +128,7 @@ CASES = {
             ('ok', 'level', 'r=1/s', 'r=1/s', 'ttft_p50_ms', 100.0, 110.0, 0.1),
             ('negative', 'level', 'r=1/s', 'r=1/s', 'ttft_p50_ms', 100.0, 90.0, -0.1),
             ('measured zero', 'level', 'r=1/s', 'r=1/s', 'ttft_p50_ms', 0.0, 90.0, NULL))
-            AS t(config_key, held_out_kind, held_out, load, metric, measured, predicted, relative_error)""",
+            AS t(config_key, heldout_kind, heldout, load, metric, measured, predicted, relative_error)""",
         ["negative", "measured zero"],
     ),
     "calibrated/engine_models__levels_validated": (
@@ -171,7 +171,7 @@ CASES = {
             ('prior kept', 'b200', 0.5, 0.8, 0, 0.5, 0.8, 1000.0, 8, 4000.0, 6400.0),
             ('prior ignored', 'b200', 0.4, 0.8, 0, 0.5, 0.8, 1000.0, 8, 3200.0, 6400.0))
             AS t(profile, accelerator_id, delivered_fraction_low, delivered_fraction_high, delivered_fraction_runs,
-                 delivered_fraction_prior_lo, delivered_fraction_prior_hi, reference_tokens_per_s_per_accel,
+                 delivered_fraction_prior_low, delivered_fraction_prior_high, reference_tokens_per_s_per_accel,
                  accelerator_count, delivered_output_tokens_per_s_low, delivered_output_tokens_per_s_high)""",
         ["wrong span", "wrong count", "wrong band", "prior ignored"],
     ),

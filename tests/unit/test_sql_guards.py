@@ -28,7 +28,7 @@ def warehouse(tmp_path) -> Path:
     dump.write_text("ttft_ms,e2e_ms\n12.5,100\n")
     with duckdb.connect(str(folder / "serving.duckdb")) as conn:
         conn.execute("CREATE SCHEMA analytics; CREATE SCHEMA observed")
-        conn.execute("CREATE TABLE analytics.shortlist AS SELECT 'h100' AS accelerator, 1.5 AS usd")
+        conn.execute("CREATE TABLE analytics.shortlist AS SELECT 'h100' AS accelerator_id, 1.5 AS usd")
         conn.execute(f"CREATE VIEW observed.requests AS SELECT * FROM read_csv('{dump}', header = true)")
     return folder
 
@@ -82,7 +82,7 @@ def test_benchbill_shell_runs_reads_and_refuses_writes_and_dot_commands(warehous
     before = snapshot(tmp_path)
     session = "\n".join(
         [
-            "SELECT accelerator FROM analytics.shortlist;",
+            "SELECT accelerator_id FROM analytics.shortlist;",
             *(WRITES[what].format(tmp=tmp_path) + ";" for what in WRITES),
             f".shell touch {tmp_path}/pwned",
             f".system touch {tmp_path}/pwned",

@@ -75,7 +75,7 @@ def shortlist_row(config, price_class, provider, usd_per_hour, rate, caveats, **
     return {
         "profile": "chat",
         "config_key": config,
-        "accelerator": "nvidia-h100-sxm-80gb",
+        "accelerator_id": "nvidia-h100-sxm-80gb",
         "accelerator_count": 1,
         "run_label": config,
         "evidence": "observed",

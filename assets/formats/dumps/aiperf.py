@@ -7,11 +7,11 @@ per request: `metadata.benchmark_phase` warmup/profiling, `request_start_ns`/`re
 epoch ns, `was_cancelled`; `metrics.<name>.value` in ms or tokens; `error` or nothing). The files of one
 folder are merged into one measurement. `profile_export_aiperf.csv` (CRLF; a `Metric,avg,min,max,sum,p1..p99,std`
 table, a blank line, a `Metric,Value` table; values rounded to 2 decimals; no version, no load level) is skipped
-beside the JSON (the same numbers) and read where it is the only aggregate. The load level is in `input_config`:
-before 0.10 `loadgen.concurrency`/`request_rate`; from 0.10 a list (or a mapping by name) of `phases`, the measured
-one `kind: profiling` (0.12) or, where phases have no `kind` (0.10, 0.11), the one named `profiling` / not
-`exclude_from_results`; its `type` says concurrency or rate. GenAI-Perf writes the same aggregate shape
-(`profile_export_genai_perf.json`); its raw `profile_export.json` (perf_analyzer timestamps with no
+beside the JSON (the same numbers) and read where it is the only aggregate (by aiperf_csv.py). The load level is in
+`input_config`: before 0.10 `loadgen.concurrency`/`request_rate`; from 0.10 a list (or a mapping by name) of
+`phases`, the measured one `kind: profiling` (0.12) or, where phases have no `kind` (0.10, 0.11), the one named
+`profiling` / not `exclude_from_results`; its `type` says concurrency or rate. GenAI-Perf writes the same aggregate
+shape (`profile_export_genai_perf.json`); its raw `profile_export.json` (perf_analyzer timestamps with no
 token counts) is recognised and not used.
 
 AIPerf's `inter_token_latency` is per request (E2E - TTFT) / (output tokens - 1) and its
@@ -21,19 +21,19 @@ is not always a token): kept as a tool metric, not as our ITL.
 
 from __future__ import annotations
 
-import csv
-import io
 import re
-from pathlib import Path, PurePath
+from pathlib import Path
 from typing import Any
 
 import polars as pl
 
 from assets.core.sqltext import sql_path_literal
+from assets.formats.dumps.aiperf_csv import FOLDER_LEVEL_NOTE, csv_measurement, is_aggregate_csv
 from assets.formats.dumps.exchange import Dump, FormatProblem, Measurement, Parsed, RequestScan
+from assets.formats.dumps.tabular import csv_beside_its_json
 from assets.formats.dumps.values import count, empty_point, number, stats_metrics
 from assets.inputs.files import read_whole
-from assets.inputs.textinput import UTF8_BOM, encoding_problem
+from assets.inputs.textinput import UTF8_BOM
 
 TOOL = "aiperf"
 AGGREGATE = "aiperf profile_export_aiperf.json"
@@ -68,9 +68,9 @@ def _has_stats(payload: dict, name: str) -> bool:
 
 def recognise(dump: Dump) -> str | None:
     payload = dump.payload
-    if payload is None and _is_aggregate_csv(dump):
+    if payload is None and is_aggregate_csv(dump):
         # the JSON of the same export (default `profile_export_aiperf`, or the name given by --profile-export-prefix)
-        return AGGREGATE_CSV_BESIDE_JSON if dump.beside(PurePath(dump.name).stem + ".json") else AGGREGATE_CSV
+        return AGGREGATE_CSV_BESIDE_JSON if csv_beside_its_json(dump) else AGGREGATE_CSV
     if dump.json_lines:
         if payload and all(
             isinstance(p, dict)
@@ -192,6 +192,7 @@ def parse(dump: Dump, kind: str) -> Parsed:
             )
         elif kind == AGGREGATE_CSV:
             measurement = csv_measurement(dump)
+            measurement.merge_key = MERGE_KEY
             if measurement.concurrency is not None:
                 parsed.note = FOLDER_LEVEL_NOTE
             parsed.measurements.append(measurement)
@@ -230,8 +231,8 @@ def aggregate_measurement(payload: dict) -> Measurement:
         output_tokens_per_s=_avg(payload, "output_token_throughput"),
         input_tokens_per_s=input_rate,
         total_tokens_per_s=_avg(payload, "total_token_throughput"),
-        mean_input_tokens=_avg(payload, "input_sequence_length"),
-        mean_output_tokens=_avg(payload, "output_sequence_length"),
+        input_tokens_mean=_avg(payload, "input_sequence_length"),
+        output_tokens_mean=_avg(payload, "output_sequence_length"),
     )
     metrics = []
     for measure, name in _OURS.items():
@@ -254,110 +255,6 @@ def aggregate_measurement(payload: dict) -> Measurement:
         tool_metrics=metrics,
         merge_key=MERGE_KEY,
         workload=workload(config),
-    )
-
-
-# The CSV's statistics columns and the first column's labels we read (`Label (unit)` as AIPerf prints them).
-_CSV_PERCENTILES = ("p50", "p90", "p95", "p99")
-_CSV_OURS = {"ttft": "Time to First Token (ms)", "tpot": "Inter Token Latency (ms)", "e2e": "Request Latency (ms)"}
-_CSV_FOLDER_LEVEL = re.compile(r"^(?:c|.*[-_]concurrency[-_=]?)(\d+)$")
-FOLDER_LEVEL_NOTE = (
-    "profile_export_aiperf.csv states no load level: the concurrency is the number in its folder's name "
-    "(c<N>, ...-concurrency<N>)"
-)
-
-
-def _is_aggregate_csv(dump: Dump) -> bool:
-    first = dump.text_head.split("\n", 1)[0].strip()
-    return first.startswith("Metric,avg,min,max") and b"\nRequest Latency (ms)," in dump.data
-
-
-def _label_unit(label: str) -> tuple[str, str]:
-    """`Time to First Token (ms)` -> (`Time to First Token`, `ms`); a label without a unit keeps it empty."""
-    if label.endswith(")") and " (" in label:
-        name, _, unit = label[:-1].rpartition(" (")
-        return name, unit
-    return label, ""
-
-
-def csv_tables(text: str) -> tuple[dict[str, dict[str, str]], dict[str, str]]:
-    """The CSV's per-request statistics (label -> column -> cell) and its `Metric,Value` table (label -> cell)."""
-    stats: dict[str, dict[str, str]] = {}
-    values: dict[str, str] = {}
-    header: list[str] | None = None
-    for row in csv.reader(io.StringIO(text)):
-        if not row or not any(cell.strip() for cell in row):
-            header = None
-            continue
-        if header is None:
-            header = row
-            continue
-        if header[:2] == ["Metric", "Value"]:
-            values[row[0]] = row[1] if len(row) > 1 else ""
-        elif header[:2] == ["Metric", "avg"]:
-            stats[row[0]] = dict(zip(header[1:], row[1:]))
-        # later tables (GPU telemetry: Endpoint,GPU_Index,...) are not load-point values
-    return stats, values
-
-
-def csv_measurement(dump: Dump) -> Measurement:
-    """The CSV as the load point where no JSON is beside it (values to 2 decimals; the rate as request count /
-    benchmark duration, more precise than the rounded `Request Throughput`)."""
-    problem = encoding_problem(dump.data)
-    if problem:
-        raise FormatProblem(problem)
-    stats, values = csv_tables(dump.data.decode("utf-8-sig"))
-
-    def value(*labels: str) -> float | None:
-        """The first of `labels` the `Metric,Value` table has (AIPerf prints some with a unit, some without)."""
-        label = next((lb for lb in labels if lb in values), labels[0])
-        return number(values.get(label) or None, f"Metric,Value row {label!r}", allow_string=True)
-
-    ok = count(value("Request Count", "Request Count (requests)"), "Request Count")
-    failed = count(value("Error Request Count", "Error Request Count (requests)"), "Error Request Count")
-    duration = value("Benchmark Duration (sec)")
-    row = empty_point()
-
-    def per_duration(total: float | int | None) -> float | None:
-        return None if total is None or not duration else total / duration
-
-    row.update(
-        achieved_requests_per_s=per_duration(ok) if ok else value("Request Throughput (requests/sec)"),
-        requests_ok=ok,
-        requests_failed=failed,
-        requests_sent=ok + failed,
-        duration_s=duration,
-        input_tokens_per_s=per_duration(value("Total Input Sequence Length (tokens)")),
-        output_tokens_per_s=per_duration(value("Total Output Sequence Length (tokens)")),
-        mean_input_tokens=number(
-            (stats.get("Input Sequence Length (tokens)") or {}).get("avg") or None, "ISL avg", allow_string=True
-        ),
-        mean_output_tokens=number(
-            (stats.get("Output Sequence Length (tokens)") or {}).get("avg") or None, "OSL avg", allow_string=True
-        ),
-    )
-    if row["input_tokens_per_s"] is not None and row["output_tokens_per_s"] is not None:
-        row["total_tokens_per_s"] = row["input_tokens_per_s"] + row["output_tokens_per_s"]
-    for measure, label in _CSV_OURS.items():
-        for pct in _CSV_PERCENTILES:
-            cell = (stats.get(label) or {}).get(pct) or None
-            row[f"{measure}_{pct}_ms"] = number(cell, f"{label} {pct}", allow_string=True)
-    metrics: list[tuple[str, str, float, str]] = []
-    for label, cells in stats.items():
-        name, unit = _label_unit(label)
-        for statistic, cell in cells.items():
-            number_in_cell = number(cell.strip() or None, f"{label} {statistic}", allow_string=True)
-            if number_in_cell is not None:  # 0.12's newer metrics leave p1..p25, p75 and sum empty
-                metrics.append((name, statistic, number_in_cell, unit))
-    folder = PurePath(dump.path or dump.name).parent.name
-    match = _CSV_FOLDER_LEVEL.match(folder)
-    return Measurement(
-        location="aggregate csv",
-        load_kind="concurrency" if match else None,
-        concurrency=float(match.group(1)) if match else None,
-        values=row,
-        tool_metrics=metrics,
-        merge_key=MERGE_KEY,
     )
 
 

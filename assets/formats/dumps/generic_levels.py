@@ -57,8 +57,8 @@ VALUE_COLUMNS: dict[str, tuple[str, bool, tuple[float, float]]] = {
     "duration_s": ("duration_s", False, (0.0, 1e7)),
     "requests_ok": ("requests_ok", True, (0, 1e12)),
     "requests_failed": ("requests_failed", True, (0, 1e12)),
-    "input_tokens_mean": ("mean_input_tokens", False, REQUEST_RANGES["input_tokens"]),
-    "output_tokens_mean": ("mean_output_tokens", False, REQUEST_RANGES["output_tokens"]),
+    "input_tokens_mean": ("input_tokens_mean", False, REQUEST_RANGES["input_tokens"]),
+    "output_tokens_mean": ("output_tokens_mean", False, REQUEST_RANGES["output_tokens"]),
     **{f"{m}_{p}_ms": (f"{m}_{p}_ms", False, REQUEST_RANGES["ttft_ms"]) for m in MEASURES for p in PERCENTILE_LABELS},
 }
 KNOWN_COLUMNS = (*LEVEL_COLUMNS, *VALUE_COLUMNS)

@@ -1,4 +1,4 @@
-"""GuideLLM (vllm-project/guidellm) reports: `benchmarks.json` and its CSV.
+"""GuideLLM (vllm-project/guidellm) reports: `benchmarks.json` and its CSV (recognised here, read in guidellm_csv.py).
 
 JSON generations (`GENERATIONS`): 0.2/0.3 write no `metadata` block (`benchmarks[]` only, each with `args.strategy`,
 a top-level `request_totals`, per-request `start_time`, `prompt`, `error`); 0.4 to 0.6 write `metadata.version` 1
@@ -13,9 +13,7 @@ with `percentiles` {p001 ... p999}; `requests.successful/errored/incomplete` hol
 stats (`request_start_time` Unix s, `request_latency` s, `time_to_first_token_ms`,
 `prompt_tokens`, `output_tokens`). GuideLLM keeps only the measured window in those lists
 (warm-up and cool-down are cut by the tool) and may keep only a sample (`sample_size`): a sample
-is not used for percentiles. CSV: a three-row header (group / status+unit / statistic), one row per
-benchmark, and each metric's percentiles as one cell holding a list
-[min, p001, p01, p05, p10, p25, p75, p90, p95, p99, max] (the median has its own column).
+is not used for percentiles. The CSV is read by `guidellm_csv.py`.
 
 GuideLLM's `time_per_output_token_ms` is (last token - start) / output tokens: it INCLUDES the
 TTFT and is not our TPOT; its `inter_token_latency_ms` = (E2E - TTFT) / (output tokens - 1) is our
@@ -24,15 +22,12 @@ TPOT. It has no pooled-gap ITL.
 
 from __future__ import annotations
 
-import csv
-import io
-import json
-from pathlib import PurePath
 from typing import Any
 
 from assets.formats.dumps.exchange import Dump, FormatProblem, Measurement, Parsed
+from assets.formats.dumps.guidellm_csv import csv_measurements
+from assets.formats.dumps.tabular import csv_beside_its_json
 from assets.formats.dumps.values import count, empty_point, number, requests_frame, section, stats_metrics
-from assets.inputs.textinput import CUT_LINE_REASON, cut_last_line, encoding_problem
 
 TOOL = "guidellm"
 REPORT_JSON = "guidellm benchmarks.json"
@@ -61,12 +56,6 @@ _OURS_JSON = {
     "tpot": ("inter_token_latency_ms", 1.0),
     "e2e": ("request_latency", 1000.0),
 }
-_CSV_GROUPS = {
-    "ttft": ("Time to First Token", 1.0),
-    "tpot": ("Inter Token Latency", 1.0),
-    "e2e": ("Request Latency", 1000.0),
-}
-_CSV_LIST = {"p90": 7, "p95": 8, "p99": 9}  # positions in [min, p001, p01, p05, p10, p25, p75, p90, p95, p99, max]
 
 
 def recognise(dump: Dump) -> str | None:
@@ -89,7 +78,7 @@ def recognise(dump: Dump) -> str | None:
         and "Time to First Token" in dump.text_head[:20000]
         or (first.startswith("Run Info,") and "Benchmark" in first)
     ):
-        return REPORT_CSV_BESIDE_JSON if dump.beside(PurePath(dump.name).stem + ".json") else REPORT_CSV
+        return REPORT_CSV_BESIDE_JSON if csv_beside_its_json(dump) else REPORT_CSV
     return None
 
 
@@ -231,8 +220,8 @@ def json_benchmark(bench: dict, where: str) -> Measurement:
         input_tokens_per_s=input_rate,
         output_tokens_per_s=output_rate,
         total_tokens_per_s=None if input_rate is None or output_rate is None else input_rate + output_rate,
-        mean_input_tokens=number(_dist(metrics, "prompt_token_count").get("mean"), "prompt_token_count"),
-        mean_output_tokens=number(_dist(metrics, "output_token_count").get("mean"), "output_token_count"),
+        input_tokens_mean=number(_dist(metrics, "prompt_token_count").get("mean"), "prompt_token_count"),
+        output_tokens_mean=number(_dist(metrics, "output_token_count").get("mean"), "output_token_count"),
     )
     for measure, (name, scale) in _OURS_JSON.items():
         percentiles = _dist(metrics, name).get("percentiles") or {}
@@ -322,116 +311,3 @@ def json_requests(bench: dict, ok: int, failed: int, incomplete: int):
             "response_text": cols["response_text"],
         }
     )
-
-
-def _strategy_from_text(text: str, where: str) -> tuple[str, float | None, float | None]:
-    """`constant@4.00`, `poisson@2.50`, `concurrent@8`, `synchronous`, `throughput` (CSV Strategy column)."""
-    name, _, value = text.strip().partition("@")
-    if name == "synchronous":
-        return "concurrency", None, 1.0
-    if name in ("concurrent", "throughput"):
-        return "concurrency", None, number(value or None, f"{where} Strategy", allow_string=True)
-    if name in ("constant", "async", "poisson"):
-        return "rate", number(value, f"{where} Strategy", allow_string=True), None
-    raise FormatProblem(f"{where}: strategy {text!r} is not a load level benchbill knows")
-
-
-def csv_measurements(dump: Dump, parsed: Parsed) -> None:
-    problem = encoding_problem(dump.data)
-    if problem:
-        parsed.problems.append(("file", problem))
-        return
-    text, cut = cut_last_line(dump.data.decode("utf-8-sig"))
-    rows = list(csv.reader(io.StringIO(text)))
-    if cut is not None:
-        parsed.problems.append((f"row {len(rows) + 1}", CUT_LINE_REASON))
-    if len(rows) < 4:
-        parsed.problems.append(("header", "expected three header rows and at least one benchmark row"))
-        return
-    header = list(zip(rows[0], rows[1], rows[2]))
-    index = {cols: i for i, cols in enumerate(header)}
-
-    def cell(row: list[str], group: str, sub: str, stat: str = "") -> str | None:
-        i = index.get((group, sub, stat))
-        return None if i is None or i >= len(row) or row[i] == "" else row[i]
-
-    try:
-        parsed.tool_version = csv_tool_version(rows[3], index.get(("Runtime Info", "Metadata", "")))
-    except FormatProblem as problem:
-        parsed.problems.append(("row 4", str(problem)))
-    for n, row in enumerate(rows[3:]):
-        where = f"row {n + 4}"
-        try:
-            load_kind, rate, concurrency = _strategy_from_text(cell(row, "Benchmark", "Strategy") or "", where)
-            ok = count(cell(row, "Request Counts", "Successful"), f"{where} Successful", allow_string=True)
-            failed = count(cell(row, "Request Counts", "Errored"), f"{where} Errored", allow_string=True)
-            incomplete = count(cell(row, "Request Counts", "Incomplete"), f"{where} Incomplete", allow_string=True)
-            values = empty_point()
-
-            def mean(group: str, sub: str, row: list[str] = row, where: str = where) -> float | None:
-                return number(cell(row, group, sub, "Mean"), f"{where} {group} {sub} Mean", allow_string=True)
-
-            duration = number(cell(row, "Timings", "Duration", "Sec"), f"{where} Duration", allow_string=True)
-            mean_in = mean("Token Metrics", "Successful Input Tokens")
-            mean_out = mean("Token Metrics", "Successful Output Tokens")
-
-            def per_s(mean_tokens: float | None, ok: int = ok, duration: float | None = duration) -> float | None:
-                """Tokens over the measured duration, as for the JSON (the CSV's Token Throughput is the tool's mean
-                of per-request or per-iteration rates)."""
-                return None if mean_tokens is None or not duration else mean_tokens * ok / duration
-
-            values.update(
-                achieved_requests_per_s=mean("Server Throughput", "Successful Requests/Sec"),
-                requests_ok=ok,
-                requests_failed=failed + incomplete,
-                requests_sent=ok + failed + incomplete,
-                duration_s=duration,
-                input_tokens_per_s=per_s(mean_in),
-                output_tokens_per_s=per_s(mean_out),
-                total_tokens_per_s=None if mean_in is None or mean_out is None else per_s(mean_in + mean_out),
-                mean_input_tokens=mean_in,
-                mean_output_tokens=mean_out,
-            )
-            tool_metrics = []
-            for measure, (group, scale) in _CSV_GROUPS.items():
-                unit = "Successful Sec" if group == "Request Latency" else "Successful ms"
-                median = number(cell(row, group, unit, "Median"), f"{where} {group} Median", allow_string=True)
-                values[f"{measure}_p50_ms"] = None if median is None else median * scale
-                listed = cell(row, group, unit, "Percentiles")
-                percentiles = json.loads(listed) if listed else []
-                if listed and not isinstance(percentiles, list):
-                    raise FormatProblem(f"{where} {group} Percentiles holds {listed[:40]!r}, expected a list")
-                if listed and len(percentiles) != 11:
-                    raise FormatProblem(
-                        f"{where} {group} Percentiles holds {len(percentiles)} values, expected 11 "
-                        "[min, p001, p01, p05, p10, p25, p75, p90, p95, p99, max]"
-                    )
-                for pct, position in _CSV_LIST.items():
-                    value = number(percentiles[position], f"{where} {group} {pct}") if percentiles else None
-                    values[f"{measure}_{pct}_ms"] = None if value is None else value * scale
-                    if value is not None:
-                        tool_metrics.append((group, pct, value * scale, "ms"))
-            parsed.measurements.append(
-                Measurement(
-                    location=where,
-                    load_kind=load_kind,
-                    offered_rate_per_s=rate,
-                    concurrency=concurrency,
-                    values=values,
-                    tool_metrics=tool_metrics,
-                )
-            )
-        except (FormatProblem, ValueError, RecursionError) as problem:
-            parsed.problems.append((where, str(problem) or type(problem).__name__))
-
-
-def csv_tool_version(row: list[str], column: int | None) -> str | None:
-    """`guidellm_version` from the `Runtime Info / Metadata` cell (JSON; 0.5+), None when the CSV has no such cell."""
-    if column is None or column >= len(row) or not row[column]:
-        return None
-    try:
-        metadata = json.loads(row[column])
-    except ValueError:
-        raise FormatProblem(f"Runtime Info Metadata is not JSON: {row[column][:40]!r}") from None
-    version = metadata.get("guidellm_version") if isinstance(metadata, dict) else None
-    return None if version is None else str(version)

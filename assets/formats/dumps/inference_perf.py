@@ -109,7 +109,7 @@ def stage_measurement(payload: dict, file_name: str) -> Measurement:
             raise FormatProblem("no successes.throughput.requests_per_sec and no send_duration to derive it")
     row = empty_point()
     row.update(
-        sent_rate_per_s=number(load.get("achieved_rate"), "load_summary.achieved_rate"),
+        sent_requests_per_s=number(load.get("achieved_rate"), "load_summary.achieved_rate"),
         achieved_requests_per_s=achieved,
         requests_sent=sent,
         requests_ok=ok,
@@ -131,7 +131,7 @@ def stage_measurement(payload: dict, file_name: str) -> Measurement:
         ("total_tokens_per_s", "total_tokens_per_sec"),
     ):
         row[column] = number(throughput.get(key), f"successes.throughput.{key}")
-    for column, key in (("mean_input_tokens", "prompt_len"), ("mean_output_tokens", "output_len")):
+    for column, key in (("input_tokens_mean", "prompt_len"), ("output_tokens_mean", "output_len")):
         stats = successes.get(key) or {}
         row[column] = number(stats.get("mean") if isinstance(stats, dict) else stats, f"successes.{key}.mean")
     stage = stage_number(file_name)

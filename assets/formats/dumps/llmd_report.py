@@ -15,7 +15,7 @@ request sent, failures included (`failures`, and `incomplete` where stated, are 
 statistics cover successful requests; `requests_per_sec` (v0.2 `request_rate.mean`) is inference-perf's
 `successes.throughput.requests_per_sec`, successful requests completed per second from the first send to the last
 completion: the achieved rate. `time.duration` is inference-perf's `send_duration`, the window in which requests
-were SENT, so total / duration is the sent rate (`sent_rate_per_s`), never the achieved rate. For a report
+were SENT, so total / duration is the sent rate (`sent_requests_per_s`), never the achieved rate. For a report
 converted from another tool the duration is that tool's own, and no sent rate is derived. v0.1 and v0.2 of one
 stage in one folder are one load point (merged by stage, as inference-perf's own stage files are).
 """
@@ -151,7 +151,7 @@ def _statistics(latency: dict, requests: dict, where: str) -> tuple[dict[str, An
         for p in PERCENTILES if measure else ():
             value = number(stats.get(p), f"{where}.latency.{name}.{p}")
             row[f"{measure}_{p}_ms"] = None if value is None else value * factor
-    for column, key in (("mean_input_tokens", "input_length"), ("mean_output_tokens", "output_length")):
+    for column, key in (("input_tokens_mean", "input_length"), ("output_tokens_mean", "output_length")):
         stats = requests.get(key) or {}
         if not isinstance(stats, dict):
             raise FormatProblem(f"{where}.requests.{key} is a {type(stats).__name__}, expected statistics")
@@ -212,9 +212,9 @@ def v01_measurement(doc: dict) -> tuple[Measurement, str]:
     ):
         row[column] = number(throughput.get(key), f"metrics.throughput.{key}")
     if generator == "inference-perf" and row["duration_s"]:
-        row["sent_rate_per_s"] = row["requests_sent"] / row["duration_s"]
+        row["sent_requests_per_s"] = row["requests_sent"] / row["duration_s"]
     kind, rate, concurrency, workload, target = _v01_load(generator, args, stage)
-    note = _output_note(row["mean_output_tokens"], requests.get("output_length") or {}, target)
+    note = _output_note(row["output_tokens_mean"], requests.get("output_length") or {}, target)
     return (
         Measurement(
             location="metrics" if stage is None else f"stage {stage}",

@@ -166,11 +166,11 @@ def summary_measurement(payload: dict, key: str) -> tuple[Measurement, list[str]
         # the run's wall time, as LLMPerf divides by it: completed / (completed per minute / 60)
         duration_s=completed / achieved if achieved and completed else None,
         output_tokens_per_s=_value(payload, "results_mean_output_throughput_token_per_s"),
-        mean_input_tokens=_value(payload, "results_number_input_tokens_mean"),
-        mean_output_tokens=_value(payload, "results_number_output_tokens_mean"),
+        input_tokens_mean=_value(payload, "results_number_input_tokens_mean"),
+        output_tokens_mean=_value(payload, "results_number_output_tokens_mean"),
     )
-    if row["mean_input_tokens"] is not None and achieved is not None:
-        row["input_tokens_per_s"] = row["mean_input_tokens"] * achieved
+    if row["input_tokens_mean"] is not None and achieved is not None:
+        row["input_tokens_per_s"] = row["input_tokens_mean"] * achieved
     metrics: list[tuple[str, str, float, str]] = []
     known = set(SUMMARY_VALUES)
     for metric, (name, unit, factor) in SUMMARY_KEYS.items():

@@ -130,7 +130,7 @@ def run_to_measurement(log: loadgen.LoadgenLog, folder: str) -> Measurement:
             "requests_failed": None if samples is None else 0,  # LoadGen completes every sample it issues
             "duration_s": None if not samples else samples / completed,
             "output_tokens_per_s": tokens_per_s,
-            "mean_output_tokens": None if tokens_per_s is None else tokens_per_s / completed,
+            "output_tokens_mean": None if tokens_per_s is None else tokens_per_s / completed,
         }
     )
     if scenario == "Server":

@@ -193,8 +193,8 @@ def line_measurement(obj: dict, location: str, prompts: int | None = None) -> Me
         input_tokens_per_s=number(obj.get("input_throughput"), "input_throughput"),
         output_tokens_per_s=number(obj.get("output_throughput"), "output_throughput"),
         total_tokens_per_s=number(obj.get("total_throughput"), "total_throughput"),
-        mean_input_tokens=total_in / completed if total_in is not None and completed else None,
-        mean_output_tokens=total_out / completed if total_out is not None and completed else None,
+        input_tokens_mean=total_in / completed if total_in is not None and completed else None,
+        output_tokens_mean=total_out / completed if total_out is not None and completed else None,
     )
     _failures(row, completed, prompts)
     metrics = flat_stats(obj, row, _STAT, _OURS, 1.0)
@@ -238,8 +238,8 @@ def line_measurement_2024(obj: dict, location: str, prompts: int | None = None) 
         input_tokens_per_s=per_second(total_in),
         output_tokens_per_s=output_rate,
         total_tokens_per_s=per_second(total_in + total_out) if total_in is not None and total_out is not None else None,
-        mean_input_tokens=total_in / completed if total_in is not None and completed else None,
-        mean_output_tokens=total_out / completed if total_out is not None and completed else None,
+        input_tokens_mean=total_in / completed if total_in is not None and completed else None,
+        output_tokens_mean=total_out / completed if total_out is not None and completed else None,
     )
     if completed is not None:
         _failures(row, completed, prompts)

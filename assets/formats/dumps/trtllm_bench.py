@@ -223,8 +223,8 @@ def report_measurement(report: dict, location: str, path: str) -> tuple[Measurem
         output_tokens_per_s=out_rate,
         total_tokens_per_s=total_rate,
         input_tokens_per_s=None if out_rate is None or total_rate is None else total_rate - out_rate,
-        mean_input_tokens=number(requests.get("avg_input_length"), "request_info.avg_input_length"),
-        mean_output_tokens=number(requests.get("avg_output_length"), "request_info.avg_output_length"),
+        input_tokens_mean=number(requests.get("avg_input_length"), "request_info.avg_input_length"),
+        output_tokens_mean=number(requests.get("avg_output_length"), "request_info.avg_output_length"),
     )
     metrics: list[tuple[str, str, float, str]] = []
     for block, keys in REPORT_KEYS.items():
@@ -253,7 +253,7 @@ def report_measurement(report: dict, location: str, path: str) -> tuple[Measurem
     }
     limit = number(_stated(server.get("max_input_length")), "engine.max_input_length", allow_string=True)
     longest = number(_stated(section(report, "dataset").get("max_isl")), "dataset.max_isl", allow_string=True)
-    longest = longest if longest is not None else row["mean_input_tokens"]
+    longest = longest if longest is not None else row["input_tokens_mean"]
     if limit is not None and longest is not None and longest > limit:
         said.append(
             f"engine max_input_length {limit:g} is smaller than the inputs run ({longest:g} tokens): kept as the "

@@ -78,7 +78,7 @@ def section(payload: dict, key: str) -> dict:
 def empty_point() -> dict[str, Any]:
     """The load-point values a parser fills in (None where the tool says nothing)."""
     row: dict[str, Any] = {
-        "sent_rate_per_s": None,
+        "sent_requests_per_s": None,
         "achieved_requests_per_s": None,
         "requests_sent": None,
         "requests_ok": None,
@@ -87,8 +87,8 @@ def empty_point() -> dict[str, Any]:
         "input_tokens_per_s": None,
         "output_tokens_per_s": None,
         "total_tokens_per_s": None,
-        "mean_input_tokens": None,
-        "mean_output_tokens": None,
+        "input_tokens_mean": None,
+        "output_tokens_mean": None,
     }
     for m in MEASURES:
         for p in PERCENTILE_LABELS:

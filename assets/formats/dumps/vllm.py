@@ -291,8 +291,8 @@ def result_measurement(obj: dict, location: str, *, seconds: bool) -> Measuremen
         input_tokens_per_s=input_rate
         if input_rate is not None
         else (total_in / duration if total_in is not None and duration else None),
-        mean_input_tokens=total_in / completed if total_in is not None and completed else None,
-        mean_output_tokens=total_out / completed if total_out is not None and completed else None,
+        input_tokens_mean=total_in / completed if total_in is not None and completed else None,
+        output_tokens_mean=total_out / completed if total_out is not None and completed else None,
     )
     metrics = flat_stats(obj, row, _STAT, _OURS, scale)
     for key in ("request_goodput", "request_goodput:"):  # the trailing colon is an old spelling

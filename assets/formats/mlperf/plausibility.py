@@ -77,11 +77,11 @@ def count_contradiction(row: dict[str, Any]) -> str | None:
     be told: CPU-only, no count declared, or no count stated in the name)."""
     if row.get("is_cpu_only"):
         return None
-    declared = {c for c in (row.get("accelerators_per_node"), row.get("total_accelerators")) if c}
+    declared = {c for c in (row.get("accelerators_per_node"), row.get("accelerator_count")) if c}
     stated = stated_counts(row.get("system_name"), row.get("accelerator_raw"))
     if not declared or not stated or declared & {*stated, sum(stated)}:
         return None
-    total = row.get("total_accelerators")
+    total = row.get("accelerator_count")
     return (
         f"system name {row['system_name']!r} states {stated[0] if len(stated) == 1 else stated} "
         f"{row['accelerator_raw']} but the result declares {row.get('accelerators_per_node')} per node x "

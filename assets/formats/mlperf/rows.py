@@ -213,7 +213,7 @@ def record_to_row(
     )
     system = _system(record, require_nodes)
     metric_kind = mlperf_names.unit_kind(unit)
-    total = system["total_accelerators"]
+    total = system["accelerator_count"]
     per_accel = value / total if metric_kind == "throughput" and total else None
     submitter, suite_raw, platform = (_required_text(record, k) for k in ("Submitter", "Suite", "Platform"))
     suite = normalise_suite(suite_raw)
@@ -313,7 +313,7 @@ def _system(record: dict[str, Any], require_nodes: bool) -> dict[str, Any]:
         "is_cpu_only": is_cpu_only,
         "accelerators_per_node": per_node,
         "nodes": nodes,
-        "total_accelerators": total,
+        "accelerator_count": total,
         "processor": text(record.get("Processor")),
     }
 

@@ -2,6 +2,6 @@
 --
 -- severity: warn
 -- Prices whose accelerator name has no canonical id: they are kept but cannot join to any config.
-SELECT accelerator_raw, price_class, provider, source
+SELECT accelerator_raw, price_class, price_provider, source
 FROM benchmark.accelerator_prices
 WHERE NOT accelerator_known

@@ -16,8 +16,8 @@ SELECT p.profile, p.accelerator_id, p.delivered_fraction_low, p.delivered_fracti
 FROM projected.delivered_at_slo AS p
 LEFT JOIN learnt AS l ON l.profile = p.profile
 WHERE p.delivered_fraction_runs IS DISTINCT FROM coalesce(l.runs, 0)
-   OR abs(p.delivered_fraction_low - coalesce(l.low, p.delivered_fraction_prior_lo)) > 1e-12
-   OR abs(p.delivered_fraction_high - coalesce(l.high, p.delivered_fraction_prior_hi)) > 1e-12
+   OR abs(p.delivered_fraction_low - coalesce(l.low, p.delivered_fraction_prior_low)) > 1e-12
+   OR abs(p.delivered_fraction_high - coalesce(l.high, p.delivered_fraction_prior_high)) > 1e-12
    OR abs(p.delivered_output_tokens_per_s_low
           - p.reference_tokens_per_s_per_accel * p.accelerator_count * p.delivered_fraction_low)
       > 1e-9 * p.delivered_output_tokens_per_s_low

@@ -85,8 +85,8 @@ SELECT g.* EXCLUDE (codes), coalesce(c.rows_maybe_copied, 0) AS rows_maybe_copie
        coalesce(map_extract_value(g.codes, 6), 0) AS requests_unusable,
        coalesce(map_extract_value(g.codes, 3), 0) AS requests_warmup_excluded,
        coalesce(map_extract_value(g.codes, 4), 0) AS requests_cooldown_excluded,
-       g.input_tokens_sum / nullif(g.input_tokens_counted, 0) AS mean_input_tokens,
-       g.output_tokens_sum / nullif(g.output_tokens_counted, 0) AS mean_output_tokens
+       g.input_tokens_sum / nullif(g.input_tokens_counted, 0) AS input_tokens_mean,
+       g.output_tokens_sum / nullif(g.output_tokens_counted, 0) AS output_tokens_mean
 FROM grouped AS g
 LEFT JOIN copies AS c
     ON g.grouping_set = 'repeat' AND c.source_id = g.source_id
