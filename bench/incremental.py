@@ -131,38 +131,42 @@ def fingerprint(dumps: list[str], warehouse: Path, recorded: bool) -> tuple[floa
     return start, time.perf_counter()
 
 
-def whole_run(dumps: list[str], warehouse: Path, profiles: Path) -> tuple[float, float]:
-    """(start, end) of a whole `benchbill run` into `warehouse` (its CLI loaded before the clock, as the observed
-    cases have Dagster loaded); it prints what it prints (the parent reads which configs were refitted)."""
+def whole_run(dumps: list[str], warehouse: Path, profiles: Path) -> tuple[float, float, float]:
+    """(start, end, CPU seconds of this process between them) of a whole `benchbill run` into `warehouse` (its CLI
+    loaded before the clock, as the observed cases have Dagster loaded); it prints what it prints (the parent reads
+    which configs were refitted)."""
     from pipelines.cli import main as benchbill
 
     args = ["run", "--warehouse", str(warehouse), "--profiles", str(profiles), "--mlperf", str(MLPERF_TABLE)]
     args += ["--allow-links-into", str(SHARED / "data")] + [a for d in dumps for a in ("--dumps", d)]
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     code = benchbill(args)
-    end = time.perf_counter()
+    end, cpu = time.perf_counter(), time.process_time() - cpu
     assert code == 0, f"benchbill {' '.join(args)} exited {code}"
-    return start, end
+    return start, end, cpu
 
 
 def refitted_words(output: str) -> str:
-    """What a whole run said of its engine models' fits (the calibrated step's summary line, its continuation lines
-    joined), or an empty string."""
+    """What a whole run said of its engine models' fits: the calibrated step's summary line (its folded continuation
+    lines joined, up to its end: "... stored fits reused" or "... none refitted"), or an empty string."""
     lines = output.splitlines()
     for index, line in enumerate(lines):
         if "engine models:" in line:
-            found = [line.split("engine models:", 1)[1].strip()]
-            found += [more.strip() for more in lines[index + 1 :] if more.startswith("    ")][:3]
-            return " ".join(found)
+            found = line.split("engine models:", 1)[1].strip()
+            for more in lines[index + 1 : index + 6]:
+                if found.endswith(("stored fits reused", "none refitted")) or not more.startswith("    "):
+                    break
+                found += " " + more.strip()
+            return found
     return ""
 
 
 def one(case: str, spec: dict) -> dict:
     """One case in this process."""
     warehouse, profiles = Path(spec["warehouse"]), Path(spec["profiles"])
-    by_steps = None
+    by_steps, cpu = None, None
     if case in WHOLE_RUN_CASES:
-        start, end = whole_run(spec["dumps"], warehouse, profiles)
+        start, end, cpu = whole_run(spec["dumps"], warehouse, profiles)
     elif case.startswith("fingerprint"):
         start, end = fingerprint(spec["dumps"], warehouse, recorded=case.endswith("recorded checksums"))
     else:
@@ -174,6 +178,7 @@ def one(case: str, spec: dict) -> dict:
     partitions = by_steps if by_steps is not None else partitions
     return {
         "seconds": end - start,
+        "cpu_seconds": cpu,
         "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "partitions_read": sum(p["scanned"] for p in partitions),
         "partitions": len(partitions),
@@ -285,6 +290,7 @@ def measure(
                 "partitions": found[-1]["partitions"],
                 "files_hashed": found[-1]["files_hashed"],
                 "refitted": found[-1].get("refitted", ""),
+                "cpu_seconds": [round(r["cpu_seconds"], 1) for r in found if r.get("cpu_seconds") is not None],
             }
         )
     return rows
@@ -327,8 +333,9 @@ def render(rows: list[dict], size: int, added: int) -> str:
         )
     lines.append("")
     for row in rows:
-        if row.get("refitted"):
-            lines.append(f"- {row['case']}: engine models {row['refitted']}")
+        if row.get("cpu_seconds"):  # a whole run: its CPU time (a loaded machine stretches the wall time)
+            cpu = ", ".join(f"{c:.1f}" for c in row["cpu_seconds"])
+            lines.append(f"- {row['case']}: {cpu} s CPU; engine models: {row['refitted'] or 'not said'}")
     for numerator, denominator, label in RATIOS:
         if numerator in by_case and denominator in by_case:
             lines.append(f"- {label}: {by_case[numerator]['seconds'] / by_case[denominator]['seconds']:.2f}x")

@@ -1,11 +1,12 @@
 """Each config's calibration stored in the warehouse (`fits/`) and reused while what it was fitted on is unchanged.
 
 A config's fit and its held-out refits (`calibrate_config`) read only the config and its levels as `read_configs`
-gives them: every load point's measures, load, repeats and token lengths (the per-request records already summarised
-to at most 1,000 order statistics per level), the workload fields that name its workloads and set its arrivals. The
-*evidence fingerprint* is a digest of exactly that (`dataclasses.asdict` of the config), of FIT_MODEL_VERSION and of
-the source of the modules the fit runs (`FIT_CODE`): a change to the engine model, the fit or the held-out
-validation refits every config, a new sweep only its own config.
+gives them: every load point's measures, load, repeats and token lengths (the per-request records summarised to at
+most 1,000 order statistics per level), the workload fields that name its workloads and set its arrivals. The
+*evidence fingerprint* is a digest of exactly that (`dataclasses.asdict` of the config as read without its records'
+lengths: a level with records says which they are, `records_key`, so a run whose fits are all stored reads no
+per-request record), of FIT_MODEL_VERSION and of the source of the modules the fit runs (`FIT_CODE`): a change to the
+engine model, the fit or the held-out validation refits every config, a new sweep only its own config.
 
 `fits/<config key>.json` holds the config's last calibration with its fingerprint and the sha256 of its content,
 written under a temporary name and renamed (`partition_store`'s writer). An entry is reused only when its store
@@ -42,6 +43,7 @@ FIT_CODE = (
     "fit",
     "fit_start",
     "levels",
+    "record_lengths",
     "runtime_defaults",
     "search",
     "summary",
@@ -168,7 +170,7 @@ class FitStore:
         total = len(self.refitted) + len(self.reused)
         if not self.refitted:
             return f"engine models: all {total} configs' stored fits reused (their evidence unchanged), none refitted"
-        named = ", ".join(label for label, _ in self.refitted[:REFITTED_NAMED])
+        named = "; ".join(label for label, _ in self.refitted[:REFITTED_NAMED])  # a label holds commas
         more = len(self.refitted) - REFITTED_NAMED
         return (
             f"engine models: {len(self.refitted)} of {total} configs refitted ({named}"

@@ -18,6 +18,7 @@ from assets.calibrate.bounds import FitBudget, capped_levels
 from assets.calibrate.fit import Fit, calibrate
 from assets.calibrate.fit_start import NoTiming
 from assets.calibrate.levels import METRICS, Config, Level, read_configs, unserved_words
+from assets.calibrate.record_lengths import with_record_lengths
 from assets.calibrate.validate import Row, validate_config
 from assets.warehouse.rows import row_for
 from assets.warehouse.validate import frame_from_rows
@@ -142,12 +143,13 @@ def calibrate_all(
     """Every config of the warehouse, calibrated (with a `store`, a config whose evidence is unchanged reuses its
     stored calibration; the store's summary line says which were refitted)."""
     out = []
-    configs = read_configs(conn)
+    # with a store, per-request lengths are read only for the configs fitted now (a stored fit needs none)
+    configs = read_configs(conn) if store is None else read_configs(conn, record_lengths=False)
     for cfg in configs:
         fitted: list[Calibration] = []
 
         def compute(cfg: Config = cfg, fitted: list[Calibration] = fitted) -> Calibration:
-            fitted.append(_calibrated(cfg, log))
+            fitted.append(_calibrated(cfg if store is None else with_record_lengths(conn, cfg), log))
             return fitted[-1]
 
         result = compute() if store is None else store.calibration(cfg, compute)

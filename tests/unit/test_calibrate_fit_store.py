@@ -1,17 +1,21 @@
 """A fit is paid once: a config's calibration is stored in the warehouse with the fingerprint of what it was fitted
 on, reused while that is unchanged (the same rows as the fit gave), refitted when its evidence or the model changes,
 and refitted (said) when its stored entry is damaged or unreadable, never trusted; a run says which configs it
-refitted."""
+refitted, and reads per-request records only for the configs it refits."""
 
 import dataclasses
 import json
 
+import duckdb
 import pytest
 
 from assets.calibrate import fit_store, tables
 from assets.calibrate.fit_store import FitStore, evidence_fingerprint
+from assets.calibrate.levels import read_configs
+from assets.calibrate.record_lengths import with_record_lengths
 from assets.calibrate.tables import Calibration, calibrate_config, model_row, validation_row
 from tests.unit.test_calibrate_bounds import _synthetic
+from tests.unit.test_calibrate_unserved_levels import POINT_COLUMNS, RUN_COLUMNS, point, run
 
 
 @pytest.fixture(scope="module")
@@ -115,7 +119,7 @@ def test_a_run_refits_only_the_configs_whose_evidence_changed_and_says_which(tmp
         return Calibration(cfg, None, [], "too_few_levels", "a stand-in for the fit")
 
     monkeypatch.setattr(tables, "calibrate_config", calibrate_config)
-    monkeypatch.setattr(tables, "read_configs", lambda conn: [first, second])
+    monkeypatch.setattr(tables, "read_configs", lambda conn, record_lengths=True: [first, second])
     tables.calibrate_all(None, store=FitStore(tmp_path / "fits"))  # type: ignore[arg-type]
     assert fitted == ["synthetic", "second config"]
     second.levels[0].measured = {**second.levels[0].measured, "tpot_p50_ms": 50.0}
@@ -124,3 +128,45 @@ def test_a_run_refits_only_the_configs_whose_evidence_changed_and_says_which(tmp
     assert fitted == ["synthetic", "second config", "second config"]
     assert said[-1] == "engine models: 1 of 2 configs refitted (second config), 1 stored fits reused"
     assert any(line.startswith("synthetic: too_few_levels (4 levels, stored fit reused") for line in said)
+
+
+@pytest.fixture()
+def with_records() -> duckdb.DuckDBPyConnection:
+    """One config of five levels, each with 40 per-request records of varied lengths and their sources."""
+    conn = duckdb.connect()
+    conn.execute("CREATE SCHEMA observed")
+    conn.execute(f"CREATE TABLE observed.runs AS SELECT * FROM (VALUES {run('rec', 'h100')}) AS t({RUN_COLUMNS})")
+    points = [point("rec", i, rate, rate * 0.98, 40, 40) for i, rate in enumerate((1.0, 2.0, 4.0, 8.0, 16.0))]
+    conn.execute(
+        f"CREATE TABLE observed.load_points AS SELECT * FROM (VALUES {', '.join(points)}) AS t({POINT_COLUMNS})"
+    )
+    conn.execute(
+        "CREATE TABLE observed.requests AS SELECT 'rec' AS run_id, level AS load_index, 100 + 7 * i + level AS "
+        "input_tokens, 40 + i % 9 AS output_tokens, 'ok' AS status, 'measure' AS phase "
+        "FROM range(5) AS l(level), range(40) AS r(i)"
+    )
+    conn.execute(
+        "CREATE TABLE observed.request_sources AS SELECT 'rec' AS run_id, level AS load_index, 0 AS repeat_index, "
+        "'level-' || level || '.parquet' AS source, 'sha-' || level AS source_sha256, 'stored in the warehouse: "
+        "records/x.parquet' AS reader, 'all rows' AS location, 'level-' || level AS source_key, 40 AS requests, "
+        "0 AS rows_quarantined FROM range(5) AS l(level)"
+    )
+    return conn
+
+
+def test_a_run_with_stored_fits_reads_no_record_and_a_refit_reads_the_same_lengths(with_records):
+    """Read without its records' lengths, a config says which records its levels have; the lengths read for a refit
+    are those a full read gives; changed records (another checksum) change the fingerprint."""
+    (full,) = read_configs(with_records)
+    with_records.execute("ALTER TABLE observed.requests RENAME TO requests_away")  # nothing may read them now
+    (light,) = read_configs(with_records, record_lengths=False)
+    assert all(lv.records_key and lv.has_records for lv in light.levels)
+    assert [lv.inp.kind for lv in light.levels] == ["fixed"] * 5  # the means, until the lengths are read
+    with_records.execute("ALTER TABLE observed.requests_away RENAME TO requests")
+    read = with_record_lengths(with_records, light)
+    assert [(lv.inp, lv.out) for lv in read.levels] == [(lv.inp, lv.out) for lv in full.levels]
+    assert [lv.inp.kind for lv in read.levels] == ["empirical"] * 5
+    fingerprint = evidence_fingerprint(light)
+    with_records.execute("UPDATE observed.request_sources SET source_sha256 = 'edited' WHERE load_index = 3")
+    (edited,) = read_configs(with_records, record_lengths=False)
+    assert evidence_fingerprint(edited) != fingerprint
