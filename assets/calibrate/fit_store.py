@@ -133,6 +133,10 @@ class FitStore:
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as problem:
             return None, f"its stored fit {path} cannot be read ({type(problem).__name__}: {problem})"
 
+    def holds(self, cfg: Config) -> bool:
+        """Whether a stored calibration of `cfg` may be reused (its fingerprint matches and its content is whole)."""
+        return self._stored(cfg, evidence_fingerprint(cfg))[0] is not None
+
     def calibration(self, cfg: Config, compute: Callable[[], Calibration]) -> Calibration:
         """The config's stored calibration when its fingerprint matches and its content is whole; else `compute()`,
         stored unless it failed."""

@@ -1,7 +1,8 @@
 """Per-request token lengths as the fit reads them: each level's records summarised to at most
 RECORD_LENGTHS_PER_LEVEL order statistics, read for every config at once or, where the stored fits spare the rest,
-only for the configs fitted now (`with_record_lengths`); and what cheaply identifies a level's records without
-reading them (`records_keys`: their sources, for the evidence fingerprint of assets/calibrate/fit_store.py)."""
+only for the configs fitted now (`level_lengths` of their runs, then `with_record_lengths`); and what cheaply
+identifies a level's records without reading them (`records_keys`: their sources, for the evidence fingerprint of
+assets/calibrate/fit_store.py)."""
 
 from __future__ import annotations
 
@@ -65,18 +66,17 @@ def records_keys(conn: duckdb.DuckDBPyConnection) -> dict[LevelKey, str]:
     return {(run_id, load_index): str(sources) for run_id, load_index, sources in rows}
 
 
-def with_record_lengths(conn: duckdb.DuckDBPyConnection, cfg: Config) -> Config:
-    """The config with its levels' lengths read from their per-request records (a config read without them:
-    `read_configs(conn, record_lengths=False)`); the same config when none of its levels has records."""
-    runs = sorted({lv.run_id for lv in cfg.levels if lv.records_key})
-    if not runs:
+def with_record_lengths(cfg: Config, lengths: dict[LevelKey, tuple[list[int], list[int]]]) -> Config:
+    """The config with its levels' lengths from `lengths` (`level_lengths` of its runs: a config read without them,
+    `read_configs(conn, record_lengths=False)`, summarised here); the same config when none of its levels has
+    records."""
+    if not any(lv.records_key for lv in cfg.levels):
         return cfg
-    lengths = level_lengths(conn, runs)
     levels = []
     for lv in cfg.levels:
         found = lengths.get((lv.run_id, lv.load_index))
-        inp, out = (summarised_lengths(found[0]), summarised_lengths(found[1])) if found else (None, None)
-        if inp is not None and out is not None:
+        if found is not None:
+            inp, out = summarised_lengths(found[0]), summarised_lengths(found[1])
             lv = dataclasses.replace(
                 lv,
                 inp=Lengths.empirical(inp) if len(inp) >= EMPIRICAL_FROM else lv.inp,

@@ -18,7 +18,7 @@ from assets.calibrate.bounds import FitBudget, capped_levels
 from assets.calibrate.fit import Fit, calibrate
 from assets.calibrate.fit_start import NoTiming
 from assets.calibrate.levels import METRICS, Config, Level, read_configs, unserved_words
-from assets.calibrate.record_lengths import with_record_lengths
+from assets.calibrate.record_lengths import level_lengths, with_record_lengths
 from assets.calibrate.validate import Row, validate_config
 from assets.warehouse.rows import row_for
 from assets.warehouse.validate import frame_from_rows
@@ -118,6 +118,8 @@ class CalibrationStore(Protocol):
 
     def calibration(self, cfg: Config, compute: Callable[[], Calibration]) -> Calibration: ...
 
+    def holds(self, cfg: Config) -> bool: ...
+
     def keep_only(self, configs: list[Config]) -> None: ...
 
     def summary(self) -> str: ...
@@ -143,13 +145,16 @@ def calibrate_all(
     """Every config of the warehouse, calibrated (with a `store`, a config whose evidence is unchanged reuses its
     stored calibration; the store's summary line says which were refitted)."""
     out = []
-    # with a store, per-request lengths are read only for the configs fitted now (a stored fit needs none)
+    # with a store, per-request lengths are read (in one pass) only for the configs fitted now: a stored fit needs none
     configs = read_configs(conn) if store is None else read_configs(conn, record_lengths=False)
+    stale = [cfg for cfg in configs if store is not None and not store.holds(cfg)]
+    runs = sorted({lv.run_id for cfg in stale for lv in cfg.levels if lv.records_key})
+    lengths = level_lengths(conn, runs) if runs else {}
     for cfg in configs:
         fitted: list[Calibration] = []
 
         def compute(cfg: Config = cfg, fitted: list[Calibration] = fitted) -> Calibration:
-            fitted.append(_calibrated(cfg if store is None else with_record_lengths(conn, cfg), log))
+            fitted.append(_calibrated(cfg if store is None else with_record_lengths(cfg, lengths), log))
             return fitted[-1]
 
         result = compute() if store is None else store.calibration(cfg, compute)

@@ -12,7 +12,7 @@ import pytest
 from assets.calibrate import fit_store, tables
 from assets.calibrate.fit_store import FitStore, evidence_fingerprint
 from assets.calibrate.levels import read_configs
-from assets.calibrate.record_lengths import with_record_lengths
+from assets.calibrate.record_lengths import level_lengths, with_record_lengths
 from assets.calibrate.tables import Calibration, calibrate_config, model_row, validation_row
 from tests.unit.test_calibrate_bounds import _synthetic
 from tests.unit.test_calibrate_unserved_levels import POINT_COLUMNS, RUN_COLUMNS, point, run
@@ -49,7 +49,7 @@ def test_a_stored_fit_is_reused_while_its_evidence_is_unchanged_with_the_same_ro
     assert first.calibration(config, compute) is fitted and compute.calls == 1
     again = FitStore(tmp_path / "fits")
     reused = again.calibration(config, compute)
-    assert compute.calls == 1  # not fitted again
+    assert again.holds(config) and compute.calls == 1  # not fitted again
     assert _rows(reused) == _rows(fitted)
     assert reused.fit is not None and fitted.fit is not None and reused.fit.params == fitted.fit.params
     assert again.summary() == (
@@ -154,7 +154,7 @@ def with_records() -> duckdb.DuckDBPyConnection:
     return conn
 
 
-def test_a_run_with_stored_fits_reads_no_record_and_a_refit_reads_the_same_lengths(with_records):
+def test_a_run_with_stored_fits_reads_no_record_and_a_refit_reads_the_same_lengths(with_records, tmp_path):
     """Read without its records' lengths, a config says which records its levels have; the lengths read for a refit
     are those a full read gives; changed records (another checksum) change the fingerprint."""
     (full,) = read_configs(with_records)
@@ -163,7 +163,9 @@ def test_a_run_with_stored_fits_reads_no_record_and_a_refit_reads_the_same_lengt
     assert all(lv.records_key and lv.has_records for lv in light.levels)
     assert [lv.inp.kind for lv in light.levels] == ["fixed"] * 5  # the means, until the lengths are read
     with_records.execute("ALTER TABLE observed.requests_away RENAME TO requests")
-    read = with_record_lengths(with_records, light)
+    store = FitStore(tmp_path / "fits")
+    assert not store.holds(light)
+    read = with_record_lengths(light, level_lengths(with_records, [light.levels[0].run_id]))
     assert [(lv.inp, lv.out) for lv in read.levels] == [(lv.inp, lv.out) for lv in full.levels]
     assert [lv.inp.kind for lv in read.levels] == ["empirical"] * 5
     fingerprint = evidence_fingerprint(light)
