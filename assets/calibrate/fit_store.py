@@ -163,10 +163,11 @@ class FitStore:
         return result
 
     def keep_only(self, configs: list[Config]) -> None:
-        """The stored calibrations of configs not in `configs` removed (a warehouse keeps its own configs' fits)."""
+        """The stored calibrations of configs not in `configs` removed (a warehouse keeps its own configs' fits), and
+        what a killed write left (a `.<key>.json.<pid>.partial` never renamed)."""
         kept = {f"{cfg.key}.json" for cfg in configs}
-        for stored in sorted(self.dir.glob("*.json")) if self.dir.is_dir() else []:
-            if stored.name not in kept:
+        for stored in sorted(self.dir.iterdir()) if self.dir.is_dir() else []:
+            if stored.is_file() and stored.name not in kept:
                 stored.unlink(missing_ok=True)
 
     def summary(self) -> str:

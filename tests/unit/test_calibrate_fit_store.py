@@ -97,13 +97,14 @@ def test_a_damaged_stored_fit_is_refitted_said_never_trusted(tmp_path, config, f
     assert compute.calls == 2
 
 
-def test_a_fit_that_raised_is_not_stored_and_configs_gone_are_removed(tmp_path, config, fitted):
+def test_a_fit_that_raised_is_not_stored_and_configs_gone_and_killed_writes_are_removed(tmp_path, config, fitted):
     failed = Calibration(config, None, [], "not_calibrated", "the model could not be fitted", failed=True)
     store = FitStore(tmp_path / "fits")
     store.calibration(config, Counting(failed))
     assert not (tmp_path / "fits").exists() or not list((tmp_path / "fits").iterdir())
     store.calibration(config, Counting(fitted))
     (tmp_path / "fits" / "cfg-gone.json").write_text("{}")
+    (tmp_path / "fits" / f".{config.key}.json.4242.partial").write_text('{"store_version"')  # a killed write
     store.keep_only([config])
     assert sorted(p.name for p in (tmp_path / "fits").iterdir()) == [f"{config.key}.json"]
 
