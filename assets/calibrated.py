@@ -5,6 +5,7 @@ from collections.abc import Iterator
 import dagster as dg
 
 from assets.calibrate.cost_sensitivity import write_cost_sensitivity
+from assets.calibrate.fit_store import FitStore
 from assets.calibrate.our_traffic import write_projections
 from assets.calibrate.tables import write_calibrated
 from assets.resources import Warehouse
@@ -22,10 +23,12 @@ _OBSERVED = [["observed", "runs"], ["observed", "load_points"], ["observed", "re
 )
 def engine_models(context: dg.AssetExecutionContext, warehouse: Warehouse) -> Iterator[dg.MaterializeResult]:
     """Per config, the engine model fitted on all its load levels (calibrated.engine_models) and its predictions
-    of levels and workloads left out of the fit against what was measured (calibrated.validation)."""
+    of levels and workloads left out of the fit against what was measured (calibrated.validation); a config whose
+    evidence is unchanged reuses the warehouse's stored fit (the step's log says which configs were refitted)."""
     tables = selected_tables(context)
+    store = FitStore(warehouse.layout.fits_dir, context.log.info)
     with warehouse.connect() as conn:
-        reports = write_calibrated(conn, context.log.info, tables)
+        reports = write_calibrated(conn, context.log.info, tables, store)
     for table in tables:
         yield dg.MaterializeResult(asset_key=table.split("."), metadata=table_metadata(reports[table]))
 

@@ -15,7 +15,11 @@ interleaved run by run:
   its own) added to its dump folders;
 - that sweep alone, cold: a fresh warehouse with only that sweep;
 - run fingerprint, nothing changed: what `benchbill run` does before it finds nothing changed, with every dump
-  file hashed (as before run partitions) and with the checksums the warehouse recorded.
+  file hashed (as before run partitions) and with the checksums the warehouse recorded;
+- whole runs (when ../shared holds the real data): the whole `benchbill run` (every layer, the calibrated engine
+  models and their held-out validation among them) cold over the --size set, then on a copy of that warehouse with
+  one real 7-level sweep added (examples/dumps/vllm: its own config, so its run refits that config alone, which the
+  run's output says and the table shows), against that sweep alone in a fresh warehouse.
 """
 
 from __future__ import annotations
@@ -45,10 +49,19 @@ CASES = (
     "that sweep alone, cold",
     "fingerprint, hashing every file",
     "fingerprint, recorded checksums",
+    "cold, whole run",
+    "add one real sweep, whole run",
+    "that real sweep alone, whole run",
 )
+WHOLE_RUN_CASES = CASES[-3:]
+SHARED = REPO_ROOT.parent / "shared"
+REAL_SWEEP = REPO_ROOT / "examples" / "dumps" / "vllm"  # one real 7-level sweep (its files link into ../shared)
+MLPERF_TABLE = SHARED / "data" / "mlperf" / "summary" / "v5.1" / "summary_results.json"
 # `python -m bench` (make bench) leaves out the spawn case: it only shows what the forkserver saves, and costs the
-# most; `--cases` names it.
-DEFAULT_CASES = tuple(c for c in CASES if c != "cold, multiprocess, spawn")
+# most; `--cases` names it. It leaves out the whole runs too (minutes at 10M, and the small sets' levels are too
+# short for the observed checks to pass); `python -m bench.incremental` runs them by default.
+DEFAULT_CASES = tuple(c for c in CASES if c != "cold, multiprocess, spawn" and c not in WHOLE_RUN_CASES)
+STANDALONE_CASES = DEFAULT_CASES + WHOLE_RUN_CASES
 
 
 def added_sweep(data_root: Path, size: int, target: Path) -> Path:
@@ -118,11 +131,43 @@ def fingerprint(dumps: list[str], warehouse: Path, recorded: bool) -> tuple[floa
     return start, time.perf_counter()
 
 
+def whole_run(dumps: list[str], warehouse: Path, profiles: Path) -> tuple[float, float, float]:
+    """(start, end, CPU seconds of this process between them) of a whole `benchbill run` into `warehouse` (its CLI
+    loaded before the clock, as the observed cases have Dagster loaded); it prints what it prints (the parent reads
+    which configs were refitted)."""
+    from pipelines.cli import main as benchbill
+
+    args = ["run", "--warehouse", str(warehouse), "--profiles", str(profiles), "--mlperf", str(MLPERF_TABLE)]
+    args += ["--allow-links-into", str(SHARED / "data")] + [a for d in dumps for a in ("--dumps", d)]
+    start, cpu = time.perf_counter(), time.process_time()
+    code = benchbill(args)
+    end, cpu = time.perf_counter(), time.process_time() - cpu
+    assert code == 0, f"benchbill {' '.join(args)} exited {code}"
+    return start, end, cpu
+
+
+def refitted_words(output: str) -> str:
+    """What a whole run said of its engine models' fits: the calibrated step's summary line (its folded continuation
+    lines joined, up to its end: "... stored fits reused" or "... none refitted"), or an empty string."""
+    lines = output.splitlines()
+    for index, line in enumerate(lines):
+        if "engine models:" in line:
+            found = line.split("engine models:", 1)[1].strip()
+            for more in lines[index + 1 : index + 6]:
+                if found.endswith(("stored fits reused", "none refitted")) or not more.startswith("    "):
+                    break
+                found += " " + more.strip()
+            return found
+    return ""
+
+
 def one(case: str, spec: dict) -> dict:
     """One case in this process."""
     warehouse, profiles = Path(spec["warehouse"]), Path(spec["profiles"])
-    by_steps = None
-    if case.startswith("fingerprint"):
+    by_steps, cpu = None, None
+    if case in WHOLE_RUN_CASES:
+        start, end, cpu = whole_run(spec["dumps"], warehouse, profiles)
+    elif case.startswith("fingerprint"):
         start, end = fingerprint(spec["dumps"], warehouse, recorded=case.endswith("recorded checksums"))
     else:
         start, end, by_steps = materialize(
@@ -133,6 +178,7 @@ def one(case: str, spec: dict) -> dict:
     partitions = by_steps if by_steps is not None else partitions
     return {
         "seconds": end - start,
+        "cpu_seconds": cpu,
         "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "partitions_read": sum(p["scanned"] for p in partitions),
         "partitions": len(partitions),
@@ -156,18 +202,20 @@ def in_process_of_its_own(case: str, spec: dict) -> dict:
         text=True,
     )
     if done.returncode != 0:
-        raise SystemExit(f"bench.incremental: {case} failed:\n{done.stderr[-4000:]}")
+        raise SystemExit(f"bench.incremental: {case} failed:\n{done.stderr[-4000:]}\n{done.stdout[-4000:]}")
     result = json.loads(out.read_text())
+    result["refitted"] = refitted_words(done.stderr + "\n" + done.stdout)
     out.unlink()
     return result
 
 
 def copy_warehouse(base: Path, target: Path) -> Path:
-    """A warehouse as `base` left it: the build file copied, the stored partitions and records linked (they are
-    never changed in place, only replaced)."""
+    """A warehouse as `base` left it: the build file copied, the stored partitions, records and fits linked (they
+    are never changed in place, only replaced)."""
     if target.exists():
         shutil.rmtree(target)
-    shutil.copytree(base, target, copy_function=os.link, ignore=shutil.ignore_patterns("*.duckdb*", ".benchbill.lock"))
+    ignore = shutil.ignore_patterns("*.duckdb*", ".benchbill.lock", "parquet")  # a run exports Parquet afresh
+    shutil.copytree(base, target, copy_function=os.link, ignore=ignore)
     for name in ("build.duckdb",):
         if (base / name).exists():
             shutil.copy2(base / name, target / name)
@@ -177,15 +225,23 @@ def copy_warehouse(base: Path, target: Path) -> Path:
 def measure(
     size: int, added: int, runs: int, data_root: Path, work: Path, log=print, cases: tuple[str, ...] = DEFAULT_CASES
 ) -> list[dict]:
-    """Every case (of `cases`; the cold in-process one always, the others start from its warehouse) `runs` times,
+    """Every case (of `cases`; the cold in-process one always, the others start from its warehouse; a whole run with one
+    sweep added starts from the cold whole run's) `runs` times,
     interleaved; per case the median seconds and peak memory, the runs and what the warehouse recorded (partitions
     read, files hashed; for the multiprocess case, by its steps)."""
-    cases = tuple(c for c in CASES if c in cases or c == "cold, in-process")
+    chosen = set(cases) | {"cold, in-process"}
+    if chosen & set(WHOLE_RUN_CASES):
+        if (REAL_SWEEP / "run.yaml").exists() and MLPERF_TABLE.exists():
+            chosen.add("cold, whole run")  # the warehouse a sweep is added to
+        else:
+            log(f"whole runs left out: they need the real files under {SHARED} (the sweep and an MLPerf table)")
+            chosen -= set(WHOLE_RUN_CASES)
+    cases = tuple(c for c in CASES if c in chosen)
     data = generate.ensure(data_root, size, log=log)
     dumps = [str(p) for p in generate.dumps_dir(data)]
     sweep = added_sweep(data_root, added, work / "added-sweep")
     profiles = data / "profiles.yaml"
-    base = work / "base"
+    base, whole_base = work / "base", work / "base-whole-run"
     if base.exists():
         shutil.rmtree(base)
     results: dict[str, list[dict]] = {case: [] for case in cases}
@@ -207,6 +263,15 @@ def measure(
                     spec["dumps"] = [*dumps, str(sweep)]
             elif case == "that sweep alone, cold":
                 spec["dumps"] = [str(sweep)]
+            elif case == "cold, whole run":
+                spec["warehouse"] = str(whole_base)
+            elif case == "add one real sweep, whole run":
+                copy_warehouse(whole_base, target)
+                spec["dumps"] = [*dumps, str(REAL_SWEEP)]
+            elif case == "that real sweep alone, whole run":
+                spec["dumps"] = [str(REAL_SWEEP)]
+            if case == "cold, whole run" and whole_base.exists():
+                shutil.rmtree(whole_base)
             results[case].append(in_process_of_its_own(case, spec))
             if case == "cold, in-process":  # the warehouse the other cases start from
                 if base.exists():
@@ -224,6 +289,8 @@ def measure(
                 "partitions_read": found[-1]["partitions_read"],
                 "partitions": found[-1]["partitions"],
                 "files_hashed": found[-1]["files_hashed"],
+                "refitted": found[-1].get("refitted", ""),
+                "cpu_seconds": [round(r["cpu_seconds"], 1) for r in found if r.get("cpu_seconds") is not None],
             }
         )
     return rows
@@ -231,6 +298,11 @@ def measure(
 
 RATIOS = (
     ("add one sweep", "that sweep alone, cold", "add one sweep to the warehouse / that sweep alone, cold"),
+    (
+        "add one real sweep, whole run",
+        "that real sweep alone, whole run",
+        "whole run: add one real sweep to the warehouse / that sweep alone, cold",
+    ),
     ("nothing changed", "cold, in-process", "nothing changed / cold"),
     ("cold, multiprocess", "cold, in-process", "multiprocess / in-process, cold"),
     ("cold, multiprocess, spawn", "cold, in-process", "multiprocess with spawned step processes / in-process, cold"),
@@ -246,7 +318,8 @@ def render(rows: list[dict], size: int, added: int) -> str:
     by_case = {r["case"]: r for r in rows}
     lines = [
         f"Run partitions: the observed layer over the {generate.size_label(size)} set (+ one sweep of the "
-        f"{generate.size_label(added)} set's h100-vllm)",
+        f"{generate.size_label(added)} set's h100-vllm); whole runs: `benchbill run` over the same set (+ one real "
+        "sweep, examples/dumps/vllm)",
         "",
         "| case | wall time (median) | runs (s) | peak memory | partitions read | files hashed |",
         "| --- | ---: | --- | ---: | ---: | ---: |",
@@ -259,6 +332,10 @@ def render(rows: list[dict], size: int, added: int) -> str:
             f"{row['peak_mb']:,.0f} MB | {read} | {hashed} |"
         )
     lines.append("")
+    for row in rows:
+        if row.get("cpu_seconds"):  # a whole run: its CPU time (a loaded machine stretches the wall time)
+            cpu = ", ".join(f"{c:.1f}" for c in row["cpu_seconds"])
+            lines.append(f"- {row['case']}: {cpu} s CPU; engine models: {row['refitted'] or 'not said'}")
     for numerator, denominator, label in RATIOS:
         if numerator in by_case and denominator in by_case:
             lines.append(f"- {label}: {by_case[numerator]['seconds'] / by_case[denominator]['seconds']:.2f}x")
@@ -274,7 +351,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--size", default="10M", help="requests in the warehouse's data set")
     parser.add_argument("--added", default="1M", help="the data set whose h100-vllm sweep is added")
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--cases", default=";".join(DEFAULT_CASES), help="which cases, separated by ';'")
+    parser.add_argument("--cases", default=";".join(STANDALONE_CASES), help="which cases, separated by ';'")
     parser.add_argument("--data", default=str(Path(tempfile.gettempdir()) / "benchbill-bench"))
     args = parser.parse_args(argv)
     size, added = generate.parse_size(args.size), generate.parse_size(args.added)

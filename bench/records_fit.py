@@ -5,7 +5,7 @@ simulated by the engine model with known step costs), one with every level's per
 observed.requests (`--records` in all), one with its level summaries only. Prints the wall time of reading the
 configs (`read_configs`) and the wall and CPU time of fitting and validating each (`calibrate_config`, one process:
 the CPU time is the steadier figure on a shared machine): with the records summarised
-before the fit (assets/calibrate/levels.py), the two cost about the same."""
+before the fit (assets/calibrate/record_lengths.py), the two cost about the same."""
 
 from __future__ import annotations
 

@@ -2,15 +2,12 @@
 
 1. What the engine's documented settings fix (scheduling family, token budget, caps, replicas), from the
    runtime, its version and the stated settings (`runtime_defaults.engine_defaults`).
-2. A first guess of the step costs by least squares on two identities that hold per level:
-     decode:  TPOT = b0 + b1 x (rate x prompt tokens x TPOT) + b2 x (rate x (answer tokens - 1) x TPOT)
-              (a decoding sequence sees every step; Little's law gives the prefill tokens and decoding
-               sequences per step from the achieved rate)
-     prefill: TTFT at the lowest load of each workload = c + b0 + b1 x prompt tokens
-   solved with non-negative coefficients (exact NNLS over the 16 active sets of 4 unknowns).
+2. A start that depends on the sweep alone (fit_start.py): a first guess of the step costs by least squares on
+   identities that hold per level, then the best point of a small grid around it.
 3. Refinement by simulation: Levenberg-Marquardt on log(b0, b1, b2, b3, c), each level replayed as the tool
    ran it (its number of requests, open or closed loop, arrival CV, client cap), residuals
-   log(simulated / measured) of p50 TTFT, p50 TPOT and the achieved rate (soft-L1), with weak priors.
+   log(simulated / measured) of p50 TTFT, p50 TPOT and the achieved rate (soft-L1), with weak priors, run until a
+   step improves the objective by less than LM_TOLERANCE with a fresh Jacobian (converged, not stopped on a path).
 4. Each cap no setting states (token budget, KV tokens, running sequences): a log grid then a golden section over
    the same objective, kept only where it lowers it by 3% (only saturated levels can tell; else the runtime's
    default stays, said in the notes).
@@ -20,7 +17,7 @@ No scipy: numpy least squares and a hand-written LM / golden section.
 The same sweeps give the same fit on any machine: BLAS kernels (and numpy's SIMD exp/log) differ by CPU in the last
 bits, and a simulation replays discrete events, so those bits would steer the LM to a visibly different fit. Every
 point the fit evaluates is therefore rounded first (log step costs to 1e-9, a relative 1e-9 on the step costs), costs
-are exact sums (`math.fsum`) and exp/log are the C library's, not numpy's vector kernels.
+are exact sums (`math.fsum`) and exp/log are the C library's, not numpy's vector kernels (fit_start.py).
 """
 
 from __future__ import annotations
@@ -33,6 +30,7 @@ import numpy as np
 
 from assets.calibrate.bounds import FitBudget
 from assets.calibrate.engine import EngineParams, simulate
+from assets.calibrate.fit_start import best_start, initial_guess, measured_value, quantised, sumsq
 from assets.calibrate.levels import Config, Level
 from assets.calibrate.runtime_defaults import engine_defaults
 from assets.calibrate.search import search_log
@@ -63,18 +61,13 @@ def simulate_level(p: EngineParams, lv: Level, seed: int = DEFAULT_SEED) -> dict
     return summarise(simulate(p, lv.load_spec(), lv.inp, lv.out, seed=seed))
 
 
-def _measured(lv: Level, m: str):
-    v = lv.measured.get(m)
-    return v if (v is not None and isinstance(v, (int, float)) and math.isfinite(v) and v > 0) else None
-
-
 def _residuals(p: EngineParams, levels: list[Level], counter: list) -> np.ndarray:
     res = []
     for lv in levels:
         s = simulate_level(p, lv)
         counter[0] += 1
         for m, w in FIT_METRICS.items():
-            mv = _measured(lv, m)
+            mv = measured_value(lv, m)
             if mv is None:
                 continue
             sv = s.get(m)
@@ -87,92 +80,12 @@ def _residuals(p: EngineParams, levels: list[Level], counter: list) -> np.ndarra
     return np.asarray(res)
 
 
-LOG_QUANTUM_DECIMALS = 9
-
-
-def _sumsq(r: np.ndarray) -> float:
-    """The sum of squares, correctly rounded (the same on every CPU, unlike a BLAS dot product)."""
-    return math.fsum(float(v) * float(v) for v in r)
-
-
-def _quantised(x) -> np.ndarray:
-    """A point of the fit in log space, rounded so that last-bit differences between machines vanish."""
-    return np.asarray([round(float(v), LOG_QUANTUM_DECIMALS) for v in x])
-
-
-def _significant(value: float, digits: int = 9) -> float:
-    return float(f"{value:.{digits}g}")
-
-
-def _nnls(A: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Exact non-negative least squares for a handful of unknowns (every active set)."""
-    n = A.shape[1]
-    best, best_cost = np.zeros(n), _sumsq(y)
-    for mask in range(1, 1 << n):
-        cols = [i for i in range(n) if mask >> i & 1]
-        x, *_ = np.linalg.lstsq(A[:, cols], y, rcond=None)
-        if np.all(x >= 0):
-            full = np.zeros(n)
-            full[cols] = x
-            cost = _sumsq(A @ full - y)
-            # collinear columns (one token mix: prompt and answer costs trade) give several active sets one cost to
-            # the last bits; only a clear improvement replaces the earlier set, so the choice is the same everywhere
-            if cost < best_cost * (1 - 1e-9):
-                best, best_cost = full, cost
-    return best
-
-
-class NoTiming(ValueError):
-    """Levels with no latency to fit on: the message says which measures are missing or 0, in words."""
-
-
-def initial_guess(levels: list[Level]) -> tuple[float, float, float, float]:
-    """(b0, b1, b2, c) in ms from the decode and prefill identities (see the module docstring); NoTiming when no
-    level states a latency above 0 to start from."""
-    rows, ys = [], []
-    for lv in levels:
-        t = _measured(lv, "tpot_p50_ms")
-        lam = _measured(lv, "achieved_requests_per_s")
-        li = lv.inp.mean
-        lo = lv.out.mean
-        if t and lam:
-            ts = t / 1e3
-            rows.append([1.0, lam * li * ts, lam * max(lo - 1, 0) * ts, 0.0])
-            ys.append(t)
-    by_wl: dict = {}
-    for lv in levels:
-        if _measured(lv, "ttft_p50_ms"):
-            k = lv.workload_key
-            lo_load = lv.load_size if lv.load_kind == "concurrency" else (lv.offered_rate or 0)
-            if k not in by_wl or lo_load < by_wl[k][0]:
-                by_wl[k] = (lo_load, lv)
-    for _, lv in by_wl.values():
-        ttft = lv.measured["ttft_p50_ms"]
-        conc = lv.load_size if lv.load_kind == "concurrency" else 1.0
-        # conc simultaneous prompts at the start of a closed loop: the median waits for half of them
-        waits = (1.0 + conc) / 2.0 if lv.load_kind == "concurrency" else 1.0
-        rows.append([waits, lv.inp.mean * waits, 0.0, 1.0])
-        ys.append(ttft)
-    if not rows:
-        raise NoTiming(
-            f"no latency to fit: at each of its {len(levels)} levels the median TTFT is 0 ms or missing, and so is "
-            "the median TPOT (or nothing was completed); a latency of 0 ms is no measurement: check that the "
-            "tool wrote its timings"
-        )
-    A = np.asarray(rows, dtype=float)
-    y = np.asarray(ys, dtype=float)
-    w = 1.0 / np.maximum(y, 1e-6)
-    x = _nnls(A * w[:, None], y * w)
-    b0, b1, b2, c = (_significant(float(v)) for v in x)
-    return max(b0, 0.05), max(b1, 1e-5), max(b2, 1e-4), max(c, 0.1)
-
-
 def _pack(p: EngineParams) -> np.ndarray:
-    return _quantised(math.log(v) for v in (p.b0_ms, p.b1_ms, p.b2_ms, max(p.b3_ms, 1e-9), p.ttft_overhead_ms))
+    return quantised(math.log(v) for v in (p.b0_ms, p.b1_ms, p.b2_ms, max(p.b3_ms, 1e-9), p.ttft_overhead_ms))
 
 
 def _unpack(base: EngineParams, x: np.ndarray) -> EngineParams:
-    b0, b1, b2, b3, c = (math.exp(v) for v in _quantised(x))
+    b0, b1, b2, b3, c = (math.exp(v) for v in quantised(x))
     return base.with_(b0_ms=b0, b1_ms=b1, b2_ms=b2, b3_ms=b3, ttft_overhead_ms=c)
 
 
@@ -207,13 +120,15 @@ def _lm(
     iters: int = 8,
     tol: float = 3e-3,
     budget: FitBudget | None = None,
+    confirm: bool = False,
 ):
     """Levenberg-Marquardt on log(b0, b1, b2, c): one finite-difference Jacobian, then Broyden rank-one
-    updates (one simulation of the levels per iteration instead of five); a fresh Jacobian after a failed step.
-    Past the `budget`'s time bound it stops where it is (the best point so far)."""
+    updates (one simulation of the levels per iteration instead of five); a fresh Jacobian after a failed step, and
+    with `confirm` before it stops on a step smaller than `tol` taken on an updated one (converged, not stopped where
+    the Broyden updates drifted). Past the `budget`'s time bound it stops where it is (the best point so far)."""
     x = _pack(base)
     r = _residuals(_unpack(base, x), levels, counter)
-    cost = _sumsq(r)
+    cost = sumsq(r)
     mu = 1e-2
     h = 0.08
 
@@ -222,7 +137,7 @@ def _lm(
         for i in range(len(x)):
             xx = x.copy()
             xx[i] += h
-            xx = _quantised(xx)
+            xx = quantised(xx)
             J[:, i] = (_residuals(_unpack(base, xx), levels, counter) - r) / h
         return J
 
@@ -235,18 +150,20 @@ def _lm(
         H = J.T @ J
         step = -np.linalg.solve(H + mu * (np.diag(np.diag(H)) + 1e-9 * np.eye(len(x))), g)
         step = np.clip(step, -1.5, 1.5)
-        xn = _quantised(x + step)
+        xn = quantised(x + step)
         rn = _residuals(_unpack(base, xn), levels, counter)
-        cn = _sumsq(rn)
+        cn = sumsq(rn)
         # Broyden update of J along the step taken (good or bad, it is information)
         J = J + np.outer(rn - r - J @ step, step) / max(float(step @ step), 1e-12)
         if cn < cost:
             rel = (cost - cn) / max(cost, 1e-12)
             x, r, cost = xn, rn, cn
             mu = max(mu / 3, 1e-4)
-            fresh = False
-            if rel < tol:
-                break
+            if rel < tol and (fresh or not confirm):
+                break  # a small step taken with a fresh Jacobian: converged
+            if rel < tol:  # a small step on an updated Jacobian may be its drift: confirmed with a fresh one
+                J = jac(x, r)
+            fresh = rel < tol
         else:
             mu *= 5
             if not fresh:
@@ -258,6 +175,10 @@ def _lm(
 
 
 FIT_MAX_REQUESTS = 3000
+# The fit's own LM runs until a step improves the objective by less than this (relative), confirmed with a fresh
+# Jacobian, or LM_ITERATIONS steps (fit_start.py: the start and the end do not depend on the path).
+LM_ITERATIONS = 25
+LM_TOLERANCE = 1e-4
 
 
 def _for_fit(lv: Level, limit: int = 0) -> Level:
@@ -274,6 +195,16 @@ def _for_fit(lv: Level, limit: int = 0) -> Level:
     short = copy.copy(lv)
     short.n_requests = limit
     return short
+
+
+# A long level is scored (in-sample and held out) on its first this many requests, where it is in its steady state
+# (`_for_fit`); a saturated open-loop level is scored whole. The real sweeps' levels are all shorter.
+SCORE_MAX_REQUESTS = 20_000
+
+
+def simulate_scored(p: EngineParams, lv: Level) -> dict:
+    """What `p` predicts for the level as it is scored: at most SCORE_MAX_REQUESTS of its requests (`_for_fit`)."""
+    return simulate_level(p, _for_fit(lv, SCORE_MAX_REQUESTS))
 
 
 def saturated(lv: Level) -> bool:
@@ -324,7 +255,8 @@ def calibrate(
     )
     counter = [0]
     fit_levels = [_for_fit(lv) for lv in levels]
-    p, cost = _lm(base, fit_levels, counter, iters=8, budget=budget)
+    x, _ = best_start(_pack(base), lambda x: sumsq(_residuals(_unpack(base, x), fit_levels, counter)))
+    p, cost = _lm(_unpack(base, x), fit_levels, counter, LM_ITERATIONS, LM_TOLERANCE, budget, confirm=True)
     n_sat = sum(1 for lv in levels if saturated(lv))
     need = max(
         float(np.max(lv.inp.sample(64, np.random.default_rng(0)) + lv.out.sample(64, np.random.default_rng(1))))
@@ -358,14 +290,14 @@ def calibrate(
 
         def f(k: int, cap: str = cap, p: EngineParams = p) -> float:
             rr = _residuals(p.with_(**{cap: float(k)}), fit_levels, counter)
-            return _sumsq(rr)
+            return sumsq(rr)
 
         k, kc, _ = search_log(f, *bounds[cap])
         if cap == "kv_tokens" and k > bounds[cap][1] * 0.7:
             kc = math.inf  # the largest KV cache tried is as good as none: not identified
         if kc < cost * 0.97:
             p = p.with_(**{cap: float(k)})
-            p, cost = _lm(p, fit_levels, counter, iters=5, budget=budget)
+            p, cost = _lm(p, fit_levels, counter, LM_ITERATIONS, LM_TOLERANCE, budget, confirm=True)
             notes.append(f"{cap} fitted: {k}")
         else:
             notes.append(
@@ -391,10 +323,10 @@ def _finish(
     n_sat = sum(1 for lv in levels if saturated(lv))
     errs: dict = {m: [] for m in FIT_METRICS}
     for lv in levels if score else []:
-        s = simulate_level(p, lv)
+        s = simulate_scored(p, lv)
         counter[0] += 1
         for m in FIT_METRICS:
-            mv = _measured(lv, m)
+            mv = measured_value(lv, m)
             if mv and s.get(m) and math.isfinite(s[m]):
                 errs[m].append(abs(s[m] / mv - 1))
     in_sample = {m: (float(np.median(v)) if v else math.nan) for m, v in errs.items()}

@@ -19,6 +19,7 @@ from typing import Any
 import duckdb
 import numpy as np
 
+from assets.calibrate.record_lengths import EMPIRICAL_FROM, level_lengths, records_keys, summarised_lengths
 from assets.calibrate.traffic import Lengths, LoadSpec, burstiness_to_cv
 
 # keys of observed.runs.workload that set the level, not the workload
@@ -81,6 +82,7 @@ class Level:
     measured: dict[str, Any]  # METRICS + achieved_requests_per_s, error_rate, mean tokens
     notes: list[str] = field(default_factory=list)
     has_records: bool = False
+    records_key: str = ""  # what its per-request records are (their sources), when their lengths are not read
 
     @property
     def effective_load(self) -> tuple[Any, ...]:
@@ -147,7 +149,7 @@ def _json(text: str | None) -> dict[str, Any]:
 
 
 def _lengths(mean: float | None, workload: dict[str, Any], records: np.ndarray | None, which: str) -> Lengths:
-    if records is not None and len(records) >= 10:
+    if records is not None and len(records) >= EMPIRICAL_FROM:
         return Lengths.empirical(records)
     m = float(mean) if mean and mean > 0 else 1.0
     dataset = str(workload.get("dataset_name", workload.get("data", ""))).lower()
@@ -166,20 +168,19 @@ def _arrival_cv(arrival: str | None, workload: dict[str, Any]) -> float:
     return 1.0
 
 
-def read_configs(conn: duckdb.DuckDBPyConnection) -> list[Config]:
+def read_configs(conn: duckdb.DuckDBPyConnection, record_lengths: bool = True) -> list[Config]:
     """Every config of observed.runs with its levels from observed.load_points (lengths from observed.requests
-    where a run has per-request records, summarised: `summarised_lengths`), in config-key order."""
+    where a run has per-request records, summarised: `summarised_lengths`), in config-key order. Without
+    `record_lengths` the records are not read: a level that has them says which they are (`records_key`, from
+    observed.request_sources) and its lengths are its means' until `with_record_lengths` reads them."""
     runs = conn.sql(
         "SELECT run_id, run_label, tool, accelerator_raw, accelerator_id, accelerator_count, model_raw, model_id, "
         "model_key, precision, runtime, runtime_version, runtime_settings, workload, arrival FROM observed.runs "
         "ORDER BY run_label"
     ).pl()
     points = conn.sql("SELECT * FROM observed.load_points ORDER BY run_id, load_index").pl()
-    records = conn.sql(
-        "SELECT run_id, load_index, list(input_tokens) AS inp, list(output_tokens) AS out FROM observed.requests "
-        "WHERE status = 'ok' AND phase = 'measure' AND input_tokens > 0 AND output_tokens > 0 GROUP BY ALL"
-    ).pl()
-    lengths = {(r["run_id"], r["load_index"]): (r["inp"], r["out"]) for r in records.iter_rows(named=True)}
+    lengths = level_lengths(conn) if record_lengths else {}
+    keys = {} if record_lengths else records_keys(conn)
     by_run: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for lp in points.iter_rows(named=True):
         by_run[lp["run_id"]].append(lp)
@@ -215,6 +216,8 @@ def read_configs(conn: duckdb.DuckDBPyConnection) -> list[Config]:
                 continue
             level = _level(run, lp, key, core, workload, lengths.get((run["run_id"], lp["load_index"])))
             if level is not None:
+                level.records_key = keys.get((run["run_id"], lp["load_index"]), "")
+                level.has_records = level.has_records or bool(level.records_key)
                 cfg.levels.append(level)
     for cfg in configs.values():
         _flag_implausible(cfg)
@@ -300,20 +303,6 @@ def _level(
         notes=notes,
         has_records=records is not None,
     )
-
-
-RECORD_LENGTHS_PER_LEVEL = 1000  # a level's per-request token lengths, as the fit resamples them
-
-
-def summarised_lengths(values: list[int]) -> np.ndarray:
-    """A level's per-request lengths as the fit needs them: all of them up to RECORD_LENGTHS_PER_LEVEL, else that
-    many evenly spaced order statistics (the midpoints of equal shares of the sorted lengths: the same distribution
-    within 1/1000 in rank, deterministic), so a level of a million records costs the fit what a small one does."""
-    lengths = np.asarray(values)
-    if len(lengths) <= RECORD_LENGTHS_PER_LEVEL:
-        return lengths
-    shares = (np.arange(RECORD_LENGTHS_PER_LEVEL) + 0.5) * len(lengths) / RECORD_LENGTHS_PER_LEVEL
-    return np.sort(lengths)[shares.astype(np.int64)]
 
 
 def _close(a: float, b: float, tol: float = 0.25) -> bool:

@@ -9,14 +9,16 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import duckdb
 import numpy as np
 
 from assets.calibrate.bounds import FitBudget, capped_levels
-from assets.calibrate.fit import Fit, NoTiming, calibrate
+from assets.calibrate.fit import Fit, calibrate
+from assets.calibrate.fit_start import NoTiming
 from assets.calibrate.levels import METRICS, Config, Level, read_configs, unserved_words
+from assets.calibrate.record_lengths import level_lengths, with_record_lengths
 from assets.calibrate.validate import Row, validate_config
 from assets.warehouse.rows import row_for
 from assets.warehouse.validate import frame_from_rows
@@ -41,6 +43,7 @@ class Calibration:
     reason: str | None = None
     seconds: float = 0.0
     fitted_levels: list[Level] | None = None  # the levels fitted on when a sweep has more than a fit takes
+    failed: bool = False  # the fit raised: a fault said on the config's row, not a result to keep
 
 
 def usable_levels(cfg: Config) -> int:
@@ -109,20 +112,60 @@ def calibrate_config(cfg: Config, validate: bool = True, log: Callable[[str], No
     return Calibration(cfg, fit, rows, status, reason, time.perf_counter() - t0, levels if capped else None)
 
 
-def calibrate_all(conn: duckdb.DuckDBPyConnection, log: Callable[[str], None] | None = None) -> list[Calibration]:
-    """Every config of the warehouse, calibrated."""
+class CalibrationStore(Protocol):
+    """Where calibrations are kept between runs (`fit_store.FitStore`): a config's stored one while its evidence is
+    unchanged, else the one `compute` gives."""
+
+    def calibration(self, cfg: Config, compute: Callable[[], Calibration]) -> Calibration: ...
+
+    def holds(self, cfg: Config) -> bool: ...
+
+    def keep_only(self, configs: list[Config]) -> None: ...
+
+    def summary(self) -> str: ...
+
+
+def _calibrated(cfg: Config, log: Callable[[str], None] | None) -> Calibration:
+    """`calibrate_config`, a fault said on the config's own row (`failed`) rather than raised."""
+    try:
+        return calibrate_config(cfg, log=log)
+    except Exception as exc:  # a config the model cannot take is said on its own row; the rest builds
+        detail = "".join(traceback.format_exception_only(exc)).strip()
+        tb = traceback.extract_tb(exc.__traceback__)[-1]
+        where = f"{Path(tb.filename).name}:{tb.lineno}"
+        why = f"the model could not be fitted ({where}): {detail}"
+        return Calibration(cfg, None, [], "not_calibrated", why, failed=True)
+
+
+def calibrate_all(
+    conn: duckdb.DuckDBPyConnection,
+    log: Callable[[str], None] | None = None,
+    store: CalibrationStore | None = None,
+) -> list[Calibration]:
+    """Every config of the warehouse, calibrated (with a `store`, a config whose evidence is unchanged reuses its
+    stored calibration; the store's summary line says which were refitted)."""
     out = []
-    for cfg in read_configs(conn):
-        try:
-            result = calibrate_config(cfg, log=log)
-        except Exception as exc:  # a config the model cannot take is said on its own row; the rest builds
-            detail = "".join(traceback.format_exception_only(exc)).strip()
-            tb = traceback.extract_tb(exc.__traceback__)[-1]
-            where = f"{Path(tb.filename).name}:{tb.lineno}"
-            result = Calibration(cfg, None, [], "not_calibrated", f"the model could not be fitted ({where}): {detail}")
+    # with a store, per-request lengths are read (in one pass) only for the configs fitted now: a stored fit needs none
+    configs = read_configs(conn) if store is None else read_configs(conn, record_lengths=False)
+    stale = [cfg for cfg in configs if store is not None and not store.holds(cfg)]
+    runs = sorted({lv.run_id for cfg in stale for lv in cfg.levels if lv.records_key})
+    lengths = level_lengths(conn, runs) if runs else {}
+    for cfg in configs:
+        fitted: list[Calibration] = []
+
+        def compute(cfg: Config = cfg, fitted: list[Calibration] = fitted) -> Calibration:
+            fitted.append(_calibrated(cfg if store is None else with_record_lengths(cfg, lengths), log))
+            return fitted[-1]
+
+        result = compute() if store is None else store.calibration(cfg, compute)
         if log is not None:
-            log(f"{cfg.label}: {result.status} ({usable_levels(cfg)} levels, {result.seconds:.1f} s)")
+            how = f"{result.seconds:.1f} s" if fitted else f"stored fit reused, fitted in {result.seconds:.1f} s"
+            log(f"{cfg.label}: {result.status} ({usable_levels(cfg)} levels, {how})")
         out.append(result)
+    if store is not None:
+        store.keep_only(configs)
+        if log is not None:
+            log(store.summary())
     return out
 
 
@@ -236,10 +279,12 @@ def write_calibrated(
     conn: duckdb.DuckDBPyConnection,
     log: Callable[[str], None] | None = None,
     tables: list[str] | None = None,
+    store: CalibrationStore | None = None,
 ) -> dict[str, WriteReport]:
-    """Calibrate every config of the warehouse and write calibrated.engine_models and calibrated.validation (those of
-    `tables`, default both: one calibration gives both, so a subset costs the same)."""
-    results = calibrate_all(conn, log)
+    """Calibrate every config of the warehouse (reusing the `store`'s fits whose evidence is unchanged) and write
+    calibrated.engine_models and calibrated.validation (those of `tables`, default both: one calibration gives both,
+    so a subset costs the same)."""
+    results = calibrate_all(conn, log, store)
     frames = {
         "calibrated.engine_models": (frame_from_rows([model_row(c) for c in results], EngineModels), EngineModels),
         "calibrated.validation": (

@@ -24,7 +24,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from assets.calibrate.bounds import FitBudget
-from assets.calibrate.fit import Fit, calibrate, simulate_level
+from assets.calibrate.fit import Fit, calibrate, simulate_scored
 from assets.calibrate.levels import Config, Level
 
 HELD_OUT_METRICS = (
@@ -126,7 +126,7 @@ def _score(cfg: Config, test: str, held: str, lvs: list[Level], fit, knees: dict
     rows = []
     preds = {}
     for lv in lvs:
-        s = simulate_level(fit.params, lv)
+        s = simulate_scored(fit.params, lv)
         preds[id(lv)] = s
         for m in HELD_OUT_METRICS:
             mv = lv.measured.get(m)

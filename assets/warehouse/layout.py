@@ -1,6 +1,6 @@
 """Where a warehouse keeps its files: the private build file, the published serving file, the report, the
-Parquet exports and the writer lock, all in one folder; its stored run partitions and owned records there too, or
-in a run store on object storage (`run_store`: s3://bucket/prefix, gs://bucket/prefix)."""
+Parquet exports, the stored engine-model fits and the writer lock, all in one folder; its stored run partitions and
+owned records there too, or in a run store on object storage (`run_store`: s3://bucket/prefix, gs://bucket/prefix)."""
 
 from __future__ import annotations
 
@@ -63,6 +63,12 @@ class WarehouseLayout:
         """Each run partition's stored results and the checksums of its files (`assets.runs.partition_store`); with a
         run store on object storage, `object_store`'s runs/ instead."""
         return self.dir / "runs"
+
+    @property
+    def fits_dir(self) -> Path:
+        """Each config's stored calibration and the fingerprint of what it was fitted on (`assets.calibrate.fit_store`);
+        always in the folder (a few kB a config)."""
+        return self.dir / "fits"
 
     @property
     def lock_path(self) -> Path:

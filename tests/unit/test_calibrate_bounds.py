@@ -12,7 +12,8 @@ import numpy as np
 
 from assets.calibrate import bounds
 from assets.calibrate.bounds import FitBudget, capped_levels
-from assets.calibrate.levels import RECORD_LENGTHS_PER_LEVEL, Config, Level, summarised_lengths
+from assets.calibrate.levels import Config, Level
+from assets.calibrate.record_lengths import RECORD_LENGTHS_PER_LEVEL, summarised_lengths
 from assets.calibrate.tables import calibrate_config, model_row
 from assets.calibrate.traffic import Lengths
 from tests.unit.test_calibrate_fit import _level, config_key

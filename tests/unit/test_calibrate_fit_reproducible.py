@@ -7,7 +7,8 @@ import sys
 
 import numpy as np
 
-from assets.calibrate.fit import _nnls, _pack, _unpack
+from assets.calibrate.fit import _pack, _unpack
+from assets.calibrate.fit_start import nnls
 from tests.support.data import REPO_ROOT
 from tests.unit.test_calibrate_fit import TRUTH as BASE
 
@@ -24,7 +25,7 @@ def test_collinear_columns_choose_the_same_active_set_whatever_the_last_bits():
     answer = prompt / 10.0
     A = np.column_stack([np.ones(6), prompt, answer, np.ones(6) * 0.5])
     y = 8.0 + 0.03 * prompt + np.asarray([0.01, -0.02, 0.015, 0.0, -0.01, 0.005])
-    chosen = {tuple(_nnls(A, y * (1 + eps)) > 0) for eps in (0.0, 2e-16, -2e-16, 4e-16, -4e-16)}
+    chosen = {tuple(nnls(A, y * (1 + eps)) > 0) for eps in (0.0, 2e-16, -2e-16, 4e-16, -4e-16)}
     assert len(chosen) == 1
 
 
