@@ -30,7 +30,7 @@ from assets.calibrate.levels import Config
 from assets.calibrate.tables import Calibration
 from assets.calibrate.validate import Row
 from assets.inputs.files import sha256_bytes
-from assets.runs.partition_store import _write_json
+from assets.runs.stored_partition import write_json
 
 STORE_VERSION = "benchbill-fit-1"
 # Bumped when the engine model, the fit or its held-out validation changes in a way the sources below do not show
@@ -159,7 +159,7 @@ class FitStore:
                 "content_sha256": _content_sha256(payload),
                 "calibration": payload,
             }
-            _write_json(self._path(cfg), entry)
+            write_json(self._path(cfg), entry)
         return result
 
     def keep_only(self, configs: list[Config]) -> None:
