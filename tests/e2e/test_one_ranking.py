@@ -11,21 +11,11 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import duckdb
-import pytest
 
 from assets.report.decision import decide
 from assets.report.textformat import format_shortlist
 from pipelines.cli import main
 from pipelines.published_output import read_shortlist
-from tests.support.data import REPO_ROOT, build_published
-
-RUN_PROFILES = REPO_ROOT / "examples" / "run-profiles.yaml"
-
-
-@pytest.fixture(scope="module")
-def make_run(tmp_path_factory):
-    """A warehouse published from `make run`'s inputs (the Makefile's RUN_ARGS): its profiles with the real trace."""
-    return build_published(tmp_path_factory.mktemp("make-run"), ("--profiles", str(RUN_PROFILES)))
 
 
 def dicts(warehouse: Path, sql: str) -> list[dict]:
@@ -142,21 +132,22 @@ def surfaces_agree(warehouse: Path, capsys) -> dict[str, tuple]:
     return keys
 
 
-def test_every_surface_ranks_the_make_run_profiles_as_the_decision(make_run, capsys):
-    assert set(surfaces_agree(make_run, capsys)) == {"chat-8b-interactive", "chat-70b-interactive"}
+def test_every_surface_ranks_the_make_run_profiles_as_the_decision(make_run_published, capsys):
+    assert set(surfaces_agree(make_run_published, capsys)) == {"chat-8b-interactive", "chat-70b-interactive"}
 
 
-def test_make_runs_report_draws_the_real_trace_against_capacity_and_the_autoscaled_bill(make_run):
-    html = (make_run / "report.html").read_text()
+def test_make_runs_report_draws_the_real_trace_against_capacity_and_the_autoscaled_bill(make_run_published):
+    html = (make_run_published / "report.html").read_text()
     assert 'data-chart="capacity"' in html and 'data-profile="chat-8b-interactive"' in html
     [shape] = dicts(
-        make_run,
+        make_run_published,
         "SELECT windows, requests_per_day FROM requirement.traffic_shape WHERE profile = 'chat-8b-interactive'",
     )
     windows, scale = shape["windows"], shape["requests_per_day"]
     assert windows == 58 and scale == 12_000_000  # the trace's 58 whole minutes, at the stated volume
     recommended = dicts(
-        make_run, "SELECT * FROM analytics.capacity_plan WHERE profile = 'chat-8b-interactive' AND rank_in_profile = 1"
+        make_run_published,
+        "SELECT * FROM analytics.capacity_plan WHERE profile = 'chat-8b-interactive' AND rank_in_profile = 1",
     )[0]
     assert recommended["autoscaled_monthly_usd_high"] is not None
     assert "autoscaled)" in html
