@@ -19,6 +19,8 @@ STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 #              replaces the default whole (add --force, --prices FILE, ... to the --mlperf/--dumps you want)
 #   WAREHOUSE  the warehouse folder (default ./warehouse)
 #   DEV_INPUTS the BENCHBILL_* settings `make dev` gives the Dagster definitions (default: the inputs of RUN_ARGS)
+#   WORKERS    how many pytest-xdist workers `make test` runs each tier in (default 2, the cores measured on;
+#              WORKERS=0 runs every test in one process)
 SHARED ?= ../shared
 WAREHOUSE ?= warehouse
 DAGSTER_HOME ?= $(abspath $(WAREHOUSE))/dagster_home
@@ -57,10 +59,14 @@ run: setup
 	$(BIN)/benchbill run --warehouse $(WAREHOUSE) $(RUN_ARGS)
 
 # The unit tier runs first and without the shared data (proving it needs none), then the real-data tiers; each
-# tier ends with its slowest tests, so a run's log says where the time goes.
+# tier ends with its slowest tests, so a run's log says where the time goes. Each runs in WORKERS pytest-xdist
+# workers, a test module whole on one worker (--dist loadfile: its module fixtures are built once); the published
+# warehouses the real-data tiers share are built once per run, by whichever worker asks first (tests/conftest.py).
+WORKERS ?= 2
+PYTEST_PARALLEL := -n $(WORKERS) --dist loadfile
 test: lint browser
-	BENCHBILL_SHARED=$(abspath .)/.no-shared-data $(BIN)/pytest -q --durations=10 tests/unit
-	$(BIN)/pytest -q --durations=25 tests/integration tests/e2e
+	BENCHBILL_SHARED=$(abspath .)/.no-shared-data $(BIN)/pytest -q $(PYTEST_PARALLEL) --durations=10 tests/unit
+	$(BIN)/pytest -q $(PYTEST_PARALLEL) --durations=25 tests/integration tests/e2e
 
 test-unit: setup
 	BENCHBILL_SHARED=$(abspath .)/.no-shared-data $(BIN)/pytest -q tests/unit

@@ -18,7 +18,8 @@ import pytest
 
 from assets.resources import Inputs, Warehouse
 from pipelines.definitions import build_definitions
-from tests.support.data import FIXTURES, INFERENCE_PERF, SHARED, build_published, make_dumps
+from tests.support.data import FIXTURES, INFERENCE_PERF, SHARED, build_make_run_published, build_published, make_dumps
+from tests.support.once import built_once, kept_unchanged
 from tests.support.smallcase import SmallCase, build_small_case
 
 TIERS = ("unit", "integration", "e2e")
@@ -80,12 +81,27 @@ def round_setup(tmp_path: Path) -> Iterator[tuple[dg.Definitions, dg.DagsterInst
 
 
 @pytest.fixture(scope="session")
-def published(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One published warehouse shared by the tests that only read it."""
-    return build_published(tmp_path_factory.mktemp("published"))
+def published(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """One published warehouse, built once per test run (once across xdist workers) and shared by the tests that
+    only read it; a test that must write copies it (shutil.copytree)."""
+    warehouse = built_once(tmp_path_factory, "published", build_published)
+    with kept_unchanged(warehouse):
+        yield warehouse
 
 
 @pytest.fixture(scope="session")
-def small_case(tmp_path_factory: pytest.TempPathFactory) -> SmallCase:
-    """The session's small end-to-end case (tests/support/smallcase.py)."""
-    return build_small_case(tmp_path_factory.mktemp("small"))
+def make_run_published(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The published warehouse of `make run`'s profiles (tests/support/data.py), built once per test run and
+    shared read-only like `published`: the report, the ranking on every surface."""
+    warehouse = built_once(tmp_path_factory, "make-run", build_make_run_published)
+    with kept_unchanged(warehouse):
+        yield warehouse
+
+
+@pytest.fixture(scope="session")
+def small_case(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SmallCase]:
+    """The session's small end-to-end case (tests/support/smallcase.py), built once per test run; its warehouses
+    are copied by the tests that run on them, never written."""
+    case = built_once(tmp_path_factory, "small", build_small_case)
+    with kept_unchanged(case.published, case.reference):
+        yield case

@@ -38,6 +38,7 @@ profiles:
 """
 
 
+# Its own warehouse: two profiles of its own (the hand computations name them) over the v5.1 table alone.
 @pytest.fixture(scope="module")
 def serving(tmp_path_factory):
     root = tmp_path_factory.mktemp("capacity")

@@ -12,6 +12,7 @@ from tests.support.data import V51_TABLE, make_dumps
 from tests.support.data import WORKED_PROFILES as PROFILES
 
 
+# Its own warehouse: the tests change its inputs and run again in it.
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     root = tmp_path_factory.mktemp("fingerprint")

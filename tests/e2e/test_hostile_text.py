@@ -29,6 +29,7 @@ def command(*argv: str) -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
+# Its own warehouse: hostile labels, folder name and provider are its inputs, and it reads the run's own output.
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
     root = tmp_path_factory.mktemp("hostile-text")

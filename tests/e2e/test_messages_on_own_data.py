@@ -33,6 +33,7 @@ profiles:
 """
 
 
+# Its own warehouse: the shared inputs plus a dumps folder and profiles of its own (the messages are about them).
 @pytest.fixture(scope="module")
 def own(tmp_path_factory):
     """The tests' published warehouse (tests/support/data.py) with one more dumps folder: the nerdalert results

@@ -23,6 +23,7 @@ H100-SXM,on_demand,2.99,Lambda,"cliffcenter.com research note (third-party)",202
 """
 
 
+# Its own warehouse: a serve_sla sweep, a production log and prices of its own.
 @pytest.fixture(scope="module")
 def serving(tmp_path_factory):
     root = tmp_path_factory.mktemp("repeats")

@@ -11,26 +11,17 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import duckdb
-import pytest
 
 from assets.report.decision import decide
 from assets.report.terminal_shortlist import format_shortlist
 from pipelines.cli import main
 from pipelines.published_output import read_shortlist
-from tests.support.data import REPO_ROOT, build_published
+from tests.support.data import REPO_ROOT
 from tests.support.report_html import (
     assert_each_caveat_once_per_table,
     assert_no_absolute_machine_path,
     assert_rows_in_the_stated_order,
 )
-
-RUN_PROFILES = REPO_ROOT / "examples" / "run-profiles.yaml"
-
-
-@pytest.fixture(scope="module")
-def make_run(tmp_path_factory):
-    """A warehouse published from `make run`'s inputs (the Makefile's RUN_ARGS): its profiles with the real trace."""
-    return build_published(tmp_path_factory.mktemp("make-run"), ("--profiles", str(RUN_PROFILES)))
 
 
 def dicts(warehouse: Path, sql: str) -> list[dict]:
@@ -147,33 +138,36 @@ def surfaces_agree(warehouse: Path, capsys) -> dict[str, tuple]:
     return keys
 
 
-def test_every_surface_ranks_the_make_run_profiles_as_the_decision(make_run, capsys):
-    assert set(surfaces_agree(make_run, capsys)) == {"chat-8b-interactive", "chat-70b-interactive"}
+def test_every_surface_ranks_the_make_run_profiles_as_the_decision(make_run_published, capsys):
+    assert set(surfaces_agree(make_run_published, capsys)) == {"chat-8b-interactive", "chat-70b-interactive"}
 
 
-def test_make_runs_report_draws_the_real_trace_against_capacity_and_the_autoscaled_bill(make_run):
-    html = (make_run / "report.html").read_text()
+def test_make_runs_report_draws_the_real_trace_against_capacity_and_the_autoscaled_bill(make_run_published):
+    html = (make_run_published / "report.html").read_text()
     assert 'data-chart="capacity"' in html and 'data-profile="chat-8b-interactive"' in html
     [shape] = dicts(
-        make_run,
+        make_run_published,
         "SELECT windows, requests_per_day FROM requirement.traffic_shape WHERE profile = 'chat-8b-interactive'",
     )
     windows, scale = shape["windows"], shape["requests_per_day"]
     assert windows == 58 and scale == 12_000_000  # the trace's 58 whole minutes, at the stated volume
     recommended = dicts(
-        make_run, "SELECT * FROM analytics.capacity_plan WHERE profile = 'chat-8b-interactive' AND rank_in_profile = 1"
+        make_run_published,
+        "SELECT * FROM analytics.capacity_plan WHERE profile = 'chat-8b-interactive' AND rank_in_profile = 1",
     )[0]
     assert recommended["autoscaled_monthly_usd_high"] is not None
     assert "autoscaled)" in html
 
 
-def test_make_runs_report_lists_each_caveat_once_per_table_in_the_stated_order_naming_no_machine_path(make_run):
+def test_make_runs_report_lists_each_caveat_once_per_table_in_the_stated_order_naming_no_machine_path(
+    make_run_published,
+):
     """On `make run`'s profiles: each shortlist caveat written once under its table, marked on the rows it applies
     to, and no caveat text twice in any table; every shortlist heading states the ranking its rows are in; the page
     names no absolute path of this machine (the trace it reads is an absolute path under ../shared)."""
-    assert assert_each_caveat_once_per_table(make_run) >= 10
-    assert_rows_in_the_stated_order(make_run)
-    assert_no_absolute_machine_path(make_run, REPO_ROOT)
+    assert assert_each_caveat_once_per_table(make_run_published) >= 10
+    assert_rows_in_the_stated_order(make_run_published)
+    assert_no_absolute_machine_path(make_run_published, REPO_ROOT)
 
 
 def test_every_surface_ranks_the_tests_profiles_as_the_decision(published, capsys):

@@ -19,6 +19,8 @@ H100-SXM,on_demand,2.99,Lambda,"cliffcenter.com research note (third-party)",202
 """
 
 
+# Its own warehouse: the worked case's one price row and profile (not the shared inputs), and the second run of the
+# nothing-changed test writes into it.
 @pytest.fixture(scope="module")
 def case(tmp_path_factory):
     root = tmp_path_factory.mktemp("worked")

@@ -56,6 +56,7 @@ profiles:
 """
 
 
+# Its own warehouse: real gemma, nemotron and qwen sweeps with their lm-eval results (not the shared inputs).
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
     root = tmp_path_factory.mktemp("quality")

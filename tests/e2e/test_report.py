@@ -16,7 +16,7 @@ from assets.report.evidence_marks import billed_evidence, data_value
 from assets.report.profile_sections import REPORT_COLUMNS
 from assets.report.textformat import range_text, shortlist_cell, shows_quality
 from pipelines.cli import main
-from tests.support.data import DATA, REPO_ROOT, build_published
+from tests.support.data import REPO_ROOT
 from tests.support.report_html import (
     assert_each_caveat_once_per_table,
     assert_no_absolute_machine_path,
@@ -41,33 +41,16 @@ CHROMIUM_ARGS = [
 ]
 
 
-TRACE = DATA / "traffic" / "azure-llm-inference-2023" / "AzureLLMInferenceTrace_conv.csv"
-# The bundled profiles with our volume: chat-8b on the real Azure conversation trace scaled to 12M requests a day,
-# against what we run today (the vllm sweep); chat-70b from a stated mean and peak-to-mean (no log to draw).
-PROFILES = f"""\
-profiles:
-  - name: chat-8b-interactive
-    model: meta-llama/Llama-3.1-8B-Instruct
-    slo: {{ttft_p95_ms: 1000, tpot_p95_ms: 50}}
-    delivered_fraction_prior: [0.5, 0.8]
-    baseline: vllm
-    workload: {{traffic_log: {TRACE}, requests_per_day: 12000000}}
-  - name: chat-70b-interactive
-    model: meta-llama/Llama-2-70b-chat-hf
-    slo: {{ttft_p95_ms: 2000, tpot_p95_ms: 100}}
-    delivered_fraction_prior: [0.5, 0.8]
-    workload: {{input_tokens_mean: 550, output_tokens_mean: 150, mean_requests_per_s: 25, peak_to_mean: 2.5}}
-"""
 WINDOW_PX = 1600
 SCIENTIFIC = re.compile(r"\b\d+(\.\d+)?[eE][-+]\d+")  # 1e-05, 1.28e+20 (a hex digest is not)
 
 
 @pytest.fixture(scope="module")
-def published(tmp_path_factory):
-    """The shared published warehouse's inputs, with our volume and baseline stated in the profiles."""
-    root = tmp_path_factory.mktemp("published-with-volume")
-    (root / "profiles.yaml").write_text(PROFILES)
-    return build_published(root, ("--profiles", str(root / "profiles.yaml")))
+def published(make_run_published):
+    """The warehouse of `make run`'s profiles (tests/conftest.py, built once per test run): chat-8b on the real
+    Azure conversation trace scaled to 12M requests a day, against what we run today (the vllm sweep); chat-70b
+    from a stated mean and peak-to-mean (no log to draw)."""
+    return make_run_published
 
 
 def query(published, sql):

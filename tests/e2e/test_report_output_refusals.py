@@ -28,6 +28,7 @@ MEMBERS = [
 ]
 
 
+# Its own warehouse: the run-partition tests' sweeps (a small build); the tests write reports beside and into it.
 @pytest.fixture(scope="module")
 def warehouse(tmp_path_factory) -> Path:
     """A warehouse published by `benchbill run` from the sweeps of the run-partition tests."""

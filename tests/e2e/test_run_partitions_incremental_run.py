@@ -37,6 +37,7 @@ def index(warehouse: Path) -> dict[str, dict]:
     return {r["label"].split(": ")[1]: r for r in json.loads((warehouse / "runs" / "index.json").read_text())}
 
 
+# Its own warehouses: partitions changed between runs, against a full rebuild.
 @pytest.fixture(scope="module")
 def changed(tmp_path_factory):
     """A warehouse built, then built again after a sweep was added and a file of another changed; and a full

@@ -24,6 +24,7 @@ def run(dumps: Path, warehouse: Path, *extra: str) -> None:
     assert main([*args, "--warehouse", str(warehouse), *extra]) == 0
 
 
+# Its own warehouses: one with the run store on S3 against one beside it, from the same small dumps.
 @pytest.fixture(scope="module")
 def published(tmp_path_factory):
     """One warehouse built with the run store in its folder, one with it on S3 (partitions on the multiprocess

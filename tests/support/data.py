@@ -18,6 +18,8 @@ DATA = SHARED / "data"
 V51_TABLE = DATA / "mlperf" / "summary" / "v5.1" / "summary_results.json"
 V41_TABLE = DATA / "mlperf" / "summary" / "v4.1" / "summary_results.json"
 INFERENCE_PERF = DATA / "dumps" / "inference-perf" / "kubecon-na-2025"
+# `make run`'s profiles (the Makefile's RUN_ARGS): chat-8b-interactive on the real Azure trace, chat-70b stated.
+RUN_PROFILES = REPO_ROOT / "examples" / "run-profiles.yaml"
 
 WORKED_RUN_YAML = """\
 accelerator: NVIDIA H100 80GB HBM3
@@ -97,3 +99,9 @@ def build_published(root: Path, extra_args: tuple[str, ...] = ()) -> Path:
     ]
     assert main(args) == 0
     return warehouse
+
+
+def build_make_run_published(root: Path) -> Path:
+    """The tests' published warehouse (build_published) with `make run`'s profiles instead of the bundled ones: the
+    report draws the real trace against capacity and the autoscaled bill. Returns the warehouse folder."""
+    return build_published(root, ("--profiles", str(RUN_PROFILES)))
