@@ -139,7 +139,7 @@ def capacity_chart(decision: Decision, windows: list[dict[str, Any]]) -> str:
     for i, (row, capacity) in enumerate(zip(drawn, capacities)):
         evidence = billed_evidence(row)
         near = [  # named short: the run's label, or the projected hardware
-            drawn[j]["run_label"] or f"{drawn[j]['accelerator_count']}x {drawn[j]['accelerator']}"
+            drawn[j]["run_label"] or f"{drawn[j]['accelerator_count']}x {drawn[j]['accelerator_id']}"
             for j in range(i)
             if _coincide(capacities[j], capacity, max(capacities))
         ]

@@ -90,7 +90,7 @@ def rows(serving, sql):
 
 
 def test_a_model_mlperf_never_ran_stands_on_observed_rows_and_says_so(serving):
-    shortlist = rows(serving, "SELECT * FROM marts.config_shortlist WHERE model = 'qwen3-0.6b' ORDER BY profile")
+    shortlist = rows(serving, "SELECT * FROM marts.config_shortlist WHERE model_id = 'qwen3-0.6b' ORDER BY profile")
     assert [r["profile"] for r in shortlist] == ["qwen06-gsm8k", "qwen06-mmlu"]
     for row in shortlist:
         assert row["evidence"] == "observed" and row["mlperf_round"] is None and row["mlperf_accuracy"] is None
