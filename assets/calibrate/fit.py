@@ -61,11 +61,31 @@ def simulate_level(p: EngineParams, lv: Level, seed: int = DEFAULT_SEED) -> dict
     return summarise(simulate(p, lv.load_spec(), lv.inp, lv.out, seed=seed))
 
 
-def _residuals(p: EngineParams, levels: list[Level], counter: list) -> np.ndarray:
+class Simulations:
+    """A config's levels simulated at the points of its fits, each (point, level) once: the held-out refits of its
+    levels all start from its fit on every level, so their first residuals and Jacobian are the same simulations
+    (a simulation is a function of the point, the level's load and its lengths: the same figures, replayed once)."""
+
+    def __init__(self) -> None:
+        self.count = 0  # simulations run
+        self._done: dict[tuple, tuple[Level, dict]] = {}
+
+    def level(self, p: EngineParams, lv: Level) -> dict:
+        """`simulate_level(p, lv)`, run once per point and level (a shortened copy of a level, `_for_fit`, shares
+        its lengths: the key names them by identity, and the level kept beside the result keeps them alive)."""
+        load = (lv.load_kind, lv.n_requests, lv.concurrency, lv.offered_rate, lv.arrival_cv, lv.client_cap)
+        key = (p, load, id(lv.inp), id(lv.out))
+        found = self._done.get(key)
+        if found is None:
+            self.count += 1
+            found = self._done[key] = (lv, simulate_level(p, lv))
+        return found[1]
+
+
+def _residuals(p: EngineParams, levels: list[Level], sims: Simulations) -> np.ndarray:
     res = []
     for lv in levels:
-        s = simulate_level(p, lv)
-        counter[0] += 1
+        s = sims.level(p, lv)
         for m, w in FIT_METRICS.items():
             mv = measured_value(lv, m)
             if mv is None:
@@ -116,7 +136,7 @@ def _prior_residuals(p: EngineParams) -> list[float]:
 def _lm(
     base: EngineParams,
     levels: list[Level],
-    counter: list,
+    sims: Simulations,
     iters: int = 8,
     tol: float = 3e-3,
     budget: FitBudget | None = None,
@@ -127,7 +147,7 @@ def _lm(
     with `confirm` before it stops on a step smaller than `tol` taken on an updated one (converged, not stopped where
     the Broyden updates drifted). Past the `budget`'s time bound it stops where it is (the best point so far)."""
     x = _pack(base)
-    r = _residuals(_unpack(base, x), levels, counter)
+    r = _residuals(_unpack(base, x), levels, sims)
     cost = sumsq(r)
     mu = 1e-2
     h = 0.08
@@ -138,7 +158,7 @@ def _lm(
             xx = x.copy()
             xx[i] += h
             xx = quantised(xx)
-            J[:, i] = (_residuals(_unpack(base, xx), levels, counter) - r) / h
+            J[:, i] = (_residuals(_unpack(base, xx), levels, sims) - r) / h
         return J
 
     J = jac(x, r)
@@ -151,7 +171,7 @@ def _lm(
         step = -np.linalg.solve(H + mu * (np.diag(np.diag(H)) + 1e-9 * np.eye(len(x))), g)
         step = np.clip(step, -1.5, 1.5)
         xn = quantised(x + step)
-        rn = _residuals(_unpack(base, xn), levels, counter)
+        rn = _residuals(_unpack(base, xn), levels, sims)
         cn = sumsq(rn)
         # Broyden update of J along the step taken (good or bad, it is information)
         J = J + np.outer(rn - r - J @ step, step) / max(float(step @ step), 1e-12)
@@ -221,11 +241,15 @@ def calibrate(
     exclude_failing: bool = True,
     start: EngineParams | None = None,
     budget: FitBudget | None = None,
+    sims: Simulations | None = None,
 ) -> Fit:
     """Fit the config on `levels` (all of its levels by default). With `start` (the fit on every level), a held-out
     refit: the step costs refitted from there, the caps kept (they are searched once, on every level). Past the
-    `budget`'s time bound the best parameters so far are kept (bounds.py)."""
+    `budget`'s time bound the best parameters so far are kept (bounds.py). `sims` shares the config's simulations
+    between its fits (the held-out refits: validate.py)."""
     t0 = time.time()
+    sims = Simulations() if sims is None else sims
+    first = sims.count
     levels = list(cfg.levels if levels is None else levels)
     notes: list = []
     if exclude_failing:
@@ -234,10 +258,9 @@ def calibrate(
             notes.append(f"{len(levels) - len(kept)} level(s) with > 5% failed requests left out of the fit")
         levels = kept
     if start is not None:
-        counter = [0]
         warm = [_for_fit(lv, WARM_MAX_REQUESTS) for lv in levels]
-        p, _cost = _lm(start, warm, counter, iters=WARM_ITERATIONS, budget=budget)
-        return _finish(cfg, p, levels, notes, t0, counter, score=False)
+        p, _cost = _lm(start, warm, sims, iters=WARM_ITERATIONS, budget=budget)
+        return _finish(cfg, p, levels, notes, t0, sims, first, score=False)
     fixed, free, dnotes = engine_defaults(cfg)
     notes += dnotes
     b0, b1, b2, c = initial_guess(levels)
@@ -253,10 +276,9 @@ def calibrate(
         chunked=fixed["chunked"],
         replicas=fixed["replicas"],
     )
-    counter = [0]
     fit_levels = [_for_fit(lv) for lv in levels]
-    x, _ = best_start(_pack(base), lambda x: sumsq(_residuals(_unpack(base, x), fit_levels, counter)))
-    p, cost = _lm(_unpack(base, x), fit_levels, counter, LM_ITERATIONS, LM_TOLERANCE, budget, confirm=True)
+    x, _ = best_start(_pack(base), lambda x: sumsq(_residuals(_unpack(base, x), fit_levels, sims)))
+    p, cost = _lm(_unpack(base, x), fit_levels, sims, LM_ITERATIONS, LM_TOLERANCE, budget, confirm=True)
     n_sat = sum(1 for lv in levels if saturated(lv))
     need = max(
         float(np.max(lv.inp.sample(64, np.random.default_rng(0)) + lv.out.sample(64, np.random.default_rng(1))))
@@ -289,7 +311,7 @@ def calibrate(
             continue
 
         def f(k: int, cap: str = cap, p: EngineParams = p) -> float:
-            rr = _residuals(p.with_(**{cap: float(k)}), fit_levels, counter)
+            rr = _residuals(p.with_(**{cap: float(k)}), fit_levels, sims)
             return sumsq(rr)
 
         k, kc, _ = search_log(f, *bounds[cap])
@@ -297,13 +319,13 @@ def calibrate(
             kc = math.inf  # the largest KV cache tried is as good as none: not identified
         if kc < cost * 0.97:
             p = p.with_(**{cap: float(k)})
-            p, cost = _lm(p, fit_levels, counter, LM_ITERATIONS, LM_TOLERANCE, budget, confirm=True)
+            p, cost = _lm(p, fit_levels, sims, LM_ITERATIONS, LM_TOLERANCE, budget, confirm=True)
             notes.append(f"{cap} fitted: {k}")
         else:
             notes.append(
                 f"{cap} not identified by the saturated levels (objective flat): default {getattr(p, cap):.0f} kept"
             )
-    return _finish(cfg, p, levels, notes, t0, counter)
+    return _finish(cfg, p, levels, notes, t0, sims, first)
 
 
 WARM_ITERATIONS = 3
@@ -316,15 +338,16 @@ def _finish(
     levels: list[Level],
     notes: list[str],
     t0: float,
-    counter: list[int],
+    sims: Simulations,
+    first: int,
     score: bool = True,
 ) -> Fit:
-    """The fit with its in-sample error on `levels` (with `score`)."""
+    """The fit with its in-sample error on `levels` (with `score`); `sims` counted from `first` on."""
     n_sat = sum(1 for lv in levels if saturated(lv))
     errs: dict = {m: [] for m in FIT_METRICS}
     for lv in levels if score else []:
         s = simulate_scored(p, lv)
-        counter[0] += 1
+        sims.count += 1
         for m in FIT_METRICS:
             mv = measured_value(lv, m)
             if mv and s.get(m) and math.isfinite(s[m]):
@@ -337,7 +360,7 @@ def _finish(
         in_sample=in_sample,
         notes=notes,
         seconds=time.time() - t0,
-        sims=counter[0],
+        sims=sims.count - first,
         saturated_levels=n_sat,
         in_sample_errors=[e for v in errs.values() for e in v],
     )

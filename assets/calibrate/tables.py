@@ -15,7 +15,7 @@ import duckdb
 import numpy as np
 
 from assets.calibrate.bounds import FitBudget, capped_levels
-from assets.calibrate.fit import Fit, calibrate
+from assets.calibrate.fit import Fit, Simulations, calibrate
 from assets.calibrate.fit_start import NoTiming
 from assets.calibrate.levels import METRICS, Config, Level, read_configs, unserved_words
 from assets.calibrate.record_lengths import level_lengths, with_record_lengths
@@ -97,11 +97,12 @@ def calibrate_config(cfg: Config, validate: bool = True, log: Callable[[str], No
     n = usable_levels(cfg)
     levels, capped = capped_levels(cfg.levels)
     fitted, budget = replace(cfg, levels=levels), FitBudget(cfg.label, log)
+    sims = Simulations()  # the held-out refits start where the fit ended: its last simulations are theirs
     try:
-        fit = calibrate(fitted, budget=budget) if n >= MIN_LEVELS_TO_FIT else None
+        fit = calibrate(fitted, budget=budget, sims=sims) if n >= MIN_LEVELS_TO_FIT else None
     except NoTiming as problem:  # said in words, not as the exception it raised
         return Calibration(cfg, None, [], "not_calibrated", str(problem), time.perf_counter() - t0)
-    rows = validate_config(fitted, fit, budget) if (validate and n >= MIN_LEVELS) else []
+    rows = validate_config(fitted, fit, budget, sims) if (validate and n >= MIN_LEVELS) else []
     if fit is not None:
         fit.notes += [note for note in (capped, budget.note) if note]
     status, reason = status_of(n, rows)

@@ -24,7 +24,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from assets.calibrate.bounds import FitBudget
-from assets.calibrate.fit import Fit, calibrate, simulate_scored
+from assets.calibrate.fit import Fit, Simulations, calibrate, simulate_scored
 from assets.calibrate.levels import Config, Level
 
 HELD_OUT_METRICS = (
@@ -191,11 +191,15 @@ def delivered_at_slo(points: list[tuple[float, dict]], slo: dict) -> tuple[float
     return last[0], "censored: every level meets the SLO"
 
 
-def validate_config(cfg: Config, full: Fit | None = None, budget: FitBudget | None = None) -> list[Row]:
+def validate_config(
+    cfg: Config, full: Fit | None = None, budget: FitBudget | None = None, sims: Simulations | None = None
+) -> list[Row]:
     """Every held-out prediction of the config. Leaving a level out refits the step costs from `full` (the fit on
-    every level), its caps kept; leaving a workload out refits from scratch. Past the `budget`'s time bound no more
-    is held out (said in the budget's note)."""
+    every level), its caps kept (all from that one point: their first simulations are shared, `sims`, those of the fit
+    on every level among them when it ran with them); leaving a workload out refits from scratch. Past the `budget`'s
+    time bound no more is held out (said in the budget's note)."""
     rows: list[Row] = []
+    sims = Simulations() if sims is None else sims
     knees = knee_flags(cfg.levels)
     groups = _group_levels(cfg.levels)
     # leave one (effective) level out
@@ -205,7 +209,7 @@ def validate_config(cfg: Config, full: Fit | None = None, budget: FitBudget | No
             continue
         if _out_of_time(budget, "holding out levels", f"held-out validation stopped after {len(rows)} rows"):
             return rows
-        fit = calibrate(cfg, train, start=full.params if full else None, budget=budget)
+        fit = calibrate(cfg, train, start=full.params if full else None, budget=budget, sims=sims)
         r, _ = _score(cfg, "lolo", _load_str(held[0]), held, fit, knees)
         rows += r
     # leave one workload out

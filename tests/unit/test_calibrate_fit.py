@@ -7,7 +7,7 @@ import math
 import pytest
 
 from assets.calibrate.engine import EngineParams
-from assets.calibrate.fit import calibrate, simulate_level
+from assets.calibrate.fit import Simulations, calibrate, simulate_level
 from assets.calibrate.levels import Config, Level, config_key
 from assets.calibrate.tables import calibrate_config, status_of
 from assets.calibrate.traffic import Lengths
@@ -73,6 +73,21 @@ def test_the_fit_recovers_the_step_costs_it_was_generated_with(synthetic):
     assert p.b2_ms == pytest.approx(TRUTH.b2_ms, rel=0.25)
     assert p.ttft_overhead_ms == pytest.approx(TRUTH.ttft_overhead_ms, rel=0.25)
     assert max(fit.in_sample.values()) < 0.05  # the levels it fitted, predicted within 5%
+
+
+def test_held_out_refits_sharing_their_simulations_give_the_same_fits_for_fewer_simulations(synthetic):
+    """Every level's held-out refit starts from the fit on every level: with one `Simulations` the refits replay their
+    common first points once, and each refit's parameters are the ones it gets alone."""
+    full = calibrate(synthetic).params
+    alone, shared = [], Simulations()
+    together = []
+    for held in synthetic.levels[:4]:
+        train = [lv for lv in synthetic.levels if lv is not held]
+        alone.append(calibrate(synthetic, train, start=full))
+        together.append(calibrate(synthetic, train, start=full, sims=shared))
+    assert [f.params for f in together] == [f.params for f in alone]
+    assert shared.count < sum(f.sims for f in alone)
+    assert sum(f.sims for f in together) == shared.count  # each fit counts the simulations it ran
 
 
 def test_the_config_key_ignores_the_order_of_the_settings_and_tells_versions_apart():

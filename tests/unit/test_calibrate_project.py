@@ -244,7 +244,7 @@ def test_a_held_out_workload_is_judged_only_on_its_levels_of_a_hundred_requests_
     reported with their reason, never counted; its delivered at SLO is found on its longer levels, and a workload
     with fewer than two of those has its delivered at SLO reported, unjudged. Leaving a level out is unchanged."""
     monkeypatch.setattr(
-        validate, "calibrate", lambda cfg, train=None, start=None, budget=None: SimpleNamespace(params=SWEPT)
+        validate, "calibrate", lambda cfg, train=None, start=None, budget=None, sims=None: SimpleNamespace(params=SWEPT)
     )
     key = config_key("nvidia-h100-sxm-80gb", 1, "llama-3.1-8b-instruct", "bf16", "vLLM", "0.11.0", SETTINGS)
     cfg = Config(
