@@ -173,6 +173,8 @@ class FitStore:
     def summary(self) -> str:
         """How many configs were fitted now and which, and how many stored fits were reused, in one line."""
         total = len(self.refitted) + len(self.reused)
+        if not total:
+            return "engine models: no run of ours to fit"
         if not self.refitted:
             return f"engine models: all {total} configs' stored fits reused (their evidence unchanged), none refitted"
         named = "; ".join(label for label, _ in self.refitted[:REFITTED_NAMED])  # a label holds commas

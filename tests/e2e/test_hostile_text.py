@@ -61,7 +61,7 @@ def test_sql_tables_show_them_escaped_and_json_keeps_them(run):
     assert no_raw(out) and all(shown in out for shown in SHOWN.values())
     code, out, _err = command("sql", sql, "--format", "json", "--warehouse", str(warehouse))
     assert sorted(r["run_label"] for r in json.loads(out)) == sorted(LABELS.values())
-    providers = "SELECT DISTINCT provider FROM analytics.accelerator_prices ORDER BY 1"
+    providers = "SELECT DISTINCT price_provider FROM analytics.accelerator_prices ORDER BY 1"
     code, out, err = command("sql", providers, "--warehouse", str(warehouse))
     assert code == 0, err
     assert no_raw(out) and "Evil\\x1b[31mCloud\\x9b2J" in out

@@ -173,3 +173,7 @@ def test_a_run_with_stored_fits_reads_no_record_and_a_refit_reads_the_same_lengt
     with_records.execute("UPDATE observed.request_sources SET source_sha256 = 'edited' WHERE load_index = 3")
     (edited,) = read_configs(with_records, record_lengths=False)
     assert evidence_fingerprint(edited) != fingerprint
+
+
+def test_a_run_with_no_config_of_ours_says_so_rather_than_counting_zero_fits(tmp_path):
+    assert FitStore(tmp_path / "fits").summary() == "engine models: no run of ours to fit"

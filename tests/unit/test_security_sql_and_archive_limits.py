@@ -38,6 +38,8 @@ REVIEWED = {
     "qualified/quote_ident, types from a constant map",
     ("assets/warehouse/frames.py", "sql"): "query_frame(): SQL files of this repository, parameters bound",
     ("pipelines/published_output.py", "sql"): "_dicts(): its callers pass literal SELECTs",
+    ("assets/calibrate/record_lengths.py", "where"): "level_lengths(): the constant OK_RECORDS, and a literal "
+    "list_contains(?, run_id) whose run ids are bound",
     ("pipelines/query.py", "sql"): "benchbill sql: the analyst's own statement, on a read-only connection, "
     "parameters bound",
     # The per-request pass: SQL files of this repository, and SELECTs assembled by code whose every file path, source
