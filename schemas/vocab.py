@@ -49,3 +49,9 @@ CALIBRATED_DELIVERY_STATUSES = [
 # calibrated.cost_sensitivity: the variants of our traffic priced, and what each row's status says
 COST_SENSITIVITY_VARIANTS = ["our_mix", "prompts_x0.5", "prompts_x2", "answers_x0.5", "answers_x2", "poisson_arrivals"]
 COST_SENSITIVITY_STATUSES = ["priced", "lower_bound", "misses_slo", "same_arrivals", "no_price", "not_priced"]
+# marts.measurement_plan: why a config is in a profile's plan, most decisive first.
+PLAN_REASONS = ["decision_at_risk", "may_beat_recommended", "model_unreliable", "workload_differs"]
+# marts.measurement_plan: a plan whose measurements have not come back is open; measured once a run names it.
+PLAN_STATUSES = ["open", "measured"]
+# calibrated.prospective_validation: where a level's prediction comes from.
+PREDICTION_BASES = ["plan level", "frozen model"]

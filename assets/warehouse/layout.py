@@ -71,5 +71,11 @@ class WarehouseLayout:
         return self.dir / "fits"
 
     @property
+    def plans_dir(self) -> Path:
+        """Each measurement plan: the prediction made before measuring and the files a team's tools run
+        (`assets.plan.store`); always in the folder, never removed by a run."""
+        return self.dir / "plans"
+
+    @property
     def lock_path(self) -> Path:
         return self.dir / WAREHOUSE_MARKER  # also marks the folder as a warehouse: never walked as dumps

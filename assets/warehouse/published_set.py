@@ -210,6 +210,7 @@ def pipeline_member(layout: WarehouseLayout, path: Path) -> str | None:
         layout.records_dir.name: "the records the warehouse owns",
         layout.runs_dir.name: "the stored run partitions",
         layout.fits_dir.name: "the stored engine-model fits",
+        layout.plans_dir.name: "the measurement plans",
         layout.build_path.name: "the build file",
         layout.lock_path.name: "the warehouse's lock",
     }
