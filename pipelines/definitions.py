@@ -3,7 +3,7 @@ the resources, jobs, the schedule and the sensors."""
 
 import dagster as dg
 
-from assets import analytics, audit, benchmark, calibrated, observed, publish, requirement, sql_tables
+from assets import analytics, audit, benchmark, calibrated, marts, observed, publish, requirement, sql_tables
 from assets.resources import Inputs, RunStore, Warehouse
 from pipelines.jobs import build_warehouse, ingest_mlperf_round, refresh_observed, scan_dump_runs
 from pipelines.progress import console_logger, progress_logger
@@ -11,7 +11,7 @@ from pipelines.schedules import nightly_refresh
 from pipelines.sensors import dump_folder_sensor, freshness_sensor, mlperf_round_sensor, rebuild_after_round_ingest
 from pipelines.settings import inputs_from_env, warehouse_from_env
 
-ASSET_MODULES = [benchmark, requirement, observed, calibrated, analytics, publish, audit]
+ASSET_MODULES = [benchmark, requirement, observed, calibrated, marts, analytics, publish, audit]
 
 
 def build_definitions(inputs: Inputs | None = None, warehouse: Warehouse | None = None) -> dg.Definitions:

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assets.config.profiles import slo_warnings
+from assets.plan.ranking import ranked
 from assets.report.textformat import number_text, range_text
 
 TOP_CAPACITY_CONFIGS = 5  # configs whose capacity the report draws against our traffic
@@ -70,18 +71,8 @@ def decide(
     What to measure next at another price class than the recommended one's is kept apart (`measure_elsewhere`):
     its saving is against our best config at that class, not the recommended bill. `observed`: the profile's
     analytics.delivered_at_slo rows (whether every run of ours misses at its lightest load)."""
-    ranked = sorted((r for r in capacity if r["monthly_usd_high"] is not None), key=lambda r: r["rank_in_profile"])
-    cheapest: dict[str, dict[str, Any]] = {}
-    for row in ranked:
-        cheapest.setdefault(row["config_key"], row)
-    configs = list(cheapest.values())
-    recommended = configs[0] if configs else None
-    runner_up = None
-    if recommended is not None and len(configs) > 1:
-        rows = [r for r in ranked if r["config_key"] == configs[1]["config_key"]]
-        same_class = [r for r in rows if r["price_class"] == recommended["price_class"]]
-        same_provider = [r for r in same_class if r["price_provider"] == recommended["price_provider"]]
-        runner_up = (same_provider or same_class or rows)[0]
+    order = ranked(capacity)
+    recommended, runner_up, configs = order.recommended, order.runner_up, order.configs
     return Decision(
         profile,
         recommended,

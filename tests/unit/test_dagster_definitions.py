@@ -39,6 +39,7 @@ ASSETS = {
     # the engine model of each config, fitted on its own load levels, and its held-out error
     "calibrated/engine_models",
     "calibrated/validation",
+    "calibrated/plan_predictions",
     # the batching gap our runs measured, which configs we never ran learn from
     "projected/measured_fractions",
     # each profile's traffic through each config's engine model
@@ -49,6 +50,7 @@ ASSETS = {
     "projected/delivered_at_slo",
     "cost/cost_per_request",
     "marts/config_shortlist",
+    "marts/measurement_plan",
     "analytics/views",
     "publish/serving_duckdb",
     "publish/parquet_export",
