@@ -42,7 +42,8 @@ def plan_block(profile: dict[str, Any], billed: bool, plans: PlanData) -> str:
             f'data-status="{escape(row["plan_status"])}"><td>{row["plan_rank"]}</td>'
             f"<td>{escape(row['config_label'])}<br>{tag(row['evidence'])}</td><td>{escape(reason_text(row))}</td>"
             f"<td>{escape(row['why'])}</td><td>{escape(levels_text(row))}</td>"
-            f"<td>{escape(prediction_text(nearest_level(levels)))}</td><td>{escape(status_text(row))}</td>"
+            f"<td>{escape(prediction_text(nearest_level(levels)))}</td>"
+            f'<td class="status">{escape(status_text(row))}</td>'
             f'<td class="file">{escape(row["plan_id"])}<br>{escape(folder)}</td></tr>'
         )
         score = score_text(plans.scores.get(row["plan_id"], []))
@@ -56,5 +57,5 @@ def plan_block(profile: dict[str, Any], billed: bool, plans: PlanData) -> str:
         "<th>levels</th><th>predicted at the level nearest 1x</th><th>status</th><th>plan and files (in the "
         f"warehouse)</th></tr></thead><tbody>{''.join(body)}</tbody></table>{''.join(scored)}"
         f'<p class="muted"><code>benchbill plan --profile {name}</code> prints each level\'s prediction and copies '
-        "the files to run (docs/plan.md: how to run a plan and how its result is scored).</p></div>"
+        "the files to run, with a README saying what to run and where the results go.</p></div>"
     )

@@ -49,7 +49,7 @@ tr.alternative.recommended td { background: #f0fdf4; font-weight: 600; } .tag.re
 details.reasoning { margin: 6px 0 18px; } details.reasoning summary { cursor: pointer; color: #1d4ed8; }
 td.caveat-marks { font-size: 11.5px; white-space: nowrap; }
 div.plan { margin: 4px 0 18px; } div.plan h4 { font-size: 13.5px; margin: 10px 0 2px; }
-table.plan td { font-size: 12px; max-width: 360px; }
+table.plan td { font-size: 12px; max-width: 360px; } table.plan td.status { white-space: nowrap; }
 """
 
 
