@@ -170,22 +170,39 @@ def unknown_profile_text(name: str, profiles: list[str], serving: Path) -> str:
     return f"no profile {name!r} in {serving}; its profiles are: {known}"
 
 
-def levels_table(levels: list[dict[str, Any]], width: int) -> list[str]:
+def _ms(value: float | None) -> str:
+    return "-" if value is None else plain_number(value, 3)
+
+
+def measured_ttft(scores: list[dict[str, Any]]) -> dict[int, float]:
+    """The p95 TTFT measured per level (plan_level -> ms) in a plan's calibrated.prospective_validation rows."""
+    return {
+        s["plan_level"]: s["measured"]
+        for s in scores
+        if s["metric"] == SCORED_TTFT and s.get("plan_level") is not None and s.get("measured") is not None
+    }
+
+
+def levels_table(levels: list[dict[str, Any]], width: int, measured: dict[int, float] | None = None) -> list[str]:
     """The levels as an aligned table: rate, multiple, requests, and, where predicted, the p95 latencies and the
-    achieved rate; latencies left out from the last while the table is wider than `width`."""
+    achieved rate, then the p95 TTFT `measured` once a run came back (level -> ms); predicted latencies left out from
+    the last while the table is wider than `width`."""
+    measured = measured or {}
     shown = [lt for lt in LEVEL_LATENCIES if any(level.get(lt[1]) is not None for level in levels)]
     achieved = any(level.get("achieved_requests_per_s") is not None for level in levels)
     while True:
         header = ["level", "x", "req/s", "requests", *(t for t, _c in shown)]
         header += ["achieved\nreq/s"] if achieved else []
+        header += ["measured\np95 TTFT"] if measured else []
         body = [
             [
                 str(level["level"]),
                 multiple_text(level.get("rate_multiple")),
                 number_text(level.get("requests_per_s"), "rate"),
                 number_text(level.get("requests"), "count"),
-                *("-" if level.get(c) is None else plain_number(level[c], 3) for _t, c in shown),
+                *(_ms(level.get(c)) for _t, c in shown),
                 *([number_text(level.get("achieved_requests_per_s"), "rate")] if achieved else []),
+                *([_ms(measured.get(level["level"]))] if measured else []),
             ]
             for level in levels
         ]
@@ -212,7 +229,10 @@ def plan_row_lines(
         + ("" if row["has_prediction"] else "; no per-level prediction (no engine model for this config)"),
     ):
         lines += wrapped(said, width, indent=indent, hanging="    ")
-    lines += [indent + "  " + line for line in levels_table(plan_levels(row, levels), width - len(indent) - 2)]
+    lines += [
+        indent + "  " + line
+        for line in levels_table(plan_levels(row, levels), width - len(indent) - 2, measured_ttft(scores))
+    ]
     scored = score_text(scores)
     if scored is not None:
         lines += wrapped(scored, width, indent=indent, hanging="    ")

@@ -108,6 +108,15 @@ def test_the_score_is_the_median_p95_ttft_error_over_the_levels_and_the_delivere
     assert "predicted before measuring: p95 TTFT off by +10%" in text.split("\n\n")[1]
 
 
+def test_once_a_run_came_back_each_level_shows_the_p95_ttft_measured_beside_the_one_predicted():
+    scores = score_rows(PREDICTED, [0.10, 0.30], delivered_error=None)  # levels 1 and 2 came back
+    first = format_plan(PROFILE, two_plans(scores), WAREHOUSE, width=120).split("\n\n")[1]
+    rows = {cells[0]: cells for line in first.splitlines() if (cells := line.split()) and cells[0].isdigit()}
+    assert rows["1"][4] == "45" and rows["1"][-1] == "110" and rows["2"][-1] == "130" and rows["3"][-1] == "-"
+    unscored = format_plan(PROFILE, two_plans(), WAREHOUSE, width=120).split("\n\n")[1]
+    assert "measured" in first and "measured" not in unscored
+
+
 def test_an_open_plan_is_dated_and_a_measured_one_keeps_its_date():
     assert status_text(plan_row(1, PREDICTED)) == "open since 2026-12-07"
     assert status_text(plan_row(1, PREDICTED, plan_status="measured")) == "measured (planned 2026-12-07)"
