@@ -56,6 +56,7 @@ def billed_text(row: dict[str, Any]) -> str:
 
 
 def _numbers(text: str | None) -> list[float | None]:
+    """A comma-separated list of numbers (level_rates_per_s, rate_multiples); an empty item as None."""
     return [float(part) if part.strip() else None for part in (text or "").split(",")] if text else []
 
 
@@ -77,6 +78,7 @@ def plan_levels(row: dict[str, Any], levels: list[dict[str, Any]]) -> list[dict[
 
 
 def multiple_text(value: float | None) -> str:
+    """A rate multiple as `0.85x` ('-' when there is none)."""
     return "-" if value is None else f"{plain_number(value, 3)}x"
 
 
@@ -100,6 +102,7 @@ def levels_text(row: dict[str, Any]) -> str:
 
 
 def has_prediction(level: dict[str, Any]) -> bool:
+    """Whether a level carries a prediction (any p95 latency or the achieved rate)."""
     return any(level.get(column) is not None for _t, column in LEVEL_LATENCIES) or (
         level.get("achieved_requests_per_s") is not None
     )
@@ -132,6 +135,7 @@ def prediction_text(level: dict[str, Any] | None) -> str:
 
 
 def _signed_percent(fraction: float) -> str:
+    """A relative error as a signed percentage: `+12%`, `-8.0%`."""
     return ("+" if fraction > 0 else "") + number_text(fraction, "percent") + "%"
 
 
@@ -171,6 +175,7 @@ def unknown_profile_text(name: str, profiles: list[str], serving: Path) -> str:
 
 
 def _ms(value: float | None) -> str:
+    """Milliseconds to 3 significant digits ('-' when there is none)."""
     return "-" if value is None else plain_number(value, 3)
 
 

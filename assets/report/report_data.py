@@ -128,6 +128,7 @@ def read_plan_data(conn: duckdb.DuckDBPyConnection, profile: str | None = None) 
     plan_ids = {r["plan_id"] for r in rows}
 
     def of_plans(table: str, order: str) -> dict[str, list[dict[str, Any]]]:
+        """The rows of `table` (where the file holds it) of the plans read, per plan id."""
         if table not in present:
             return {}
         found = _rows(conn, f"SELECT * FROM {table} ORDER BY {order}")

@@ -61,43 +61,44 @@ def plan_row(rank: int, plan_id: str, profile: str = PROFILE, predicted: bool = 
     return row_for(MeasurementPlan, {**values, **changes})
 
 
+# Each latency a level predicts: (its value at 1x the predicted rate, the power of the rate multiple it grows with).
+AT_1X = {
+    "ttft_p50_ms": (80.0, 2),
+    "ttft_p95_ms": (180.0, 2),
+    "ttft_p99_ms": (250.0, 2),
+    "tpot_p50_ms": (15.0, 1),
+    "tpot_p95_ms": (21.5, 1),
+    "tpot_p99_ms": (25.0, 1),
+    "e2e_p50_ms": (3000.0, 1),
+    "e2e_p95_ms": (4200.0, 1),
+    "e2e_p99_ms": (5100.0, 1),
+}
+
+
 def level_rows(row: dict) -> list[dict]:
     """The calibrated.plan_predictions rows of a plan row: the prediction grows with the rate (none without one)."""
     rows = []
+    predicted = row["has_prediction"]
     for level, multiple in enumerate(MULTIPLES, start=1):
         rate = round(multiple * PREDICTED_RATE, 3)
-        predicted = row["has_prediction"]
-
-        def value(at_1x: float, grows: float = 1.0, m: float = multiple, p: bool = predicted) -> float | None:
-            return round(at_1x * m**grows, 3) if p else None
-
-        rows.append(
-            row_for(
-                PlanPredictions,
-                {
-                    "plan_id": row["plan_id"],
-                    "profile": row["profile"],
-                    "config_key": row["config_key"],
-                    "config_label": row["config_label"],
-                    "plan_created_at": row["plan_created_at"],
-                    "level": level,
-                    "rate_multiple": multiple,
-                    "requests_per_s": rate,
-                    "requests": 600,
-                    "duration_s": round(600 / rate, 3),
-                    "ttft_p50_ms": value(80.0, 2),
-                    "ttft_p95_ms": value(180.0, 2),
-                    "ttft_p99_ms": value(250.0, 2),
-                    "tpot_p50_ms": value(15.0),
-                    "tpot_p95_ms": value(21.5),
-                    "tpot_p99_ms": value(25.0),
-                    "e2e_p50_ms": value(3000.0),
-                    "e2e_p95_ms": value(4200.0),
-                    "e2e_p99_ms": value(5100.0),
-                    "achieved_requests_per_s": round(min(rate, PREDICTED_RATE * 1.05), 3) if predicted else None,
-                },
-            )
-        )
+        latencies = {
+            metric: round(at_1x * multiple**power, 3) if predicted else None for metric, (at_1x, power) in AT_1X.items()
+        }
+        values = {
+            "plan_id": row["plan_id"],
+            "profile": row["profile"],
+            "config_key": row["config_key"],
+            "config_label": row["config_label"],
+            "plan_created_at": row["plan_created_at"],
+            "level": level,
+            "rate_multiple": multiple,
+            "requests_per_s": rate,
+            "requests": 600,
+            "duration_s": round(600 / rate, 3),
+            **latencies,
+            "achieved_requests_per_s": round(min(rate, PREDICTED_RATE * 1.05), 3) if predicted else None,
+        }
+        rows.append(row_for(PlanPredictions, values))
     return rows
 
 
@@ -175,7 +176,7 @@ def plan_warehouse(
                     "INSERT INTO calibrated.prospective_validation VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     list(score.values()),
                 )
-    for row in rows or [] if folders else []:
+    for row in (rows or []) if folders else []:
         plan = folder / row["plan_folder"]
         plan.mkdir(parents=True, exist_ok=True)
         (plan / "plan.json").write_text('{"plan_id": "' + row["plan_id"] + '"}\n')

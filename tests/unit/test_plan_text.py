@@ -8,6 +8,7 @@ import duckdb
 import pytest
 
 from assets.report.plan_text import (
+    REASON_WORDS,
     format_plan,
     nearest_level,
     no_plan_text,
@@ -18,6 +19,7 @@ from assets.report.plan_text import (
     status_text,
 )
 from assets.report.report_data import PlanData, read_plan_data
+from schemas.vocab import PLAN_REASONS
 from tests.support.plan_serving import PROFILE, level_rows, plan_row, plan_warehouse, score_rows
 
 WAREHOUSE = Path("/srv/benchbill/warehouse")
@@ -115,6 +117,10 @@ def test_once_a_run_came_back_each_level_shows_the_p95_ttft_measured_beside_the_
     assert rows["1"][4] == "45" and rows["1"][-1] == "110" and rows["2"][-1] == "130" and rows["3"][-1] == "-"
     unscored = format_plan(PROFILE, two_plans(), WAREHOUSE, width=120).split("\n\n")[1]
     assert "measured" in first and "measured" not in unscored
+
+
+def test_every_reason_a_plan_row_may_give_is_said_in_words():
+    assert sorted(REASON_WORDS) == sorted(PLAN_REASONS)
 
 
 def test_an_open_plan_is_dated_and_a_measured_one_keeps_its_date():
