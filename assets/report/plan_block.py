@@ -49,7 +49,7 @@ def plan_block(profile: dict[str, Any], billed: bool, plans: PlanData) -> str:
         score = score_text(plans.scores.get(row["plan_id"], []))
         if score is not None:
             scored.append(
-                f'<p class="decision-line plan-score" data-plan-id="{escape(row["plan_id"])}">'
+                f'<p class="plan-score" data-plan-id="{escape(row["plan_id"])}">'
                 f"<b>#{row['plan_rank']} {escape(row['config_label'])}:</b> {escape(score)}.</p>"
             )
     return (
