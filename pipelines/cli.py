@@ -1,5 +1,6 @@
 """`benchbill`: build the warehouse and print the shortlist (`run`), write the HTML report
-(`report`), query the published serving file read-only (`sql`, `shell`)."""
+(`report`), query the published serving file read-only (`sql`, `shell`), print a profile's measurement plan
+(`plan`)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import sys
 
 from assets.core.paths import DEFAULT_PRICES, DEFAULT_PROFILES, DEFAULT_SOURCES
 from pipelines import query
+from pipelines.plan_command import plan
 from pipelines.read_commands import report, shell, sql
 from pipelines.run_command import run
 
@@ -94,6 +96,16 @@ def build_parser() -> argparse.ArgumentParser:
     shell_parser = commands.add_parser("shell", help="a SQL prompt on the serving file that can only read")
     shell_parser.add_argument("--warehouse", default="warehouse", metavar="DIR", help="warehouse folder")
     shell_parser.set_defaults(handler=shell)
+
+    plan_parser = commands.add_parser(
+        "plan", help="print a profile's measurement plan (what to measure next on our traffic) and copy its files"
+    )
+    plan_parser.add_argument("--profile", required=True, metavar="NAME", help="the profile (profiles.yaml name)")
+    plan_parser.add_argument("--warehouse", default="warehouse", metavar="DIR", help="warehouse folder")
+    plan_parser.add_argument(
+        "--output", metavar="DIR", help="copy each of the profile's plan folders to DIR/<plan_id>/ (files to run)"
+    )
+    plan_parser.set_defaults(handler=plan)
     return parser
 
 

@@ -18,7 +18,8 @@ from assets.report.decision import (
     projected_text,
     saving_text,
 )
-from assets.report.report_data import served_models
+from assets.report.plan_text import plan_heads
+from assets.report.report_data import read_plan_data, served_models
 from assets.report.terminal_shortlist import format_shortlist, with_capacity
 from assets.report.textformat import wrapped
 from assets.resources import Warehouse
@@ -197,6 +198,9 @@ def print_published(warehouse: Warehouse, warnings: list[str], show_all: bool = 
         print("\n".join(wrapped(said, hanging="    ")), file=sys.stderr)
         return 0
     print(format_shortlist(rows, slo_text, show_all, notes, wide=wide))
+    heads = measure_next_lines(warehouse)
+    if heads:
+        print("\n" + "\n".join(heads))
     if quarantine:
         summary = ", ".join(f"{table}: {count}" for table, count in quarantine)
         print("\n" + "\n".join(wrapped(f"quarantined rows (see analytics.quarantine): {summary}")))
@@ -210,6 +214,21 @@ def print_published(warehouse: Warehouse, warnings: list[str], show_all: bool = 
     print(f"report:       {warehouse.report_path.resolve()}")
     print(f"parquet:      {warehouse.parquet_current.absolute()}")
     return 0
+
+
+def measure_next_lines(warehouse: Warehouse) -> list[str]:
+    """Per profile with a measurement plan, its first row and where its files are (assets.report.plan_text
+    plan_heads); nothing for a serving file published before marts.measurement_plan existed, and a warning instead
+    when the plan cannot be read (the shortlist above stands)."""
+    try:
+        conn = open_published(warehouse.serving_path)
+        try:
+            plans = read_plan_data(conn)
+        finally:
+            conn.close()
+    except (WarehouseProblem, duckdb.Error) as problem:
+        return wrapped(f"warning: the measurement plan cannot be shown: {problem}", hanging="    ")
+    return plan_heads(plans, warehouse.layout.dir.resolve())
 
 
 def published_words(layout: WarehouseLayout, warned: list[str]) -> str:

@@ -47,12 +47,13 @@ def decision_block(
     sensitivity: list[dict[str, Any]],
     warnings: list[str] | None = None,
     glance: str = "",
+    plan: str = "",
 ) -> str:
     """A profile's decision: the warnings about the profile (as the terminal prints them) and its decision at a
     `glance` (assets.report.decision_glance), then the reasoning folded below: the recommended config and its bill
     (or, where every run of ours misses even at its lightest load, that first and the cheapest projection, not
     recommended), the saving against the baseline, what the token mix and the bursts cost each top config, what to
-    measure next."""
+    measure next; then the profile's measurement `plan` (assets.report.plan_block), in view."""
     name = escape(decision.profile)
     row = decision.recommended
     parts = [f'<div class="decision" data-profile="{name}"><h3><a href="#profile-{name}">{name}</a></h3>']
@@ -69,7 +70,8 @@ def decision_block(
         )
     if row is None:
         parts.append(
-            f'<p class="decision-line muted" data-line="no-bill">{escape(no_bill_text(profile))}.</p></details></div>'
+            f'<p class="decision-line muted" data-line="no-bill">{escape(no_bill_text(profile))}.</p></details>'
+            f"{plan}</div>"
         )
         return "".join(parts)
     values = "".join(
@@ -118,7 +120,7 @@ def decision_block(
             f'<div class="decision-line" data-line="measure-elsewhere"><b>What to measure next, '
             f"{escape(ELSEWHERE_TITLE)}:</b><ul>{items}</ul></div>"
         )
-    parts.append(f'<p class="muted">Our traffic: {escape(str(row["traffic_basis"]))}.</p></details></div>')
+    parts.append(f'<p class="muted">Our traffic: {escape(str(row["traffic_basis"]))}.</p></details>{plan}</div>')
     return "".join(parts)
 
 

@@ -20,6 +20,7 @@ from assets.report.decision import profile_warnings
 from assets.report.decision_blocks import at_a_glance, capacity_chart, decision_block, decisions_by_profile
 from assets.report.decision_glance import glance
 from assets.report.evidence_marks import EVIDENCE, tag
+from assets.report.plan_block import plan_block
 from assets.report.profile_sections import profile_section
 from assets.report.report_data import ReportData, read_report_data
 from assets.report.report_paths import report_roots, without_absolute_paths
@@ -47,6 +48,8 @@ tr.alternative.recommended td { background: #f0fdf4; font-weight: 600; } .tag.re
 .glance-title { margin: 8px 0 0; color: #374151; } ol.caveats { font-size: 12px; color: #374151; margin-top: 4px; }
 details.reasoning { margin: 6px 0 18px; } details.reasoning summary { cursor: pointer; color: #1d4ed8; }
 td.caveat-marks { font-size: 11.5px; white-space: nowrap; }
+div.plan { margin: 4px 0 18px; } div.plan h4 { font-size: 13.5px; margin: 10px 0 2px; }
+table.plan td { font-size: 12px; max-width: 360px; } table.plan td.status { white-space: nowrap; }
 """
 
 
@@ -73,6 +76,7 @@ def render(data: ReportData, generated_at: datetime.datetime) -> str:
             data.sensitivity.get(p["profile"], []),
             profile_warnings(p, data.bounds.get(p["profile"], []), data.served),
             glance(decisions[p["profile"]], p, data.shortlist.get(p["profile"], [])),
+            plan_block(p, decisions[p["profile"]].recommended is not None, data.plans),
         )
         for p in data.profiles
     )

@@ -3,10 +3,29 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import duckdb
+
+from assets.report.serving_tables import present_tables
+
+PLAN_TABLE = "marts.measurement_plan"
+PLAN_LEVELS_TABLE = "calibrated.plan_predictions"
+PLAN_SCORES_TABLE = "calibrated.prospective_validation"
+
+
+@dataclass
+class PlanData:
+    """The measurement plans a serving file holds (none where it was published before marts.measurement_plan
+    existed: `published` False): per profile its rows by plan_rank, per plan id its levels by level
+    (calibrated.plan_predictions) and, once a run names the plan, the score of its prediction per level and metric
+    (calibrated.prospective_validation, where the file holds it)."""
+
+    published: bool = False
+    rows: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    levels: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    scores: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
 
 @dataclass
@@ -29,10 +48,11 @@ class ReportData:
     traffic: dict[str, list[dict[str, Any]]]
     sensitivity: dict[str, list[dict[str, Any]]]
     served: dict[str, str]  # each run's or MLPerf result's model as written -> its canonical id (served_models)
+    plans: PlanData = field(default_factory=PlanData)
 
 
-def _rows(conn: duckdb.DuckDBPyConnection, sql: str) -> list[dict[str, Any]]:
-    cursor = conn.execute(sql)
+def _rows(conn: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = None) -> list[dict[str, Any]]:
+    cursor = conn.execute(sql, params or [])
     names = [d[0] for d in cursor.description]
     return [dict(zip(names, row)) for row in cursor.fetchall()]
 
@@ -93,4 +113,38 @@ def read_report_data(conn: duckdb.DuckDBPyConnection, serving_path: str) -> Repo
         ),
         sensitivity=_grouped(_rows(conn, "SELECT * FROM analytics.cost_sensitivity"), "profile"),
         served=served_models(conn),
+        plans=read_plan_data(conn),
     )
+
+
+def read_plan_data(conn: duckdb.DuckDBPyConnection, profile: str | None = None) -> PlanData:
+    """The measurement plans of every profile (or of `profile`), their levels and their scores: each table read only
+    where the file holds it (a serving file published by an earlier benchbill has none of them)."""
+    present = present_tables(conn)
+    if PLAN_TABLE not in present:
+        return PlanData()
+    only = ("WHERE profile = ?", [profile]) if profile is not None else ("", [])
+    rows = _rows(conn, f"SELECT * FROM {PLAN_TABLE} {only[0]} ORDER BY profile, plan_rank", only[1])
+    plan_ids = {r["plan_id"] for r in rows}
+
+    def of_plans(table: str, order: str) -> dict[str, list[dict[str, Any]]]:
+        """The rows of `table` (where the file holds it) of the plans read, per plan id."""
+        if table not in present:
+            return {}
+        found = _rows(conn, f"SELECT * FROM {table} ORDER BY {order}")
+        return _grouped([r for r in found if r["plan_id"] in plan_ids], "plan_id")
+
+    return PlanData(
+        published=True,
+        rows=_grouped(rows, "profile"),
+        levels=of_plans(PLAN_LEVELS_TABLE, "plan_id, level"),
+        scores=of_plans(PLAN_SCORES_TABLE, "plan_id"),
+    )
+
+
+def profiles_billed(conn: duckdb.DuckDBPyConnection) -> tuple[dict[str, dict[str, Any]], set[str]]:
+    """Each profile's analytics.profiles row, and the profiles some config has a monthly bill for (a decision a
+    measurement could change)."""
+    profiles = {r["profile"]: r for r in _rows(conn, "SELECT * FROM analytics.profiles")}
+    billed = conn.execute("SELECT DISTINCT profile FROM analytics.capacity_plan WHERE monthly_usd_high IS NOT NULL")
+    return profiles, {profile for (profile,) in billed.fetchall()}

@@ -33,15 +33,20 @@ class ServingFileTooOld(ValueError):
     """The serving file lacks tables or views the report reads."""
 
 
-def missing_report_tables(conn: duckdb.DuckDBPyConnection) -> list[str]:
-    """The tables and views of REPORT_TABLES the connected serving file does not hold."""
-    present = {
+def present_tables(conn: duckdb.DuckDBPyConnection) -> set[str]:
+    """Every table and view (`schema.name`) the connected file holds."""
+    return {
         f"{schema}.{name}"
         for schema, name in conn.execute(
             "SELECT schema_name, table_name FROM duckdb_tables() "
             "UNION SELECT schema_name, view_name FROM duckdb_views()"
         ).fetchall()
     }
+
+
+def missing_report_tables(conn: duckdb.DuckDBPyConnection) -> list[str]:
+    """The tables and views of REPORT_TABLES the connected serving file does not hold."""
+    present = present_tables(conn)
     return [t for t in REPORT_TABLES if t not in present]
 
 
