@@ -266,17 +266,24 @@ def format_plan(profile: str, plans: PlanData, warehouse: Path, width: int | Non
 
 
 def plan_heads(plans: PlanData, warehouse: Path, width: int | None = None) -> list[str]:
-    """What `benchbill run` prints per profile with a plan: its first row's why (what the measurement would change,
-    naming the config) and where its files are."""
+    """What `benchbill run` prints per profile with a plan: its first row (the config, why in short, the levels and
+    the prediction nearest the predicted crossing) and where its files are; the row's whole `why` is
+    `benchbill plan`'s."""
     width = width or terminal_width()
     lines = []
     for profile, rows in sorted(plans.rows.items()):
         first = rows[0]
-        lines += wrapped(f"measure next for {profile}: {first['why']}", width, hanging="    ")
+        nearest = nearest_level(plan_levels(first, plans.levels.get(first["plan_id"], [])))
+        lines += wrapped(
+            f"measure next for {profile}: {first['config_label']}: {REASON_WORDS.get(first['reason'], first['reason'])}"
+            f"; {levels_text(first)}; {prediction_text(nearest)}",
+            width,
+            hanging="    ",
+        )
         rows_said = f"{len(rows)} rows" if len(rows) > 1 else "1 row"
         lines += wrapped(
-            f"files: {plan_folder_path(warehouse, first)} (the whole plan, {rows_said}: benchbill plan --profile "
-            f"{profile})",
+            f"files: {plan_folder_path(warehouse, first)} (the whole plan, {rows_said}, and why: benchbill plan "
+            f"--profile {profile})",
             width,
             indent="    ",
             hanging="    ",

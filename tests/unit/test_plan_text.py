@@ -128,14 +128,21 @@ def test_an_open_plan_is_dated_and_a_measured_one_keeps_its_date():
     assert status_text(plan_row(1, PREDICTED, plan_status="measured")) == "measured (planned 2026-12-07)"
 
 
-def test_run_prints_two_lines_per_profile_the_first_row_and_where_its_files_are():
-    lines = plan_heads(two_plans(), WAREHOUSE, width=200)
-    assert lines == [
-        f"measure next for {PROFILE}: run 1 x nvidia-h100-sxm-80gb (rank 1): possible saving -803 to 2,044 USD a month",
-        f"    files: {WAREHOUSE}/plans/{PREDICTED}/ (the whole plan, 2 rows: benchbill plan --profile {PROFILE})",
-    ]
+def test_run_prints_per_profile_the_first_row_its_levels_and_prediction_and_where_its_files_are():
+    lines = plan_heads(two_plans(), WAREHOUSE, width=400)
+    assert len(lines) == 2
+    head, files = lines
+    assert head.startswith(f"measure next for {PROFILE}: llama-3.1-8b-instruct on 1x nvidia-h100-sxm-80gb")
+    assert "a projected config that may beat the recommended one; 6 levels, 2.000 to 5.200 req/s" in head
+    assert head.endswith(
+        "at 4.000 req/s (1x): p95 TTFT 180 ms, p95 TPOT 21.5 ms, p95 E2E 4,200 ms, achieved 4.000 req/s"
+    )
+    assert files == (
+        f"    files: {WAREHOUSE}/plans/{PREDICTED}/ (the whole plan, 2 rows, and why: benchbill plan --profile "
+        f"{PROFILE})"
+    )
     folded = plan_heads(two_plans(), WAREHOUSE, width=80)
-    assert 2 <= len(folded) <= 4 and max(len(line) for line in folded) <= 80
+    assert 2 <= len(folded) <= 8 and max(len(line) for line in folded) <= 80
     assert plan_heads(PlanData(), WAREHOUSE) == []
 
 
