@@ -177,13 +177,15 @@ def candidates(conn: duckdb.DuckDBPyConnection) -> dict[str, list[Candidate]]:
                 found += [mark] if mark else []
         kept: dict[str, Candidate] = {}
         for c in found:
-            if c.row["config_key"] in kept:
-                kept[c.row["config_key"]].also.append(c.why)
-                continue
             c.delivered = calibrated.get((profile, c.row["run_label"])) if c.row.get("run_label") else None
             key = c.delivered["config_key"] if c.delivered else None
             c.model = models.get(key) if key else None
-            kept[c.row["config_key"]] = c
+            # runs one engine model stands for (one config, one band) are one measurement
+            same = key or c.row["config_key"]
+            if same in kept:
+                kept[same].also.append(c.why)
+                continue
+            kept[same] = c
         out[profile] = sorted(
             kept.values(),
             key=lambda c: (c.stake_usd is None, -(c.stake_usd or 0.0), REASON_ORDER.index(c.reason)),

@@ -7,10 +7,13 @@ billed band's middle and no prediction. Requests per level (docs/plan.md): enoug
 STEADY_S seconds of traffic at the level's rate, at least MIN_REQUESTS (ten requests beyond the p99) and at most
 MAX_REQUESTS.
 
-Traffic: a traffic log is replayed as it is, its first requests in order, their time compressed (or stretched) by
-one factor so that their mean rate is the level's (traffic.scale_trace; the whole log tiled when the level needs more
-requests than it holds); without a log, arrivals are drawn at the workload's inter-arrival CV and lengths from its
-stated distributions (seeded: the same plan, the same requests). The prediction simulates exactly those requests."""
+Traffic: a traffic log is replayed as it is: a level that holds the whole log sends it in order; a shorter one
+sends windows of contiguous requests taken at evenly spaced places of the log (traffic.sample_windows, as the
+calibrated curve replays it), so the level meets the log's bursts, not only its first minutes. Their time is
+compressed (or stretched) by one factor so that their mean rate is the level's (traffic.scale_trace; the whole log
+tiled when a level needs more requests than it holds). Without a log, arrivals are drawn at the workload's
+inter-arrival CV and lengths from its stated distributions (seeded: the same plan, the same requests). The
+prediction simulates exactly those requests."""
 
 from __future__ import annotations
 
@@ -20,7 +23,7 @@ import numpy as np
 
 from assets.calibrate import project
 from assets.calibrate.engine import EngineParams
-from assets.calibrate.traffic import Trace, arrival_times, scale_trace
+from assets.calibrate.traffic import Trace, arrival_times, sample_windows, scale_trace
 from assets.plan.spec import PREDICTED_METRICS, PlanLevel
 
 RATE_MULTIPLES = (0.5, 0.7, 0.85, 1.0, 1.15, 1.3)
@@ -37,12 +40,10 @@ def requests_for(requests_per_s: float) -> int:
 
 
 def level_trace(traffic: project.Traffic, requests_per_s: float, requests: int, seed: int = SEED) -> Trace:
-    """Our traffic at `requests_per_s`: the log's first `requests` in order, time-scaled (tiled past its end), else
-    arrivals and lengths drawn from the workload."""
+    """Our traffic at `requests_per_s`: `requests` of the log in windows spread over it (the whole log when it holds
+    no more; tiled past its end), time-scaled, else arrivals and lengths drawn from the workload."""
     if traffic.trace is not None:
-        log = traffic.trace
-        if len(log.t) > requests:  # the window itself is brought to the level's mean rate
-            log = Trace(log.t[:requests], log.input_tokens[:requests], log.output_tokens[:requests], log.source)
+        log, _ = sample_windows(traffic.trace, requests)  # the windows themselves brought to the level's mean rate
         scaled = scale_trace(log, requests_per_s, requests)
         return Trace(scaled.t - scaled.t[0], scaled.input_tokens, scaled.output_tokens, scaled.source)
     rng = np.random.default_rng(seed)

@@ -19,17 +19,32 @@ def _log(n: int = 300) -> project.Traffic:
     return project.from_log(starts, inputs, outputs, "hand-made log")
 
 
-def test_a_level_replays_the_logs_first_requests_in_order_at_its_rate():
+def test_a_level_replays_windows_of_the_log_in_order_time_scaled_to_its_rate():
     traffic = _log()
-    trace = levels.level_trace(traffic, 4.0, 200)
     log = traffic.trace
     assert log is not None
-    factor = (log.t[199] - log.t[0]) / (trace.t[199] - trace.t[0])
-    np.testing.assert_allclose(trace.t, (log.t[:200] - log.t[0]) / factor, rtol=1e-12, atol=1e-12)
-    assert trace.t[0] == 0.0
+    trace = levels.level_trace(traffic, 4.0, 200)
+    assert trace.t[0] == 0.0 and len(trace.t) == 200
     assert 199 / trace.t[-1] == pytest.approx(4.0)
-    np.testing.assert_array_equal(trace.input_tokens, log.input_tokens[:200])
-    np.testing.assert_array_equal(trace.output_tokens, log.output_tokens[:200])
+    # 8 windows of 25 contiguous requests at evenly spaced places: lengths as logged, gaps the log's x one factor
+    starts = np.linspace(0, len(log.t) - 25, 8).astype(int)
+    factor = None
+    for w, s in enumerate(starts):
+        mine = slice(25 * w, 25 * (w + 1))
+        np.testing.assert_array_equal(trace.input_tokens[mine], log.input_tokens[s : s + 25])
+        np.testing.assert_array_equal(trace.output_tokens[mine], log.output_tokens[s : s + 25])
+        gaps, logged = np.diff(trace.t[mine]), np.diff(log.t[s : s + 25])
+        factor = factor or float(gaps[0] / logged[0])
+        np.testing.assert_allclose(gaps, logged * factor, rtol=1e-9, atol=1e-12)
+
+
+def test_a_level_of_the_whole_log_sends_it_in_order():
+    traffic = _log(120)
+    log = traffic.trace
+    assert log is not None
+    trace = levels.level_trace(traffic, 2.0, 120)
+    np.testing.assert_allclose(trace.t, (log.t - log.t[0]) * (trace.t[-1] / (log.t[-1] - log.t[0])), rtol=1e-12)
+    np.testing.assert_array_equal(trace.input_tokens, log.input_tokens)
 
 
 def test_a_level_longer_than_the_log_tiles_it_whole():
