@@ -74,7 +74,9 @@ def cost_sensitivity(context: dg.AssetExecutionContext, warehouse: Warehouse) ->
     yield dg.MaterializeResult(asset_key=["calibrated", "cost_sensitivity"], metadata=table_metadata(report))
 
 
-_MEASURED_PLANS = [*_OBSERVED, ["observed", "delivered_at_slo"], ["calibrated", "engine_models"]]
+# the runs naming a plan and their levels (as the engine model reads them: their records' lengths), their delivered
+# rate at the profile's SLO; the plans themselves are files (plans/<plan_id>/plan.json), the prediction made before
+_MEASURED_PLANS = [*_OBSERVED, ["observed", "delivered_at_slo"]]
 
 
 @dg.multi_asset(specs=[table_spec("calibrated.prospective_validation", {"duckdb", "python"}, deps=_MEASURED_PLANS)])

@@ -258,7 +258,7 @@ def write_prospective_validation(
     """Score every stored plan a run names and write calibrated.prospective_validation (rejects to the quarantine)."""
     plans, problems = read_plans(plans_dir)
     rows, rejects = prospective_rows(conn, plans, problems, plans_dir)
-    if log is not None:
+    if log is not None and (plans or rejects):  # a warehouse without plans has nothing to say
         named = len({r["plan_id"] for r in rows})
         log(f"prospective validation: {named} of {len(plans)} stored plans measured, {len(rejects)} quarantined")
     return write_table(conn, TABLE, frame_from_rows(rows, ProspectiveValidation), ProspectiveValidation, rejects)
