@@ -75,8 +75,8 @@ def cost_sensitivity(context: dg.AssetExecutionContext, warehouse: Warehouse) ->
 
 
 # the runs naming a plan and their levels (as the engine model reads them: their records' lengths), their delivered
-# rate at the profile's SLO; the plans themselves are files (plans/<plan_id>/plan.json), the prediction made before
-_MEASURED_PLANS = [*_OBSERVED, ["observed", "delivered_at_slo"]]
+# rate at the profile's SLO, the profile's traffic; the plans are files (plans/<plan_id>/plan.json)
+_MEASURED_PLANS = [*_OBSERVED, ["observed", "delivered_at_slo"], ["requirement", "workload"]]
 
 
 @dg.multi_asset(specs=[table_spec("calibrated.prospective_validation", {"duckdb", "python"}, deps=_MEASURED_PLANS)])

@@ -34,6 +34,7 @@ from assets.calibrate.validate import load_text
 from assets.core.records import Reject
 from assets.plan.spec import PREDICTED_METRICS
 from assets.plan.store import PLAN_FILE, StoredLevel, StoredPlan, read_plans
+from assets.runs.assemble import TOKEN_MIX_APART
 from assets.warehouse.rows import row_for
 from assets.warehouse.validate import frame_from_rows
 from assets.warehouse.write import WriteReport, write_table
@@ -42,6 +43,7 @@ from schemas.calibrated.prospective_validation import ProspectiveValidation
 TABLE = "calibrated.prospective_validation"
 PLAN_LEVEL_MATCH = 0.05  # a measured level runs a plan level when its offered rate is within 5% of the level's
 DELIVERED = "delivered_at_slo_requests_per_s"
+SIDES = ("input", "output")
 _Row = dict[str, Any]
 
 
@@ -128,7 +130,12 @@ def _row(
 
 
 def level_rows(
-    plan: StoredPlan, run: PlanRun, point: dict[str, Any], level: Level | None, run_config: str | None
+    plan: StoredPlan,
+    run: PlanRun,
+    point: dict[str, Any],
+    level: Level | None,
+    run_config: str | None,
+    traffic: dict[str, Any] | None = None,
 ) -> list[_Row]:
     """The rows of one measured level (an observed.load_points row; `level`: as the engine model reads it, None when
     its data rules leave it out): one per predicted metric the level measured."""
@@ -158,12 +165,34 @@ def level_rows(
     else:
         basis, predicted = None, {}
     where |= {"plan_level": stored.level if stored is not None else None, "prediction_basis": basis}
+    said = other_traffic(point, traffic) if basis == "plan level" else None
     rows = []
     for metric in PREDICTED_METRICS:
         if _positive(measured.get(metric)) is None:
             continue  # the level did not measure it
-        rows.append(_row(plan, run, dict(where), metric, predicted.get(metric), measured.get(metric), list(base)))
+        predicted_value = predicted.get(metric)
+        rows.append(_row(plan, run, dict(where), metric, predicted_value, measured.get(metric), list(base), said))
     return rows
+
+
+def other_traffic(point: dict[str, Any], traffic: dict[str, Any] | None) -> str | None:
+    """Words when a level sent other token lengths than the plan's traffic (a requirement.workload row): mean prompt
+    or answer tokens apart by more than TOKEN_MIX_APART (a plan level's prediction is of the plan's traffic)."""
+    if traffic is None:
+        return None
+    sent, planned = [], []
+    for side in SIDES:
+        a, b = _positive(point.get(f"{side}_tokens_mean")), _positive(traffic.get(f"{side}_tokens_mean"))
+        if a is None or b is None:
+            return None
+        sent.append(a)
+        planned.append(b)
+    if all(max(a, b) <= TOKEN_MIX_APART * min(a, b) for a, b in zip(sent, planned, strict=True)):
+        return None
+    return (
+        f"the level sent ~{sent[0]:.0f} prompt / {sent[1]:.0f} answer tokens, the plan's traffic "
+        f"~{planned[0]:.0f} / {planned[1]:.0f}: the plan level predicted other traffic than was measured"
+    )
 
 
 def delivered_row(plan: StoredPlan, run: PlanRun, observed: dict[str, Any] | None) -> _Row:
@@ -220,6 +249,12 @@ def prospective_rows(
         .pl()
         .iter_rows(named=True)
     }
+    traffic = {
+        r["profile"]: r
+        for r in conn.sql("SELECT profile, input_tokens_mean, output_tokens_mean FROM requirement.workload")
+        .pl()
+        .iter_rows(named=True)
+    }
     by_run: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for point in points.iter_rows(named=True):
         by_run[point["run_id"]].append(point)
@@ -229,7 +264,7 @@ def prospective_rows(
         if plan.model_params is not None:
             for point in by_run[run.run_id]:
                 level = levels.get((run.run_id, point["load_index"]))
-                rows += level_rows(plan, run, point, level, configs.get(run.run_id))
+                rows += level_rows(plan, run, point, level, configs.get(run.run_id), traffic.get(plan.profile))
         rows.append(delivered_row(plan, run, delivered.get((plan.profile, run.run_id))))
     return rows, rejects
 

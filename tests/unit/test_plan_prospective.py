@@ -18,6 +18,7 @@ from assets.calibrate.fit import simulate_scored
 from assets.calibrate.levels import read_configs
 from assets.plan.prospective import (
     DELIVERED,
+    other_traffic,
     plan_measurements,
     prospective_rows,
     score_words,
@@ -163,6 +164,26 @@ def test_a_run_naming_a_plan_the_warehouse_does_not_hold_is_quarantined_with_the
     for check in check_sql_files():
         if check.table == "calibrated.prospective_validation":
             assert conn.execute(read_sql(f"checks/calibrated/{check.path.name}")).fetchall() == [], check.path
+
+
+def test_a_stored_plan_that_cannot_be_read_is_quarantined_naming_its_file(warehouse):
+    conn, plans = warehouse
+    broken = plans / "plan-cccccccccccc" / "plan.json"
+    broken.parent.mkdir()
+    broken.write_text("{not json")
+    _, rejects = prospective_rows(conn, *read_plans(plans), plans)
+    assert any(str(broken) in r.reason and "expected a stored measurement plan" in r.reason for r in rejects)
+
+
+def test_a_plan_level_run_on_other_token_lengths_than_the_plans_traffic_says_so():
+    traffic = {"input_tokens_mean": 200.0, "output_tokens_mean": 64.0}
+    assert other_traffic({"input_tokens_mean": 210.0, "output_tokens_mean": 60.0}, traffic) is None
+    said = other_traffic({"input_tokens_mean": 1000.0, "output_tokens_mean": 60.0}, traffic)
+    assert said == (
+        "the level sent ~1000 prompt / 60 answer tokens, the plan's traffic ~200 / 64: the plan level predicted other "
+        "traffic than was measured"
+    )
+    assert other_traffic({"input_tokens_mean": None, "output_tokens_mean": 60.0}, traffic) is None
 
 
 def test_a_plan_without_an_engine_model_gets_only_its_delivered_rate_row_said(warehouse):
