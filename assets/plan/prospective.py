@@ -81,6 +81,14 @@ def frozen_params(plan: StoredPlan) -> EngineParams | None:
     return None if plan.model_params is None else EngineParams(**plan.model_params)
 
 
+def _created(plan: StoredPlan) -> datetime.datetime | None:
+    """When the plan was made (its stored created_at); None when the file does not say it as an ISO 8601 date."""
+    try:
+        return datetime.datetime.fromisoformat(plan.created_at)
+    except (TypeError, ValueError):
+        return None
+
+
 def _finite(value: float | None) -> float | None:
     return float(value) if value is not None and math.isfinite(value) else None
 
@@ -111,7 +119,7 @@ def _row(
         "plan_id": plan.plan_id,
         "profile": plan.profile,
         "config_key": plan.config_key,
-        "plan_created_at": datetime.datetime.fromisoformat(plan.created_at),
+        "plan_created_at": _created(plan),
         "run_id": run.run_id,
         "run_label": run.run_label,
         **where,
@@ -225,13 +233,21 @@ def prospective_rows(
     """Every row of calibrated.prospective_validation, and the rejects: the stored plans that cannot be read
     (`problems`, from store.read_plans) and the runs naming a plan the warehouse does not hold."""
     rejects = [Reject(str(plans_dir), "stored plan", problem) for problem in problems]
-    by_id = {plan.plan_id: plan for plan in plans}
+    by_id = {}
+    for plan in plans:
+        if _created(plan) is None:
+            where = plans_dir / plan.plan_id / PLAN_FILE
+            why = f"{where}: created_at {plan.created_at!r} is not an ISO 8601 date: its prediction's date is unknown"
+            rejects.append(Reject(str(where), "stored plan", why))
+            continue
+        by_id[plan.plan_id] = plan
     runs = plan_runs(conn)
     missing = [run for run in runs if run.plan_id not in by_id]
     for run in missing:
         where = plans_dir / run.plan_id / PLAN_FILE
+        state = "cannot be read: see its own quarantine row" if where.exists() else "not found"
         reason = (
-            f"run.yaml names plan {run.plan_id}, which the warehouse does not hold ({where} not found): the run is "
+            f"run.yaml names plan {run.plan_id}, which the warehouse does not hold ({where} {state}): the run is "
             "ingested, its levels not scored"
         )
         rejects.append(Reject(run.sidecar, f"run {run.run_label}", reason, {"run_id": run.run_id}))

@@ -166,13 +166,15 @@ def test_a_run_naming_a_plan_the_warehouse_does_not_hold_is_quarantined_with_the
             assert conn.execute(read_sql(f"checks/calibrated/{check.path.name}")).fetchall() == [], check.path
 
 
-def test_a_stored_plan_that_cannot_be_read_is_quarantined_naming_its_file(warehouse):
+def test_a_stored_plan_that_cannot_be_read_or_is_undated_is_quarantined_naming_its_file(warehouse):
     conn, plans = warehouse
     broken = plans / "plan-cccccccccccc" / "plan.json"
     broken.parent.mkdir()
     broken.write_text("{not json")
-    _, rejects = prospective_rows(conn, *read_plans(plans), plans)
+    undated = dataclasses.replace(stored_plan("plan-dddddddddddd", "cfg"), created_at="last week")
+    _, rejects = prospective_rows(conn, [*read_plans(plans)[0], undated], read_plans(plans)[1], plans)
     assert any(str(broken) in r.reason and "expected a stored measurement plan" in r.reason for r in rejects)
+    assert any("created_at 'last week' is not an ISO 8601 date" in r.reason for r in rejects)
 
 
 def test_a_plan_level_run_on_other_token_lengths_than_the_plans_traffic_says_so():
