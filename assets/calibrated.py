@@ -8,6 +8,7 @@ from assets.calibrate.cost_sensitivity import write_cost_sensitivity
 from assets.calibrate.fit_store import FitStore
 from assets.calibrate.our_traffic import write_projections
 from assets.calibrate.tables import write_calibrated
+from assets.plan.prospective import write_prospective_validation
 from assets.resources import Warehouse
 from assets.specs import selected_tables, table_metadata, table_spec
 
@@ -71,3 +72,17 @@ def cost_sensitivity(context: dg.AssetExecutionContext, warehouse: Warehouse) ->
     with warehouse.connect() as conn:
         report = write_cost_sensitivity(conn, context.log.info)
     yield dg.MaterializeResult(asset_key=["calibrated", "cost_sensitivity"], metadata=table_metadata(report))
+
+
+# the runs naming a plan and their levels (as the engine model reads them: their records' lengths), their delivered
+# rate at the profile's SLO, the profile's traffic; the plans are files (plans/<plan_id>/plan.json)
+_MEASURED_PLANS = [*_OBSERVED, ["observed", "delivered_at_slo"], ["requirement", "workload"]]
+
+
+@dg.multi_asset(specs=[table_spec("calibrated.prospective_validation", {"duckdb", "python"}, deps=_MEASURED_PLANS)])
+def prospective_validation(context: dg.AssetExecutionContext, warehouse: Warehouse) -> Iterator[dg.MaterializeResult]:
+    """Each stored measurement plan's prediction, made before measuring, against the runs whose run.yaml names it
+    (calibrated.prospective_validation); a run naming a plan the warehouse does not hold is quarantined."""
+    with warehouse.connect() as conn:
+        report = write_prospective_validation(conn, warehouse.layout.plans_dir, context.log.info)
+    yield dg.MaterializeResult(asset_key=["calibrated", "prospective_validation"], metadata=table_metadata(report))

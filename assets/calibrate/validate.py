@@ -97,15 +97,21 @@ def knee_flags(levels: list[Level]) -> dict:
 
 
 def _load_str(lv: Level) -> str:
-    """A level's load in a few characters; a value the level does not state is said as `?`."""
+    """A level's load in a few characters (`load_text`)."""
+    return load_text(lv.load_kind, lv.offered_rate, lv.concurrency, lv.client_cap)
+
+
+def load_text(load_kind: str, offered_rate: float | None, concurrency: float | None, client_cap: float | None) -> str:
+    """A load in a few characters, as calibrated.validation spells it: r=<req/s> [cap=<clients>], or c=<clients>; a
+    value not stated is said as `?`."""
 
     def g(value: float | None) -> str:
         return "?" if value is None else f"{value:g}"
 
-    if lv.load_kind == "concurrency":
-        return f"c={g(lv.concurrency)}"
-    cap = f" cap={g(lv.client_cap)}" if lv.client_cap is not None and math.isfinite(lv.client_cap) else ""
-    return f"r={g(lv.offered_rate)}/s{cap}"
+    if load_kind == "concurrency":
+        return f"c={g(concurrency)}"
+    cap = f" cap={g(client_cap)}" if client_cap is not None and math.isfinite(client_cap) else ""
+    return f"r={g(offered_rate)}/s{cap}"
 
 
 def steady(lv: Level) -> bool:

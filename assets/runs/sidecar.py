@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping
 from pathlib import PurePosixPath
 from typing import Any
@@ -16,7 +17,9 @@ from schemas.vocab import ARRIVALS
 
 SIDECAR = "run.yaml"
 REQUIRED_KEYS = ("accelerator", "accelerator_count", "model", "precision", "runtime", "runtime_version", "arrival")
-OPTIONAL_KEYS = ("label", "settings", "tool_version", "overrides")
+OPTIONAL_KEYS = ("label", "settings", "tool_version", "plan", "overrides")
+# run.yaml's `plan`: a stored measurement plan's id (assets/plan/store.py plan_id_of), `plan-` and 12 hex digits.
+PLAN_ID = re.compile(r"plan-[0-9a-f]{12}")
 # Keys an override may set: everything but the overrides themselves.
 OVERRIDABLE_KEYS = tuple(k for k in REQUIRED_KEYS + OPTIONAL_KEYS if k != "overrides")
 
@@ -194,4 +197,19 @@ def _run_config(merged: dict[str, Any], where: str) -> dict[str, Any]:
         "load_kind": "concurrency" if arrival == "concurrency" else "rate",
         "tool_version": None if merged.get("tool_version") is None else str(merged["tool_version"]),
         "label": None if merged.get("label") is None else str(merged["label"]).strip(),
+        "plan_id": plan_of(merged, where),
     }
+
+
+def plan_of(merged: dict[str, Any], where: str) -> str | None:
+    """run.yaml's `plan`: the measurement plan the run measures (`plan-` and 12 hex digits, as benchbill plan wrote
+    it); None when it names none; SidecarProblem naming the file when malformed."""
+    raw = merged.get("plan")
+    if raw in (None, ""):
+        return None
+    text = str(raw).strip()
+    if not PLAN_ID.fullmatch(text):
+        raise SidecarProblem(
+            f"{where}: plan {raw!r} is not a plan id (expected plan- and 12 hex digits, as plans/<plan_id>/ names it)"
+        )
+    return text

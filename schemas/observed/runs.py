@@ -97,6 +97,14 @@ class Runs(pa.DataFrameModel):
     load_kind: str = pa.Field(
         isin=LOAD_KINDS, description=("How load levels are set: by request rate, or by concurrency.")
     )
+    plan_id: str = pa.Field(
+        nullable=True,
+        description=(
+            "The measurement plan the run measures (run.yaml's `plan`: plans/<plan_id>/plan.json in the warehouse), "
+            "scored in calibrated.prospective_validation; empty for a run no plan asked for. Not part of the config: "
+            "the run joins its config's other runs and fit."
+        ),
+    )
     load_points: int = pa.Field(ge=0, description="Load levels read for the run.")
     repeats_max: int = pa.Field(ge=0, description="Most repeats of any load level of the run.")
     requests: int = pa.Field(ge=0, description="Per-request records read for the run (0 when the dump has none).")

@@ -59,6 +59,7 @@ def run_row(run_id, model=LLAMA, accelerator=H100, count=1):
         "runtime_settings": None,
         "arrival": "constant",
         "load_kind": "rate",
+        "plan_id": None,
         "load_points": 0,
         "repeats_max": 1,
         "requests": 0,

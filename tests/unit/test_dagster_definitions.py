@@ -47,6 +47,8 @@ ASSETS = {
     "calibrated/delivered_at_slo",
     # what the token mix and the bursts cost
     "calibrated/cost_sensitivity",
+    # each measurement plan's prediction scored on the runs that came back naming it
+    "calibrated/prospective_validation",
     "projected/delivered_at_slo",
     "cost/cost_per_request",
     "marts/config_shortlist",

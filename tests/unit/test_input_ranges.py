@@ -37,6 +37,7 @@ TEXT_KEYS = {
         "label",
         "settings",
         "tool_version",
+        "plan",
         "overrides",
     },
 }

@@ -211,6 +211,38 @@ CASES = {
         ALTER TABLE calibrated.cost_sensitivity ADD COLUMN price_provider VARCHAR""",
         ["upside down", "no error", "our mix off one", "bursts elsewhere", "lower bound unpriced", "unsaid"],
     ),
+    "calibrated/prospective_validation__errors_follow_prediction_and_measurement": (
+        """
+        CREATE TABLE calibrated.prospective_validation AS SELECT * FROM (VALUES
+            ('judged', 120.0, 100.0, 0.2, 0.2, 0.25, true),
+            ('below', 80.0, 100.0, 0.2, -0.2, 0.25, true),
+            ('out of the band', 200.0, 100.0, 1.0, 1.0, 0.25, false),
+            ('no band', 120.0, 100.0, 0.2, 0.2, NULL, NULL),
+            ('nothing predicted', NULL, 100.0, NULL, NULL, 0.25, NULL),
+            ('error off', 120.0, 100.0, 0.3, 0.2, 0.25, true),
+            ('sign off', 80.0, 100.0, 0.2, 0.2, 0.25, true),
+            ('error missing', 120.0, 100.0, NULL, NULL, 0.25, true),
+            ('band wrong', 200.0, 100.0, 1.0, 1.0, 0.25, true),
+            ('band unsaid', 120.0, 100.0, 0.2, 0.2, 0.25, NULL))
+            AS t(plan_id, predicted, measured, relative_error, signed_relative_error, band_rel_error, within_band);
+        ALTER TABLE calibrated.prospective_validation ADD COLUMN run_label VARCHAR;
+        ALTER TABLE calibrated.prospective_validation ADD COLUMN load VARCHAR;
+        ALTER TABLE calibrated.prospective_validation ADD COLUMN metric VARCHAR""",
+        ["error off", "sign off", "error missing", "band wrong", "band unsaid"],
+    ),
+    "calibrated/prospective_validation__scored_rows_compare_something": (
+        """
+        CREATE TABLE calibrated.prospective_validation AS SELECT * FROM (VALUES
+            ('judged', 120.0, 100.0, 0.2, true, NULL),
+            ('unjudged, said', 120.0, 100.0, 0.2, false, '30% of requests failed: unjudged'),
+            ('scored without an error', NULL, 100.0, NULL, true, NULL),
+            ('unjudged, unsaid', 120.0, 100.0, 0.2, false, NULL))
+            AS t(plan_id, predicted, measured, relative_error, scored, note);
+        ALTER TABLE calibrated.prospective_validation ADD COLUMN run_label VARCHAR;
+        ALTER TABLE calibrated.prospective_validation ADD COLUMN load VARCHAR;
+        ALTER TABLE calibrated.prospective_validation ADD COLUMN metric VARCHAR""",
+        ["scored without an error", "unjudged, unsaid"],
+    ),
     "calibrated/latency_curve__grid_to_saturation": (
         # a curve the model never falls behind on ('keeps up to the end': a light or zero-token mix, a sweep whose
         # latencies fall as the load rises) is what the model predicts: its row says lower_bound, the check passes
@@ -275,6 +307,7 @@ def test_every_check_names_its_table_and_says_what_it_holds():
     python_built = {"benchmark.mlperf_results", "benchmark.accelerator_prices"}
     python_built |= {"calibrated.engine_models", "calibrated.validation"}
     python_built |= {"calibrated.latency_curve", "calibrated.delivered_at_slo", "calibrated.cost_sensitivity"}
+    python_built |= {"calibrated.prospective_validation"}
     tables = {spec.table for spec in table_sql_files()} | python_built
     for check in check_sql_files():
         assert check.table in tables, check.path
