@@ -15,6 +15,7 @@ _READS = [
     ["calibrated", "delivered_at_slo"],
     ["calibrated", "engine_models"],
     ["observed", "runs"],
+    ["observed", "load_points"],
     ["observed", "delivered_at_slo"],
     ["benchmark", "mlperf_results"],
     ["requirement", "profiles"],

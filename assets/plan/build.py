@@ -22,6 +22,7 @@ from assets.calibrate.our_traffic import CURVED, params_of, traffic_of
 from assets.core.errors import IngestError
 from assets.plan.candidates import Candidate, candidates, config_label_of
 from assets.plan.levels import level_rates, plan_levels
+from assets.plan.prospective import plan_measurements
 from assets.plan.spec import PREDICTED_METRICS, PlanFiles, PlanLevel
 from assets.plan.store import (
     PLAN_FILE,
@@ -87,11 +88,9 @@ def _stored_levels(levels: list[PlanLevel]) -> list[StoredLevel]:
     ]
 
 
-def _runs(conn: duckdb.DuckDBPyConnection) -> tuple[dict[str, dict[str, Any]], set[str]]:
-    """Each run label's model as named in its files and its runtime settings; the plan ids runs name."""
-    runs = query_frame(conn, "SELECT * FROM observed.runs").to_dicts()
-    by_label = {r["run_label"]: r for r in runs}
-    return by_label, {r["plan_id"] for r in runs if r.get("plan_id")}
+def _runs(conn: duckdb.DuckDBPyConnection) -> dict[str, dict[str, Any]]:
+    """Each run label's row: its model as named in its files and its runtime settings."""
+    return {r["run_label"]: r for r in query_frame(conn, "SELECT * FROM observed.runs").to_dicts()}
 
 
 def _why(c: Candidate, point: float | None) -> str:
@@ -123,7 +122,7 @@ def build_plans(
     bounds: dict[str, dict[str, float]] = {}
     for b in query_frame(conn, "SELECT profile, measure, bound FROM requirement.slo_bounds").to_dicts():
         bounds.setdefault(b["profile"], {})[b["measure"]] = b["bound"]
-    runs, named = _runs(conn)
+    runs = _runs(conn)
     plan_rows = []
     for profile, found in candidates(conn).items():
         workload = workloads.get(profile)
@@ -137,9 +136,12 @@ def build_plans(
         digest = workload_digest_of(workload)
         for rank, c in enumerate(found, start=1):
             plan_rows.append(
-                _plan(c, rank, traffic, digest, bounds.get(profile, {}), runs, named, plans_dir, write_files, now)
+                _plan(c, rank, traffic, digest, bounds.get(profile, {}), runs, plans_dir, write_files, now)
             )
             log(f"{profile}: plan {rank} {plan_rows[-1]['plan_id']}: {c.reason}, {plan_rows[-1]['config_label']}")
+    came_back = plan_measurements(conn, [r["plan_id"] for r in plan_rows])
+    for row in plan_rows:
+        row["plan_status"] = came_back[row["plan_id"]].status
     stored, problems = read_plans(plans_dir)
     for unreadable in problems:
         log(f"a stored measurement plan cannot be read, left out of calibrated.plan_predictions: {unreadable}")
@@ -153,7 +155,6 @@ def _plan(
     digest: str,
     bounds: dict[str, float],
     runs: dict[str, dict[str, Any]],
-    named: set[str],
     plans_dir: Path,
     write_files: WriteFiles | None,
     now: datetime.datetime | None,
@@ -226,7 +227,7 @@ def _plan(
         "traffic_basis": stored.traffic_basis,
         "plan_folder": f"{plans_dir.name}/{plan_id}",
         "plan_created_at": _when(stored.created_at),
-        "plan_status": "measured" if plan_id in named else "open",
+        "plan_status": "open",  # build_plans says which came back
     }
     return row_for(MeasurementPlan, values, origin=(r["config_key"], f"profile {c.profile} plan {rank}"))
 

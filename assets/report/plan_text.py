@@ -5,10 +5,10 @@ once a run names a plan, its score in calibrated.prospective_validation): what `
 from __future__ import annotations
 
 import datetime
-import statistics
 from pathlib import Path
 from typing import Any
 
+from assets.plan.prospective import score_words
 from assets.report.decision import no_bill_text
 from assets.report.report_data import PlanData
 from assets.report.textformat import align_rows, number_text, plain_number, range_text, terminal_width, wrapped
@@ -140,20 +140,9 @@ def _signed_percent(fraction: float) -> str:
 
 
 def score_text(scores: list[dict[str, Any]]) -> str | None:
-    """`predicted before measuring: p95 TTFT off by +12% (median of 6 levels), delivered rate off by -8.0%`
-    (relative errors, measured against predicted) from a plan's calibrated.prospective_validation rows; None
-    where they score neither."""
-    ttft = [s["relative_error"] for s in scores if s["metric"] == SCORED_TTFT and s["relative_error"] is not None]
-    delivered = [
-        s["relative_error"] for s in scores if s["metric"] == SCORED_DELIVERED and s["relative_error"] is not None
-    ]
-    parts = []
-    if ttft:
-        levels = f" (median of {len(ttft)} levels)" if len(ttft) > 1 else ""
-        parts.append(f"p95 TTFT off by {_signed_percent(statistics.median(ttft))}{levels}")
-    if delivered:
-        parts.append(f"delivered rate off by {_signed_percent(delivered[0])}")
-    return f"predicted before measuring: {', '.join(parts)}" if parts else None
+    """The score of a plan's prediction from its calibrated.prospective_validation rows (prospective.score_words:
+    `predicted before measuring: p95 TTFT off by 12% (median of 6), delivered rate off by 8%`); None without rows."""
+    return score_words(scores) if scores else None
 
 
 def no_plan_text(profile: dict[str, Any], billed: bool) -> str:

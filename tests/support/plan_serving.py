@@ -15,6 +15,7 @@ import polars as pl
 from assets.warehouse.rows import frame_schema, row_for, table_of
 from assets.warehouse.write import write_table
 from schemas.calibrated.plan_predictions import PlanPredictions
+from schemas.calibrated.prospective_validation import ProspectiveValidation
 from schemas.marts.measurement_plan import MeasurementPlan
 
 PROFILE = "chat-8b-interactive"
@@ -103,34 +104,40 @@ def level_rows(row: dict) -> list[dict]:
 
 
 def score_rows(plan_id: str, ttft_errors: list[float], delivered_error: float | None) -> list[dict]:
-    """calibrated.prospective_validation rows (its columns as the branch building it names them): one p95 TTFT row
-    per level with the given relative errors, and the delivered rate's row."""
-    rows = [
-        {
+    """calibrated.prospective_validation rows (built against its model): one scored p95 TTFT row per level with
+    the given signed relative errors (measured = predicted / (1 + error)), and the delivered rate's row."""
+
+    def row(metric: str, level: int | None, predicted: float, error: float) -> dict:
+        measured = predicted / (1 + error)
+        values = {
             "plan_id": plan_id,
-            "metric": "ttft_p95_ms",
-            "predicted": 100.0,
-            "measured": 100.0 * (1 + error),
-            "relative_error": error,
-            "within_band": abs(error) < 0.2,
-            "plan_level": level,
+            "profile": PROFILE,
+            "config_key": "cfg",
+            "plan_created_at": datetime.datetime(2026, 12, 7, 9, 0),
+            "run_id": "run-back",
             "run_label": "back",
+            "load_index": level,
+            "load": f"r={level}" if level else "sweep",
+            "offered_requests_per_s": float(level) if level else None,
+            "concurrency": None,
+            "plan_level": level,
+            "prediction_basis": "plan level" if level else None,
+            "metric": metric,
+            "predicted": predicted,
+            "measured": measured,
+            "relative_error": abs(predicted / measured - 1),
+            "signed_relative_error": predicted / measured - 1,
+            "band_rel_error": 0.2,
+            "within_band": abs(error) < 0.2,
+            "scored": True,
+            "note": None,
+            "evidence": "calibrated",
         }
-        for level, error in enumerate(ttft_errors, start=1)
-    ]
+        return row_for(ProspectiveValidation, values)
+
+    rows = [row("ttft_p95_ms", level, 100.0, error) for level, error in enumerate(ttft_errors, start=1)]
     if delivered_error is not None:
-        rows.append(
-            {
-                "plan_id": plan_id,
-                "metric": "delivered_at_slo_requests_per_s",
-                "predicted": 4.0,
-                "measured": 4.0 * (1 + delivered_error),
-                "relative_error": delivered_error,
-                "within_band": True,
-                "plan_level": None,
-                "run_label": "back",
-            }
-        )
+        rows.append(row("delivered_at_slo_requests_per_s", None, 4.0, delivered_error))
     return rows
 
 
@@ -167,15 +174,8 @@ def plan_warehouse(
             for model, frame_rows in ((MeasurementPlan, rows), (PlanPredictions, levels)):
                 write_table(conn, table_of(model), pl.DataFrame(frame_rows, schema=frame_schema(model)), model)
         if scores is not None:
-            conn.execute(
-                "CREATE TABLE calibrated.prospective_validation (plan_id VARCHAR, metric VARCHAR, predicted DOUBLE, "
-                "measured DOUBLE, relative_error DOUBLE, within_band BOOLEAN, plan_level INTEGER, run_label VARCHAR)"
-            )
-            for score in scores:
-                conn.execute(
-                    "INSERT INTO calibrated.prospective_validation VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    list(score.values()),
-                )
+            frame = pl.DataFrame(scores, schema=frame_schema(ProspectiveValidation))
+            write_table(conn, table_of(ProspectiveValidation), frame, ProspectiveValidation)
     for row in (rows or []) if folders else []:
         plan = folder / row["plan_folder"]
         plan.mkdir(parents=True, exist_ok=True)

@@ -51,7 +51,7 @@ def test_a_plan_a_run_came_back_for_says_how_far_off_the_prediction_was():
     scored = plan_block(PROFILE_ROW, True, plans(score_rows(FIRST, [0.1, 0.3, -0.05, 0.2], -0.12)))
     line = scored.split('class="plan-score"', 1)[1].split("</p>", 1)[0]
     assert " ".join(text_of(line).split()).endswith(
-        "predicted before measuring: p95 TTFT off by +15% (median of 4 levels), delivered rate off by -12%."
+        "predicted before measuring: p95 TTFT off by 15% (median of 4), delivered rate off by 12%."
     )
     assert "plan-score" not in plan_block(PROFILE_ROW, True, plans())
 
