@@ -178,7 +178,7 @@ def _plan(
         plan = StoredPlan(
             plan_id=plan_id,
             profile=c.profile,
-            config_key=c.row["config_key"],
+            config_key=c.model["config_key"] if c.model is not None else c.row["config_key"],
             config_label=label,
             reason=c.reason,
             why=_why(c, point),

@@ -35,7 +35,8 @@ class StoredLevel:
 
 @dataclass(frozen=True)
 class StoredPlan:
-    """What `plan.json` holds. `model_params`: the engine parameters (EngineParams.to_dict) the predictions came
+    """What `plan.json` holds. `config_key`: the engine model's config (calibrated.engine_models) where the plan has
+    one, else marts.capacity_plan's; `model_params`: the engine parameters (EngineParams.to_dict) the predictions came
     from, None for a config without an engine model; `band_rel_error`: the config's held-out error the predictions
     are widened by (within the band or not); `workload_digest`: a digest of the requirement.workload row the traffic
     was drawn from; `created_at`: when the plan was first written (ISO 8601, UTC)."""

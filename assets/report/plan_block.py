@@ -9,6 +9,7 @@ from typing import Any
 
 from assets.report.evidence_marks import tag
 from assets.report.plan_text import (
+    earlier_scores,
     levels_text,
     nearest_level,
     no_plan_text,
@@ -31,8 +32,13 @@ def plan_block(profile: dict[str, Any], billed: bool, plans: PlanData) -> str:
     name = escape(profile["profile"])
     rows = plans.rows.get(profile["profile"], [])
     heading = f'<div class="plan" data-profile="{name}"><h4>Measurement plan: what to measure next on our traffic</h4>'
+    measured = "".join(
+        f'<p class="plan-score"><b>Measured: {escape(said)}:</b> {escape(score)}.</p>'
+        for said, score in earlier_scores(plans, profile["profile"])
+    )
     if not rows:
-        return f'{heading}<p class="muted" data-line="no-plan">{escape(no_plan_text(profile, billed))}.</p></div>'
+        none = escape(no_plan_text(profile, billed))
+        return f'{heading}<p class="muted" data-line="no-plan">{none}.</p>{measured}</div>'
     body, scored = [], []
     for row in rows:
         levels = plan_levels(row, plans.levels.get(row["plan_id"], []))
@@ -55,7 +61,7 @@ def plan_block(profile: dict[str, Any], billed: bool, plans: PlanData) -> str:
     return (
         f'{heading}<table class="plan"><thead><tr><th>#</th><th>config</th><th>reason</th><th>why</th>'
         "<th>levels</th><th>predicted at the level nearest 1x</th><th>status</th><th>plan and files (in the "
-        f"warehouse)</th></tr></thead><tbody>{''.join(body)}</tbody></table>{''.join(scored)}"
+        f"warehouse)</th></tr></thead><tbody>{''.join(body)}</tbody></table>{''.join(scored)}{measured}"
         f'<p class="muted"><code>benchbill plan --profile {name}</code> prints each level\'s prediction and copies '
         "the files to run, with a README saying what to run and where the results go.</p></div>"
     )

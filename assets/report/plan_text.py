@@ -145,6 +145,18 @@ def score_text(scores: list[dict[str, Any]]) -> str | None:
     return score_words(scores) if scores else None
 
 
+def earlier_scores(plans: PlanData, profile: str) -> list[tuple[str, str]]:
+    """(plan in words, its score) of each plan of `profile` a run came back for that is no longer in its plan: the
+    prediction made before measuring, scored, though the refit on what came back planned anew."""
+    out = []
+    for level in plans.earlier.get(profile, []):
+        score = score_text(plans.scores.get(level["plan_id"], []))
+        if score is not None:
+            made = date_text(level["plan_created_at"])
+            out.append((f"plan {level['plan_id']} ({level['config_label']}, made {made})", score))
+    return out
+
+
 def no_plan_text(profile: dict[str, Any], billed: bool) -> str:
     """Why a profile (an analytics.profiles row) has no plan row: no bill to put at risk (no volume, or no config
     billed at it), or nothing a measurement would change."""
@@ -251,6 +263,8 @@ def format_plan(profile: str, plans: PlanData, warehouse: Path, width: int | Non
                 row, plans.levels.get(row["plan_id"], []), plans.scores.get(row["plan_id"], []), warehouse, width
             ),
         ]
+    for said, score in earlier_scores(plans, profile):
+        lines += ["", *wrapped(f"measured: {said}: {score}", width, hanging="    ")]
     return "\n".join(lines)
 
 

@@ -26,6 +26,9 @@ class PlanData:
     rows: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     levels: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     scores: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    # per profile, the plans a run came back for that are no longer in its plan (the refit on what came back made a
+    # new one): their calibrated.plan_predictions row of level 1 (plan id, config label, date)
+    earlier: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
 
 @dataclass
@@ -126,19 +129,24 @@ def read_plan_data(conn: duckdb.DuckDBPyConnection, profile: str | None = None) 
     only = ("WHERE profile = ?", [profile]) if profile is not None else ("", [])
     rows = _rows(conn, f"SELECT * FROM {PLAN_TABLE} {only[0]} ORDER BY profile, plan_rank", only[1])
     plan_ids = {r["plan_id"] for r in rows}
+    profiles = {r["profile"] for r in rows} if profile is None else {profile}
 
     def of_plans(table: str, order: str) -> dict[str, list[dict[str, Any]]]:
-        """The rows of `table` (where the file holds it) of the plans read, per plan id."""
+        """The rows of `table` (where the file holds it) of the profiles read, per plan id."""
         if table not in present:
             return {}
         found = _rows(conn, f"SELECT * FROM {table} ORDER BY {order}")
-        return _grouped([r for r in found if r["plan_id"] in plan_ids], "plan_id")
+        return _grouped([r for r in found if r["profile"] in profiles or r["plan_id"] in plan_ids], "plan_id")
 
+    levels = of_plans(PLAN_LEVELS_TABLE, "plan_id, level")
+    scores = of_plans(PLAN_SCORES_TABLE, "plan_id")
+    earlier = [levels[p][0] for p in sorted(scores) if p not in plan_ids and p in levels]
     return PlanData(
         published=True,
         rows=_grouped(rows, "profile"),
-        levels=of_plans(PLAN_LEVELS_TABLE, "plan_id, level"),
-        scores=of_plans(PLAN_SCORES_TABLE, "plan_id"),
+        levels={p: found for p, found in levels.items() if p in plan_ids},
+        scores=scores,
+        earlier=_grouped(earlier, "profile"),
     )
 
 

@@ -18,7 +18,10 @@ class PlanPredictions(pa.DataFrameModel):
 
     plan_id: str = pa.Field(description="The stored plan (marts.measurement_plan.plan_id).")
     profile: str = pa.Field(description="Profile whose traffic the level replays.")
-    config_key: str = pa.Field(description="The config planned.")
+    config_key: str = pa.Field(
+        description="The config planned: its engine model's (calibrated.engine_models.config_key) where it has one, "
+        "which a run naming the plan must belong to; else marts.capacity_plan.config_key (a projected config)."
+    )
     config_label: str = pa.Field(description="The config in words.")
     plan_created_at: datetime.datetime = pa.Field(description="When the plan was first made (UTC).")
     level: int = pa.Field(ge=1, description="The level, 1 = lightest.")
