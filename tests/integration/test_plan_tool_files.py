@@ -19,6 +19,7 @@ import datetime
 import json
 import os
 import shlex
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -29,6 +30,7 @@ import yaml
 from assets.plan.spec import PlanFiles, PlanLevel
 from assets.plan.tool_commands import ARRIVAL, TOOLS, TOOLS_CHECKED
 from assets.plan.tool_files import write_plan_files
+from assets.runs.collect import collect_all
 from assets.runs.sidecar import merge_sidecars, run_config
 from tests.support.data import DATA, REPO_ROOT
 
@@ -166,6 +168,33 @@ def test_the_results_folders_run_yaml_passes_benchbills_sidecar_checks_for_each_
         merged = merge_sidecars([top, yaml.safe_load((folder / f"results/{tool}/run.yaml").read_text())])
         merged.pop("plan")  # the plan key is the plan store's, checked where plans are read
         assert run_config(merged, ["results/run.yaml", f"results/{tool}/run.yaml"])["arrival"] == ARRIVAL[tool]
+
+
+def test_real_results_dropped_where_the_readme_says_are_ingested_as_one_run_per_tool(plan_folder, tmp_path):
+    """Real published outputs of three tools, copied into a copy of the plan's results folder where each tool
+    writes, are read with the plan's run.yaml sidecars: one run per tool, with that tool's arrival pattern."""
+    folder, _ = plan_folder
+    results = tmp_path / "results"
+    shutil.copytree(folder / "results", results)
+    top = yaml.safe_load((results / "run.yaml").read_text())
+    top.pop("plan")  # benchbill's sidecar check learns the plan key with the plan store
+    (results / "run.yaml").write_text(yaml.safe_dump(top))
+    dumps = DATA / "dumps"
+    stage = dumps / "inference-perf" / "kubecon-na-2025" / "vllm" / "results" / "stage_0_lifecycle_metrics.json"
+    for source, target in (
+        (dumps / "guidellm" / "guidellm_report_v2_mock_server.json", "guidellm/level-1/benchmarks.json"),
+        (stage, "inference-perf/level-1/stage_0_lifecycle_metrics.json"),
+        (dumps / "inferencex-vllm-bench" / "qwen35_vllm_tp8_isl1024_osl128_conc4.json", "vllm/level-1.json"),
+    ):
+        (results / target).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(source, results / target)
+    batch = collect_all([str(results)])
+    assert not batch.rejects
+    assert {r["tool"]: r["arrival"] for r in batch.runs} == {
+        t: ARRIVAL[t] for t in ("guidellm", "inference-perf", "vllm")
+    }
+    assert {r["model_raw"] for r in batch.runs} == {MODEL}
+    assert {m["run_id"] for m in batch.measurements} == {r["run_id"] for r in batch.runs}
 
 
 @pytest.mark.parametrize("tool", sorted(TOOLS_CHECKED))
