@@ -15,8 +15,8 @@ import numpy as np
 
 from assets.plan.spec import PlanLevel
 
-# Common English words that BPE vocabularies (Llama, GPT, Qwen, Mistral) hold as one token each with their leading
-# space: a prompt of n of them is about n tokens. Counts are approximate where a tool sends this text.
+# Common English words that BPE vocabularies hold as one token each with their leading space: a prompt of n of them
+# measured exactly n tokens in o200k_base, cl100k_base and Llama 3's tokenizer (n from 1 to 4,000; BOS aside).
 _WORDS = (
     "the of and to in is was for on that with as by at from his an were are which this be or had not but it "
     "they have one you all their has been there would she new more when who will other about time her some so "
@@ -34,7 +34,7 @@ _BURSTGPT_MODEL = "GPT-4"
 
 
 def synthetic_prompt(tokens: int, row: int) -> str:
-    """A deterministic prompt of `tokens` common words (about one token each), different per `row`."""
+    """A deterministic prompt of `tokens` common words (one token each in the tokenizers measured), varying by `row`."""
     start = (row * 7919) % len(_WORDS)
     return " ".join(_WORDS[(start + i * 13) % len(_WORDS)] for i in range(max(int(tokens), 1)))
 

@@ -26,8 +26,9 @@ _TOOL_NOTES = {
         "A constant rate of the level's requests per second, stopping after the level's requests: "
         "`guidellm/level-N.yaml` is the scenario, `guidellm/level-N.jsonl` the data (`prompt` text, "
         "`prompt_tokens_count`, `output_tokens_count`, the column names GuideLLM maps by default). The prompt "
-        "texts are common words, about one token each: their token counts are approximate (not measured here: no "
-        "tokenizer vocabulary is at hand offline); the output lengths are exact (max_tokens with ignore_eos)."
+        "texts are common words, one token each in the tokenizers measured (o200k_base, cl100k_base and Llama 3: "
+        "exactly n tokens for n words, n from 1 to 4,000); another tokenizer may count a little differently, and "
+        "the server adds its BOS token. The output lengths are exact (max_tokens with ignore_eos)."
     ),
     "inference-perf": (
         "Replays our arrivals and lengths: `inference-perf/level-N.csv` is our traffic in the Azure LLM inference "
