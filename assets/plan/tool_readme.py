@@ -28,7 +28,8 @@ _TOOL_NOTES = {
         "`prompt_tokens_count`, `output_tokens_count`, the column names GuideLLM maps by default). The prompt "
         "texts are common words, one token each in the tokenizers measured (o200k_base, cl100k_base and Llama 3: "
         "exactly n tokens for n words, n from 1 to 4,000); another tokenizer may count a little differently, and "
-        "the server adds its BOS token. The output lengths are exact (max_tokens with ignore_eos)."
+        "the server adds its BOS token. The output lengths are exact (max_tokens with ignore_eos). GuideLLM 0.8.1 "
+        "was seen to close a run with its last request in flight and unrecorded."
     ),
     "inference-perf": (
         "Replays our arrivals and lengths: `inference-perf/level-N.csv` is our traffic in the Azure LLM inference "
