@@ -3,6 +3,8 @@
 #   make test       set up, then the gates (lint, format, types, definitions) and every test tier
 #   make test-unit  the unit tier alone (no ../shared needed: it runs with BENCHBILL_SHARED pointing nowhere)
 #   make lint       the gates alone: ruff check, ruff format --check, mypy, dg check defs
+#   make tools-venv the load-test tools whose own parsers check a plan's files (AIPerf, GuideLLM, inference-perf),
+#                   each in its own virtualenv under .venv-tools/ (tests/tools-requirements/ says why)
 #   make bench      the benchmark harness (bench/): ours vs one DuckDB query vs pandas, 1M and 10M requests
 #   make dev        the Dagster UI and daemon (`dg dev`) on http://127.0.0.1:$(PORT), sensors and schedule running;
 #                   stop with Ctrl-C, or `make stop` from another terminal (every process of the group ends)
@@ -42,7 +44,7 @@ endif
 CHROMIUM ?= /usr/bin/chromium
 export CHROMIUM
 
-.PHONY: setup run test test-unit lint dev stop clean browser bench
+.PHONY: setup run test test-unit lint dev stop clean browser bench tools-venv
 
 setup: $(STAMP)
 
@@ -64,7 +66,7 @@ run: setup
 # warehouses the real-data tiers share are built once per run, by whichever worker asks first (tests/conftest.py).
 WORKERS ?= 2
 PYTEST_PARALLEL := -n $(WORKERS) --dist loadfile
-test: lint browser
+test: lint browser tools-venv
 	BENCHBILL_SHARED=$(abspath .)/.no-shared-data $(BIN)/pytest -q $(PYTEST_PARALLEL) --durations=10 tests/unit
 	$(BIN)/pytest -q $(PYTEST_PARALLEL) --durations=25 tests/integration tests/e2e
 
@@ -76,6 +78,24 @@ lint: setup
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/dg check defs
+
+# The load-test tools, one virtualenv each (their pins fight .venv's and each other's), rebuilt when their pinned
+# requirements change. GuideLLM runs on PYTHON (3.11: the CPU torch it needs is on disk for it), AIPerf and
+# inference-perf (>= 3.12) on PYTHON312: the first python3.12 that runs, on PATH or among pyenv's versions.
+TOOLS_VENV ?= .venv-tools
+PYTHON312 ?= $(shell for p in python3.12 $(wildcard $(HOME)/.pyenv/versions/3.12*/bin/python3.12); do \
+  "$$p" -c '' >/dev/null 2>&1 && command -v "$$p" && break; done)
+TOOLS := aiperf guidellm inference-perf
+tools-venv: $(foreach t,$(TOOLS),$(TOOLS_VENV)/$(t)/.installed)
+
+$(TOOLS_VENV)/%/.installed: tests/tools-requirements/%.txt
+	@test -n "$(if $(filter guidellm,$*),$(PYTHON),$(PYTHON312))" || \
+	  { echo "$* needs Python 3.12: set PYTHON312=/path/to/python3.12"; exit 1; }
+	rm -rf $(TOOLS_VENV)/$*
+	$(if $(filter guidellm,$*),$(PYTHON),$(PYTHON312)) -m venv $(TOOLS_VENV)/$*
+	$(TOOLS_VENV)/$*/bin/python -m pip install --quiet --quiet --upgrade pip
+	$(TOOLS_VENV)/$*/bin/python -m pip install --quiet --quiet -r $<
+	touch $@
 
 browser:
 	@if [ -x "$(CHROMIUM)" ]; then :; \
@@ -100,4 +120,4 @@ stop:
 	DAGSTER_HOME=$(DAGSTER_HOME) $(BIN)/python -m pipelines.devserver stop
 
 clean:
-	rm -rf $(VENV) $(WAREHOUSE) test-artifacts
+	rm -rf $(VENV) $(TOOLS_VENV) $(WAREHOUSE) test-artifacts
