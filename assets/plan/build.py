@@ -16,12 +16,13 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import numpy as np
 
 from assets.calibrate import project
 from assets.calibrate.our_traffic import CURVED, params_of, traffic_of
 from assets.core.errors import IngestError
 from assets.plan.candidates import Candidate, candidates, config_label_of
-from assets.plan.levels import level_rates, plan_levels
+from assets.plan.levels import SEED, level_rates, plan_levels
 from assets.plan.prospective import plan_measurements
 from assets.plan.spec import PREDICTED_METRICS, PlanFiles, PlanLevel
 from assets.plan.store import (
@@ -93,8 +94,28 @@ def _runs(conn: duckdb.DuckDBPyConnection) -> dict[str, dict[str, Any]]:
     return {r["run_label"]: r for r in query_frame(conn, "SELECT * FROM observed.runs").to_dicts()}
 
 
-def _why(c: Candidate, point: float | None) -> str:
-    why = c.why + "".join(f"; also: {a}" for a in c.also)
+def context_note(settings: dict[str, Any] | None, traffic: project.Traffic) -> str | None:
+    """Where the config's own settings cap a request's context (max_model_len) below some of our requests (prompt +
+    answer): the share refused as configured, in words; None when nothing is capped."""
+    cap = (settings or {}).get("max_model_len")
+    if not isinstance(cap, int | float) or cap <= 0:
+        return None
+    if traffic.trace is not None:
+        total = traffic.trace.input_tokens + traffic.trace.output_tokens
+    else:
+        rng = np.random.default_rng(SEED)
+        total = traffic.input_tokens.sample(10_000, rng) + traffic.output_tokens.sample(10_000, rng)
+    share = float(np.mean(total > cap))
+    if share == 0:
+        return None
+    return (
+        f"as run, its settings cap a request's context at max_model_len {int(cap):,} tokens, which {share:.0%} of our "
+        "requests (prompt + answer) exceed: raise it for the measurement (the plan's run.yaml keeps the setting as run)"
+    )
+
+
+def _why(c: Candidate, point: float | None, note: str | None = None) -> str:
+    why = c.why + "".join(f"; also: {a}" for a in c.also) + (f"; {note}" if note else "")
     if point is None:
         why += (
             "; no engine model with a measured error for this config: wide levels around its billed band, no "
@@ -166,6 +187,8 @@ def _plan(
     rates = [rate for _, rate in level_rates(center, params is not None)]
     plan_id = plan_id_of(c.profile, c.row["config_key"], params.to_dict() if params else None, digest, rates)
     run = runs.get(c.row.get("run_label") or "", {})
+    settings = json.loads(run["runtime_settings"]) if run.get("runtime_settings") else None
+    note = context_note(settings, traffic)
     label = config_label_of(c.row)
     path = plan_folder(plans_dir, plan_id) / PLAN_FILE
     try:
@@ -181,7 +204,7 @@ def _plan(
             config_key=c.model["config_key"] if c.model is not None else c.row["config_key"],
             config_label=label,
             reason=c.reason,
-            why=_why(c, point),
+            why=_why(c, point, note),
             run_yaml=run_yaml,
             traffic_basis=traffic.basis,
             workload_digest=digest,
@@ -203,7 +226,7 @@ def _plan(
         "plan_rank": rank,
         "plan_id": plan_id,
         "reason": c.reason,
-        "why": _why(c, point),
+        "why": _why(c, point, note),
         "stake_monthly_usd": c.stake_usd,
         "config_key": r["config_key"],
         "config_label": label,

@@ -92,3 +92,13 @@ def test_the_prediction_is_of_exactly_the_requests_written():
     again = levels.predict(PARAMS, traffic, trace, 2.0)
     assert predicted == again
     assert predicted["achieved_requests_per_s"] == pytest.approx(2.0, rel=0.25)
+
+
+def test_a_plan_says_when_the_configs_own_context_cap_refuses_our_requests():
+    from assets.plan.build import context_note
+
+    traffic = project.from_lengths(Lengths.fixed(700), Lengths.fixed(100), 1.0, None, "stated")
+    said = context_note({"max_model_len": 512}, traffic)
+    assert said is not None and "max_model_len 512 tokens, which 100% of our requests" in said
+    assert context_note({"max_model_len": 4096}, traffic) is None
+    assert context_note(None, traffic) is None
