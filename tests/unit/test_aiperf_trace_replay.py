@@ -90,9 +90,9 @@ def test_a_trace_replay_level_is_stored_with_its_rate_and_the_rate_s_provenance(
     batch = collect_all([str(dumps_folder(tmp_path / "dumps", {"level-1": REPLAY}, run_yaml))])
     conn = duckdb.connect()
     write_observed(conn, batch)
-    kind, rate, concurrency = conn.execute(
+    ((kind, rate, concurrency),) = conn.execute(  # one level: the aggregate and its records merged
         "SELECT load_kind, offered_rate_per_s, concurrency FROM observed.measurements"
-    ).fetchone()
+    ).fetchall()
     assert (kind, concurrency) == ("rate", None)
     assert rate == pytest.approx(send_rate(REPLAY / "profile_export.jsonl", "credit_issued_ns"), rel=1e-9)
     (note,) = conn.execute(
