@@ -10,7 +10,10 @@ table, a blank line, a `Metric,Value` table; values rounded to 2 decimals; no ve
 beside the JSON (the same numbers) and read where it is the only aggregate (by aiperf_csv.py). The load level is in
 `input_config`: before 0.10 `loadgen.concurrency`/`request_rate`; from 0.10 a list (or a mapping by name) of
 `phases`, the measured one `kind: profiling` (0.12) or, where phases have no `kind` (0.10, 0.11), the one named
-`profiling` / not `exclude_from_results`; its `type` says concurrency or rate. GenAI-Perf writes the same aggregate
+`profiling` / not `exclude_from_results`; its `type` says concurrency or rate. A `fixed_schedule` phase (before 0.10
+`input.fixed_schedule: true`) replays the input file's timestamps: an open-loop rate level whose rate the export does
+not state (it echoes the input file's path, not its timestamps), so it is taken from the send times of the records
+beside the aggregate (`replay_send_rate`). GenAI-Perf writes the same aggregate
 shape (`profile_export_genai_perf.json`); its raw `profile_export.json` (perf_analyzer timestamps with no
 token counts) is recognised and not used.
 
@@ -22,14 +25,15 @@ is not always a token): kept as a tool metric, not as our ITL.
 from __future__ import annotations
 
 import re
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
+import duckdb
 import polars as pl
 
 from assets.core.sqltext import sql_path_literal
 from assets.formats.dumps.aiperf_csv import FOLDER_LEVEL_NOTE, csv_measurement, is_aggregate_csv
-from assets.formats.dumps.exchange import Dump, FormatProblem, Measurement, Parsed, RequestScan
+from assets.formats.dumps.exchange import REQUEST_RANGES, Dump, FormatProblem, Measurement, Parsed, RequestScan
 from assets.formats.dumps.tabular import csv_beside_its_json
 from assets.formats.dumps.values import count, empty_point, number, stats_metrics
 from assets.inputs.files import read_whole
@@ -127,9 +131,21 @@ def measured_phase(config: dict) -> dict | None:
 _RATE_TYPES = frozenset({"request_rate", "rate", "constant", "poisson", "gamma"})
 
 
+def trace_replay(config: dict) -> bool:
+    """Whether the measured phase replays the input file's timestamps: a `fixed_schedule` phase (AIPerf >= 0.10),
+    or `input.fixed_schedule: true` before (where `loadgen.concurrency` is then no load level)."""
+    phase = measured_phase(config)
+    if phase is not None:
+        return phase.get("type") == "fixed_schedule"
+    return _object(config.get("input")).get("fixed_schedule") is True
+
+
 def load_level(config: dict) -> tuple[str | None, float | None, float | None]:
     """From `input_config`: AIPerf >= 0.10's measured phase (`measured_phase`: its `type` says concurrency or rate);
-    older AIPerf and GenAI-Perf have `loadgen`/top-level `concurrency`, `request_rate`."""
+    older AIPerf and GenAI-Perf have `loadgen`/top-level `concurrency`, `request_rate`. A trace replay is a rate
+    level whose rate `input_config` does not state (None: `replay_send_rate` gives it)."""
+    if trace_replay(config):
+        return "rate", None, None
     phase = measured_phase(config)
     if phase is not None:
         kind = str(phase.get("type") or "")
@@ -199,7 +215,10 @@ def parse(dump: Dump, kind: str) -> Parsed:
         else:
             version = dump.payload.get("aiperf_version")
             parsed.tool_version = None if version is None else str(version)
-            parsed.measurements.append(aggregate_measurement(dump.payload))
+            measurement = aggregate_measurement(dump.payload)
+            if trace_replay(_object(dump.payload.get("input_config"))):
+                measurement.offered_rate_per_s, parsed.note = replay_send_rate(dump)
+            parsed.measurements.append(measurement)
     except (FormatProblem, pl.exceptions.PolarsError) as problem:
         parsed.problems.append(("file", str(problem)))
     return parsed
@@ -255,6 +274,53 @@ def aggregate_measurement(payload: dict) -> Measurement:
         tool_metrics=metrics,
         merge_key=MERGE_KEY,
         workload=workload(config),
+    )
+
+
+def records_beside(aggregate_name: str) -> str:
+    """The per-request records' file name beside an aggregate: `profile_export.jsonl`, or `<base>.jsonl` beside
+    `<base>.json` (AIPerf's `--profile-export-prefix`)."""
+    stem = PurePath(aggregate_name).stem
+    return "profile_export.jsonl" if stem == "profile_export_aiperf" else f"{stem}.jsonl"
+
+
+_SEND_TIMES = (
+    "SELECT count(*), count(metadata.credit_issued_ns), min(metadata.credit_issued_ns), "
+    "max(metadata.credit_issued_ns), min(metadata.request_start_ns), max(metadata.request_start_ns) "
+    "FROM read_ndjson({path}, columns = {{metadata: 'STRUCT(credit_issued_ns BIGINT, request_start_ns BIGINT, "
+    "benchmark_phase VARCHAR)'}}) WHERE metadata.benchmark_phase IS DISTINCT FROM 'warmup'"
+)
+
+
+def replay_send_rate(dump: Dump) -> tuple[float | None, str]:
+    """A trace replay's offered rate and where it came from (the file's note). The export does not echo the
+    schedule's timestamps, so: measured requests sent in the records beside the aggregate, (n - 1) / span of their
+    send times, `credit_issued_ns` (when the scheduler released each request) where every record has it, else
+    `request_start_ns`. None, and the note says why, when the records are not beside it or give no span."""
+    replay = "fixed-schedule trace replay (the export states no rate, nor the schedule's timestamps)"
+    name = records_beside(dump.name)
+    if not dump.beside(name):
+        return None, f"{replay}: offered rate unknown, no {name} beside it on disk to take the send times from"
+    path = Path(str(dump.path)).parent / name
+    try:
+        with duckdb.connect() as conn:
+            row = conn.execute(_SEND_TIMES.format(path=sql_path_literal(str(path)))).fetchone()
+    except duckdb.Error as exc:
+        return None, f"{replay}: offered rate unknown, {path} cannot be read: {str(exc).splitlines()[0]}"
+    assert row is not None
+    sent, issued, first_issued, last_issued, first_start, last_start = row
+    column, first, last = (
+        ("credit_issued_ns", first_issued, last_issued)
+        if issued == sent
+        else ("request_start_ns", first_start, last_start)
+    )
+    span_s = (last - first) / 1e9 if sent >= 2 and first is not None and last is not None else 0.0
+    rate = (sent - 1) / span_s if span_s > 0 else None
+    if rate is None or not REQUEST_RANGES["offered_rate_per_s"][0] < rate < REQUEST_RANGES["offered_rate_per_s"][1]:
+        return None, f"{replay}: offered rate unknown, {sent} measured requests in {name} give no span of send times"
+    return rate, (
+        f"{replay}: offered rate {rate:.6g} requests/s = (requests sent - 1) / span of their {column} in {name} "
+        f"({sent} measured requests over {span_s:.6g} s)"
     )
 
 
