@@ -2,16 +2,19 @@
 sweeps, the real MLPerf tables): ranked rows in words, stored plans whose levels bracket the predicted crossing,
 the prediction made now stored as published, and a run.yaml that claims nothing it does not know."""
 
+import csv
 import json
 import math
 
 import duckdb
+import numpy as np
 import pytest
 
 from assets.plan.levels import MIN_REQUESTS, RATE_MULTIPLES, WIDE_MULTIPLES
 from assets.plan.spec import PREDICTED_METRICS
 from assets.plan.store import read_plans
 from assets.runs.sidecar import OPTIONAL_KEYS, REQUIRED_KEYS
+from tests.support.data import DATA
 
 
 @pytest.fixture(scope="module")
@@ -91,3 +94,43 @@ def test_the_analyst_view_lists_each_plan_row_per_level(published):
     view = rows(published, "SELECT profile, plan_rank, level, requests_per_s FROM analytics.measurement_plan")
     plan = rows(published, "SELECT sum(levels) AS n FROM marts.measurement_plan")
     assert len(view) == plan[0]["n"] and all(math.isfinite(v["requests_per_s"]) for v in view)
+
+
+AZURE_CONV = DATA / "traffic" / "azure-llm-inference-2023" / "AzureLLMInferenceTrace_conv.csv"
+
+
+def azure_log() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The real Azure conversation log read here with csv and numpy (not benchbill's reader): arrival offsets (s)
+    and lengths (a request of no answer token is sent asking for one: the model counts it as one step)."""
+    with AZURE_CONV.open() as f:
+        rows = list(csv.reader(f))[1:]
+    t = np.array([np.datetime64(r[0].replace(" ", "T"), "ns") for r in rows])
+    offsets = (t - t[0]).astype(np.int64) / 1e9
+    lengths = np.array([[int(r[1]), int(r[2])] for r in rows])
+    return offsets, np.maximum(lengths[:, 0], 1), np.maximum(lengths[:, 1], 1)
+
+
+def test_the_aiperf_trace_replays_our_log_exactly_time_scaled_to_each_level(published):
+    (plan,) = rows(
+        published,
+        "SELECT plan_id, plan_folder FROM marts.measurement_plan WHERE profile = 'chat-8b-interactive' "
+        "AND has_prediction ORDER BY plan_rank LIMIT 1",
+    )
+    offsets, inputs, outputs = azure_log()
+    levels = rows(published, f"SELECT * FROM calibrated.plan_predictions WHERE plan_id = '{plan['plan_id']}'")
+    for level in levels:
+        trace = published / plan["plan_folder"] / "aiperf" / f"level-{level['level']}.jsonl"
+        sent = [json.loads(line) for line in trace.read_text().splitlines()]
+        assert len(sent) == level["requests"]
+        ts = np.array([r["timestamp"] for r in sent]) / 1000
+        # 8 windows of contiguous requests at evenly spaced places of the log, each as logged, one time factor
+        size = len(sent) // 8
+        factor = None
+        for w, start in enumerate(np.linspace(0, len(offsets) - size, 8).astype(int)):
+            mine = slice(w * size, (w + 1) * size)
+            assert [r["input_length"] for r in sent[mine]] == inputs[start : start + size].tolist()
+            assert [r["output_length"] for r in sent[mine]] == outputs[start : start + size].tolist()
+            logged = np.diff(offsets[start : start + size])
+            factor = factor or float(np.sum(logged) / np.sum(np.diff(ts[mine])))
+            np.testing.assert_allclose(np.diff(ts[mine]) * factor, logged, atol=1e-6)
+        assert (len(sent) - 1) / ts[-1] == pytest.approx(level["requests_per_s"], rel=0.01)
