@@ -44,7 +44,8 @@ def level_trace(traffic: project.Traffic, requests_per_s: float, requests: int, 
     no more; tiled past its end), time-scaled, else arrivals and lengths drawn from the workload."""
     if traffic.trace is not None:
         log, _ = sample_windows(traffic.trace, requests)  # the windows themselves brought to the level's mean rate
-        scaled = scale_trace(log, requests_per_s, requests)
+        whole = len(log.t) == len(traffic.trace.t)  # tiled up to `requests`; windows are not (a few fewer requests)
+        scaled = scale_trace(log, requests_per_s, requests if whole else len(log.t))
         return Trace(scaled.t - scaled.t[0], scaled.input_tokens, scaled.output_tokens, scaled.source)
     rng = np.random.default_rng(seed)
     t = arrival_times(requests_per_s, traffic.arrival_cv, requests, rng)

@@ -41,3 +41,6 @@ class PlanPredictions(pa.DataFrameModel):
     e2e_p95_ms: float = _predicted("p95 E2E latency")
     e2e_p99_ms: float = _predicted("p99 E2E latency")
     achieved_requests_per_s: float = _predicted("completed requests per second", ", requests/s")
+
+    class Config:
+        coerce = True

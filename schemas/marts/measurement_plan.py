@@ -75,3 +75,6 @@ class MeasurementPlan(pa.DataFrameModel):
     plan_status: str = pa.Field(
         isin=PLAN_STATUSES, description="open: no run names the plan yet; measured: a run whose run.yaml names it."
     )
+
+    class Config:
+        coerce = True
