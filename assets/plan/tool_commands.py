@@ -18,13 +18,16 @@ from assets.plan.spec import PlanLevel
 RESULTS = "results"
 # The model name a tool's config file holds where the plan does not know the served name (the command line sets it).
 UNKNOWN_MODEL = "set-MODEL_NAME"
-# The arrival pattern each tool's runs have (run.yaml `arrival`): AIPerf and inference-perf replay our arrivals.
-ARRIVAL = {"aiperf": "trace", "guidellm": "constant", "inference-perf": "trace", "vllm": "poisson"}
+# The arrival pattern each tool's runs have (run.yaml `arrival`): AIPerf, GuideLLM and inference-perf replay our
+# arrivals; vLLM's `bench serve` draws Poisson arrivals at the level's rate.
+ARRIVAL = {"aiperf": "trace", "guidellm": "trace", "inference-perf": "trace", "vllm": "poisson"}
 TOOLS = tuple(ARRIVAL)
 # The tool versions whose own parsers accept these files (tests/tools-requirements/*.txt pin the same).
 TOOLS_CHECKED = {"aiperf": "0.13.0", "guidellm": "0.8.1", "inference-perf": "0.7.0"}
 # A stand-in the tools' configs need where the command line sets the real value (TARGET_URL, MODEL_NAME).
 PLACEHOLDER_URL = "http://localhost:8000"
+# GuideLLM's trace data `time_scale` that reads the Mooncake trace's millisecond timestamps as its seconds.
+MOONCAKE_MS_TO_S = 0.001
 
 
 @dataclass(frozen=True)
@@ -55,10 +58,15 @@ def _lines(*parts: str) -> str:
     return " \\\n  ".join(parts)
 
 
+def mooncake_trace_file(folder: Path, level: PlanLevel) -> str:
+    """The level's Mooncake trace, `aiperf/level-N.jsonl` (written once, read by AIPerf and GuideLLM alike)."""
+    return _input(folder, "aiperf", level, "jsonl", tool_inputs.mooncake_trace(level))
+
+
 def aiperf_run(folder: Path, level: PlanLevel, config_model: str) -> ToolRun:
     """AIPerf replays the Mooncake trace on its fixed schedule (timestamps in ms from the start), completions
     endpoint, streaming, every output forced to its length (AIPerf sets min_tokens; ignore_eos for vLLM)."""
-    trace = _input(folder, "aiperf", level, "jsonl", tool_inputs.mooncake_trace(level))
+    trace = mooncake_trace_file(folder, level)
     results = f"{RESULTS}/aiperf/{level_name(level)}"
     command = _lines(
         'aiperf profile --model "$MODEL_NAME" --url "$TARGET_URL" --endpoint-type completions --streaming',
@@ -70,15 +78,22 @@ def aiperf_run(folder: Path, level: PlanLevel, config_model: str) -> ToolRun:
 
 
 def guidellm_run(folder: Path, level: PlanLevel, config_model: str) -> ToolRun:
-    """GuideLLM at a constant rate of the level's requests per second, stopping after the level's requests, on a
-    JSON-lines dataset of our lengths; the scenario file holds everything but the server and model."""
-    data = _input(folder, "guidellm", level, "jsonl", tool_inputs.guidellm_dataset(level))
+    """GuideLLM replays AIPerf's Mooncake trace (the same file): its `replay` profile sends each request at its
+    timestamp (`schedule_turn: timestamp`; the data's `time_scale` turns ms into s), its `trace_synthetic` data makes
+    each prompt of `input_length` tokens with the model's tokenizer and asks for `output_length` (max_tokens with
+    ignore_eos). No request cap: the run ends when the trace does. The scenario holds all but server and model."""
+    trace = mooncake_trace_file(folder, level)
     results = f"{RESULTS}/guidellm/{level_name(level)}"
     spec = {
         "spec": {
-            "profile": {"kind": "constant", "rate": [float(level.requests_per_s)]},
-            "data": [{"kind": "json_file", "path": data}],
-            "constraints": [{"kind": "max_requests", "count": level.requests}],
+            "profile": {"kind": "replay", "schedule_turn": "timestamp"},
+            "data": [
+                {
+                    "kind": "trace_synthetic",
+                    "time_scale": MOONCAKE_MS_TO_S,
+                    "source": {"kind": "json_file", "path": trace},
+                }
+            ],
             "outputs": [{"kind": "json", "path": f"{results}/benchmarks.json"}],
         }
     }
@@ -87,7 +102,7 @@ def guidellm_run(folder: Path, level: PlanLevel, config_model: str) -> ToolRun:
         f"guidellm run --scenario {scenario}",
         '--backend "kind=openai_http,target=$TARGET_URL,model=$MODEL_NAME,request_format=/v1/completions"',
     )
-    return ToolRun("guidellm", level.level, (data, scenario), command, f"{results}/benchmarks.json")
+    return ToolRun("guidellm", level.level, (trace, scenario), command, f"{results}/benchmarks.json")
 
 
 def inference_perf_run(folder: Path, level: PlanLevel, config_model: str) -> ToolRun:

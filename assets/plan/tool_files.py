@@ -21,7 +21,8 @@ README = "README.md"
 
 
 def write_plan_files(folder: Path, plan: PlanFiles) -> list[Path]:
-    """Write the plan's tool files, run.yaml sidecars and README under `folder`; the paths written, README last."""
+    """Write the plan's tool files, run.yaml sidecars and README under `folder`; the paths written (each once), README
+    last."""
     folder.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     runs: dict[str, list[ToolRun]] = {}
@@ -33,6 +34,7 @@ def write_plan_files(folder: Path, plan: PlanFiles) -> list[Path]:
         (folder / tool / RUN_SCRIPT).chmod(0o755)
         written.append(tool_inputs.write_text(folder / RESULTS / tool / SIDECAR, tool_sidecar(tool)))
     written.append(tool_inputs.write_text(folder / RESULTS / SIDECAR, plan_sidecar(plan.run_yaml)))
+    written = list(dict.fromkeys(written))  # a file two tools read (the Mooncake trace) is listed once
     relative = [p.relative_to(folder).as_posix() for p in written]
     written.append(tool_inputs.write_text(folder / README, tool_readme.readme(plan, runs, relative)))
     return written

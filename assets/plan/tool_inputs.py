@@ -1,6 +1,6 @@
 """The per-level inputs of a plan's load-test tools: our traffic (arrivals and lengths) in each tool's own data format,
-and the deterministic prompt text a tool that sends our text (not a token count) needs. Plain file writing, no
-Dagster; the tools' own parsers accept these files (tests/integration/test_plan_tool_files.py)."""
+lengths only (each tool makes prompts of those lengths itself). Plain file writing, no Dagster; the tools' own parsers
+accept these files (tests/integration/test_plan_tool_files.py)."""
 
 from __future__ import annotations
 
@@ -15,15 +15,6 @@ import numpy as np
 
 from assets.plan.spec import PlanLevel
 
-# Common English words that BPE vocabularies hold as one token each with their leading space: a prompt of n of them
-# measured exactly n tokens in o200k_base, cl100k_base and Llama 3's tokenizer (n from 1 to 4,000; BOS aside).
-_WORDS = (
-    "the of and to in is was for on that with as by at from his an were are which this be or had not but it "
-    "they have one you all their has been there would she new more when who will other about time her some so "
-    "out up into them can than first only then these its two may any most over also after many could people "
-    "made should way well between each where must our because work long part under such even through back "
-    "years much world own good before see day great down little state just public same last use now three"
-).split()
 # The Azure LLM inference trace's timestamps (AzurePublicDataset, as inference-perf reads them): microseconds.
 _AZURE_EPOCH = datetime.datetime(2023, 11, 16, tzinfo=datetime.UTC)
 _AZURE_HEADER = ("TIMESTAMP", "ContextTokens", "GeneratedTokens")
@@ -31,12 +22,6 @@ _AZURE_HEADER = ("TIMESTAMP", "ContextTokens", "GeneratedTokens")
 # GPT-4 and whose response has tokens; the other columns are the BurstGPT release's own.
 _BURSTGPT_HEADER = ("Timestamp", "Model", "Request tokens", "Response tokens", "Total tokens", "Log Type")
 _BURSTGPT_MODEL = "GPT-4"
-
-
-def synthetic_prompt(tokens: int, row: int) -> str:
-    """A deterministic prompt of `tokens` common words (one token each in the tokenizers measured), varying by `row`."""
-    start = (row * 7919) % len(_WORDS)
-    return " ".join(_WORDS[(start + i * 13) % len(_WORDS)] for i in range(max(int(tokens), 1)))
 
 
 def _jsonl(rows: list[dict]) -> str:
@@ -49,21 +34,12 @@ def mooncake_timestamps_ms(level: PlanLevel) -> np.ndarray:
 
 
 def mooncake_trace(level: PlanLevel) -> str:
-    """The level as AIPerf's Mooncake trace: one JSON line per request, `timestamp` (ms from the level's start),
-    `input_length` and `output_length` (tokens); AIPerf synthesises prompts of exactly `input_length` tokens."""
+    """The level as a Mooncake trace: one JSON line per request, `timestamp` (ms from the level's start),
+    `input_length` and `output_length` (tokens). AIPerf and GuideLLM both replay it, each synthesising prompts of
+    exactly `input_length` tokens with the model's tokenizer."""
     rows = [
         {"timestamp": float(t), "input_length": int(i), "output_length": int(o)}
         for t, i, o in zip(mooncake_timestamps_ms(level), level.input_tokens, level.output_tokens, strict=True)
-    ]
-    return _jsonl(rows)
-
-
-def guidellm_dataset(level: PlanLevel) -> str:
-    """The level as GuideLLM JSON lines: a `prompt` text of about `prompt_tokens_count` tokens and the
-    `output_tokens_count` GuideLLM asks for (max_tokens with ignore_eos); column names GuideLLM maps by default."""
-    rows = [
-        {"prompt": synthetic_prompt(int(i), n), "prompt_tokens_count": int(i), "output_tokens_count": int(o)}
-        for n, (i, o) in enumerate(zip(level.input_tokens, level.output_tokens, strict=True))
     ]
     return _jsonl(rows)
 

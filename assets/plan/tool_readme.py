@@ -23,13 +23,14 @@ _TOOL_NOTES = {
         "ignore_eos)."
     ),
     "guidellm": (
-        "A constant rate of the level's requests per second, stopping after the level's requests: "
-        "`guidellm/level-N.yaml` is the scenario, `guidellm/level-N.jsonl` the data (`prompt` text, "
-        "`prompt_tokens_count`, `output_tokens_count`, the column names GuideLLM maps by default). The prompt "
-        "texts are common words, one token each in the tokenizers measured (o200k_base, cl100k_base and Llama 3: "
-        "exactly n tokens for n words, n from 1 to 4,000); another tokenizer may count a little differently, and "
-        "the server adds its BOS token. The output lengths are exact (max_tokens with ignore_eos). GuideLLM 0.8.1 "
-        "was seen to close a run with its last request in flight and unrecorded."
+        "Replays our arrivals exactly, on the same trace as AIPerf: `guidellm/level-N.yaml` is the scenario, whose "
+        "`replay` profile sends each request of `aiperf/level-N.jsonl` at its timestamp (`schedule_turn: "
+        "timestamp`; the data's `time_scale: 0.001` reads the trace's milliseconds as seconds) and whose "
+        "`trace_synthetic` data makes each prompt of exactly `input_length` tokens with the model's tokenizer "
+        "(different random text per request: no long prefix shared between requests) and asks for `output_length` "
+        "tokens (max_tokens with ignore_eos). The run ends when the trace does. The tokenizer is the model's "
+        "(`MODEL_NAME`); where the served name is not a Hugging Face model id, add "
+        "`--tokenizer kind=hf_auto,model=<id or path>`."
     ),
     "inference-perf": (
         "Replays our arrivals and lengths: `inference-perf/level-N.csv` is our traffic in the Azure LLM inference "

@@ -6,13 +6,15 @@
   Mooncake validator (`aiperf validate mooncake-trace`) and its Mooncake trace loader (`load_dataset`, records
   parsed and grouped; prompts are made from a tokenizer later, so the loader's prompt generator is a stand-in);
 - GuideLLM 0.8: its click `run` command (options, scenario file, pydantic validation) with the benchmark replaced by
-  a recorder, then its data loader (deserializer, column mapper, finalizer) on each scenario's data;
+  a recorder, then its data loader (trace deserializer, column mapper, finalizer) on the AIPerf trace each scenario
+  names, making every prompt with a local character-level tokenizer (the model's cannot be downloaded here);
 - inference-perf 0.7: its argparse built from the Config model, `read_config` (YAML merged with the command line),
   and its Azure trace reader on the trace the load and the data name.
 
-No model server and no network: the tokenizers are named, never loaded (HF_HUB_OFFLINE). GuideLLM alone can also
-RUN offline, against its own mock server, so one level is run end to end and read back by benchbill; AIPerf and
-inference-perf make their prompts with the model's tokenizer, which cannot be downloaded here. vLLM needs a GPU to
+No model server and no network (HF_HUB_OFFLINE): the model's tokenizer is named, never loaded. GuideLLM alone can
+also RUN offline, against its own mock server and with the local tokenizer, so one level is replayed end to end and
+read back by benchbill; AIPerf and inference-perf make their prompts with the model's tokenizer, which cannot be
+downloaded here. vLLM needs a GPU to
 install, so its command is checked against its source (tool_commands.py says so), not here. The checks print what
 each tool understood (tests/integration/tool_parsers/); these tests compare it with the plan."""
 
@@ -25,7 +27,6 @@ import shutil
 import socket
 import subprocess
 import time
-from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -136,13 +137,21 @@ def test_aiperf_parses_the_commands_and_replays_our_trace_on_its_fixed_schedule(
         assert got["artifact_dir"] == f"results/aiperf/level-{level.level}"
 
 
-def test_guidellm_parses_each_scenario_as_a_constant_rate_run_on_our_lengths(plan_folder, tmp_path):
+def test_guidellm_parses_each_scenario_as_a_replay_of_the_aiperf_trace_and_makes_prompts_of_our_lengths(
+    plan_folder, tmp_path
+):
+    """GuideLLM's trace data makes each prompt with the tokenizer; the model's cannot be downloaded here, so the check
+    loads the data with a character-level tokenizer through GuideLLM's own tokenizer factory and counts each prompt
+    with it: GuideLLM's deserializer really reads our file and makes prompts of exactly our lengths."""
     folder, plan = plan_folder
     seen = understood(folder, "guidellm", ("guidellm", "run"), tmp_path)
     assert len(seen) == len(plan.levels)
     for level, got in zip(plan.levels, seen):
-        assert (got["profile"], got["rate"]) == ("constant", [level.requests_per_s])
-        assert [(c["kind"], c["count"]) for c in got["constraints"]] == [("max_requests", level.requests)]
+        assert got["profile"] == {"kind": "replay", "schedule_turn": "timestamp", "time_scale": 1.0}
+        ((data),) = got["data"]
+        assert (data["kind"], data["time_scale"]) == ("trace_synthetic", 0.001)
+        assert (data["source"]["kind"], data["source"]["path"]) == ("json_file", f"aiperf/level-{level.level}.jsonl")
+        assert got["constraints"] == []  # the replay ends with the trace
         assert got["outputs"] == [{"kind": "json", "path": f"results/guidellm/level-{level.level}/benchmarks.json"}]
         assert got["backend"] == {
             "kind": "openai_http",
@@ -150,7 +159,14 @@ def test_guidellm_parses_each_scenario_as_a_constant_rate_run_on_our_lengths(pla
             "model": MODEL,
             "request_format": "/v1/completions",
         }
-        assert got["requests"] == [[int(i), int(o), int(i)] for i, o in zip(level.input_tokens, level.output_tokens)]
+        assert got["tokenizer"] == MODEL  # the model's own tokenizer makes the prompts in a real run
+        requests = got["requests"]
+        stamps = np.array([r["relative_timestamp"] for r in requests])
+        assert np.allclose(stamps, level.arrival_offsets_s, rtol=1e-12, atol=0)  # the trace's ms as seconds
+        assert [r["prompt_tokens"] for r in requests] == list(level.input_tokens)
+        assert [r["prompt_tokens_counted"] for r in requests] == list(level.input_tokens)
+        assert [r["output_tokens"] for r in requests] == list(level.output_tokens)
+        assert len({r["prompt"] for r in requests}) == len(requests)  # no prompt repeats
 
 
 def test_inference_perf_parses_each_config_as_a_replay_of_our_trace(plan_folder, tmp_path):
@@ -213,19 +229,28 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def test_guidellm_runs_a_plan_level_against_its_mock_server_and_benchbill_reads_what_it_wrote(tmp_path):
+def test_guidellm_replays_a_plan_level_against_its_mock_server_and_benchbill_reads_what_it_wrote(tmp_path):
     """GuideLLM's own mock server (OpenAI-compatible, loopback, no model; it returns max_tokens tokens up to its
-    --output-tokens, set above every length here) serves one short level of the real trace;
-    GuideLLM runs the plan's command and writes benchmarks.json where the README says; benchbill reads it with the
-    plan's run.yaml: the level's rate, requests and output lengths, and the GuideLLM version, come back."""
+    --output-tokens, set above every length here) serves one short level of the real trace; the plan's run.sh runs
+    GuideLLM, which replays the level's trace and writes benchmarks.json where the README says; benchbill reads it
+    with the plan's run.yaml. Every request comes back, each sent at its arrival in the trace (GuideLLM's scheduled
+    start, not a measured time) with one of our output lengths. Offline, `guidellm` on the PATH is a wrapper adding
+    `--tokenizer` with a local character-level tokenizer (guidellm_tokenizer.py) for GuideLLM's prompts."""
     offsets, inputs, outputs = (column[:8] for column in azure_requests())
     level = PlanLevel(1, None, 7 / 2.0, offsets * 2.0 / offsets[-1], inputs, outputs)
     folder = tmp_path / "plan"
     write_plan_files(folder, PlanFiles("mock", "chat-8b", "mock", RUN_YAML, "mock-model", "Azure", "test", [level]))
     port = free_port()
     env = {**os.environ, "HF_HOME": str(tmp_path / "hf"), "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
+    guidellm = tool_bin("guidellm", "guidellm")
+    tokenizer = tmp_path / "tokenizer"
+    subprocess.run([str(tool_python("guidellm")), str(CHECKS / "guidellm_tokenizer.py"), str(tokenizer)], check=True)
+    wrapper = tmp_path / "bin" / "guidellm"
+    wrapper.parent.mkdir()
+    wrapper.write_text(f'#!/bin/sh\nexec "{guidellm}" "$@" --tokenizer "kind=hf_auto,model={tokenizer}"\n')
+    wrapper.chmod(0o755)
     server = subprocess.Popen(
-        [str(tool_bin("guidellm", "guidellm")), "mock-server", "--host", "127.0.0.1", "--port", str(port)]
+        [str(guidellm), "mock-server", "--host", "127.0.0.1", "--port", str(port)]
         + ["--model", "mock-model", "--ttft-ms", "20", "--itl-ms", "1", "--output-tokens", "100000"],
         env=env,
         stdout=subprocess.DEVNULL,
@@ -237,10 +262,10 @@ def test_guidellm_runs_a_plan_level_against_its_mock_server_and_benchbill_reads_
                 if probe.connect_ex(("127.0.0.1", port)) == 0:
                     break
             time.sleep(0.1)
-        on_path = f"{tool_bin('guidellm', 'guidellm').parent}{os.pathsep}{env['PATH']}"
         done = subprocess.run(
             [str(folder / "guidellm" / "run.sh")],
-            env={**env, "PATH": on_path, "TARGET_URL": f"http://127.0.0.1:{port}", "MODEL_NAME": "mock-model"},
+            env={**env, "PATH": f"{wrapper.parent}{os.pathsep}{env['PATH']}"}
+            | {"TARGET_URL": f"http://127.0.0.1:{port}", "MODEL_NAME": "mock-model"},
             capture_output=True,
             text=True,
             timeout=600,
@@ -256,14 +281,17 @@ def test_guidellm_runs_a_plan_level_against_its_mock_server_and_benchbill_reads_
     batch = collect_all([str(results)])
     assert not batch.rejects
     ((run,), (point,)) = batch.runs, batch.measurements
-    assert (run["tool"], run["tool_version"], run["arrival"]) == ("guidellm", TOOLS_CHECKED["guidellm"], "constant")
+    assert (run["tool"], run["tool_version"], run["arrival"]) == ("guidellm", TOOLS_CHECKED["guidellm"], "trace")
     report = json.loads((results / "guidellm" / "level-1" / "benchmarks.json").read_text())
-    (recorded,) = (b["requests"]["successful"] for b in report["benchmarks"])
-    # GuideLLM 0.8.1 may close the benchmark with its last request in flight, unrecorded (seen here: 7 of 8)
-    assert level.requests - 1 <= len(recorded) <= level.requests
-    assert (point["offered_rate_per_s"], point["requests_ok"]) == (level.requests_per_s, len(recorded))
+    ((benchmark),) = report["benchmarks"]
+    assert benchmark["config"]["strategy"]["type_"] == "trace"
+    recorded = benchmark["requests"]["successful"]
+    assert len(recorded) == level.requests == point["requests_ok"]
+    scheduled = sorted(r["info"]["timings"]["targeted_start"] - r["info"]["scheduler_start_time"] for r in recorded)
+    assert np.max(np.abs(np.array(scheduled) - level.arrival_offsets_s)) < 1e-6  # epoch seconds as floats
+    assert (point["load_kind"], point["offered_rate_per_s"]) == ("rate", None)  # a replay states no rate
     recorded_outputs = [r["output_tokens"] for r in recorded]
-    assert not Counter(recorded_outputs) - Counter(outputs.tolist())  # each asked for, and got, one of our lengths
+    assert sorted(recorded_outputs) == sorted(outputs.tolist())  # each asked for, and got, one of our lengths
     assert point["output_tokens_mean"] == pytest.approx(np.mean(recorded_outputs))
 
 

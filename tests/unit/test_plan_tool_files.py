@@ -1,7 +1,7 @@
 """A measurement plan's tool files (assets/plan/tool_files.py), read back as files: the AIPerf trace replays the level's
-arrivals and lengths exactly, the other tools' data carry the same lengths, the README names every file written and
-says what is not known, and the run.yaml sidecars hold only what the plan knows. The tools' own parsers read the same
-files in tests/integration/test_plan_tool_files.py."""
+arrivals and lengths exactly (GuideLLM's scenario replays the same file), the other tools' data carry the same lengths,
+the README names every file written and says what is not known, and the run.yaml sidecars hold only what the plan
+knows. The tools' own parsers read the same files in tests/integration/test_plan_tool_files.py."""
 
 import csv
 import datetime
@@ -77,14 +77,25 @@ def test_the_inference_perf_trace_holds_the_arrivals_to_the_microsecond_and_the_
     assert [int(r["GeneratedTokens"]) for r in rows] == list(level.output_tokens)
 
 
-def test_guidellm_and_vllm_data_carry_the_levels_lengths(written):
-    folder, plan, _ = written
+def test_guidellm_replays_the_aiperf_trace_itself_and_vllms_data_carry_the_levels_lengths(written):
+    folder, plan, paths = written
     level = plan.levels[0]
-    rows = [json.loads(line) for line in (folder / "guidellm/level-1.jsonl").read_text().splitlines()]
-    assert [r["prompt_tokens_count"] for r in rows] == list(level.input_tokens)
-    assert [r["output_tokens_count"] for r in rows] == list(level.output_tokens)
-    assert [len(r["prompt"].split()) for r in rows] == list(level.input_tokens)  # one common word per token
-    assert len({r["prompt"] for r in rows}) == len(rows)
+    scenario = yaml.safe_load((folder / "guidellm/level-1.yaml").read_text())["spec"]
+    assert scenario["profile"] == {"kind": "replay", "schedule_turn": "timestamp"}
+    assert scenario["data"] == [
+        {
+            "kind": "trace_synthetic",
+            "time_scale": 0.001,
+            "source": {"kind": "json_file", "path": "aiperf/level-1.jsonl"},
+        }
+    ]  # the Mooncake trace's ms read as GuideLLM's seconds
+    assert "constraints" not in scenario  # the run ends with the trace
+    assert sorted(p.relative_to(folder).as_posix() for p in (folder / "guidellm").iterdir()) == [
+        "guidellm/level-1.yaml",
+        "guidellm/level-2.yaml",
+        "guidellm/run.sh",
+    ]  # no second copy of our traffic, no prompt text
+    assert len(paths) == len(set(paths))  # the shared trace is listed once
     with (folder / "vllm/level-1.csv").open() as f:
         burst = list(csv.reader(f))
     # vLLM's BurstGPT loader: rows whose Model is GPT-4, columns 3 and 4 the request and response tokens
@@ -92,9 +103,6 @@ def test_guidellm_and_vllm_data_carry_the_levels_lengths(written):
     assert [(r[1], int(r[2]), int(r[3])) for r in burst[1:]] == [
         ("GPT-4", int(i), int(o)) for i, o in zip(level.input_tokens, level.output_tokens)
     ]
-    scenario = yaml.safe_load((folder / "guidellm/level-1.yaml").read_text())["spec"]
-    assert scenario["profile"] == {"kind": "constant", "rate": [level.requests_per_s]}
-    assert scenario["constraints"] == [{"kind": "max_requests", "count": level.requests}]
 
 
 def test_the_readme_names_every_file_written_and_the_prediction_per_level(written):

@@ -8,12 +8,12 @@ shaped as in version 1. Each place is looked up in that order (`_first_section`)
 
 One entry of `benchmarks[]` per load level; `strategy.type_` says the arrival pattern
 (synchronous = one request at a time, concurrent = `streams`, throughput = as many as
-`max_concurrency`, constant/async/poisson = `rate`); `metrics.<name>.successful` are distributions
-with `percentiles` {p001 ... p999}; `requests.successful/errored/incomplete` hold per-request
-stats (`request_start_time` Unix s, `request_latency` s, `time_to_first_token_ms`,
-`prompt_tokens`, `output_tokens`). GuideLLM keeps only the measured window in those lists
-(warm-up and cool-down are cut by the tool) and may keep only a sample (`sample_size`): a sample
-is not used for percentiles. The CSV is read by `guidellm_csv.py`.
+`max_concurrency`, constant/async/poisson = `rate`, trace = a replayed trace: no rate stated);
+`metrics.<name>.successful` are distributions with `percentiles` {p001 ... p999};
+`requests.successful/errored/incomplete` hold per-request stats (`request_start_time` Unix s,
+`request_latency` s, `time_to_first_token_ms`, `prompt_tokens`, `output_tokens`). GuideLLM keeps
+only the measured window in those lists (warm-up and cool-down are cut by the tool) and may keep
+only a sample (`sample_size`): a sample is not used for percentiles. The CSV is read by `guidellm_csv.py`.
 
 GuideLLM's `time_per_output_token_ms` is (last token - start) / output tokens: it INCLUDES the
 TTFT and is not our TPOT; its `inter_token_latency_ms` = (E2E - TTFT) / (output tokens - 1) is our
@@ -108,9 +108,11 @@ def strategy_level(strategy: dict, where: str) -> tuple[str, float | None, float
         return "concurrency", None, number(strategy.get("max_concurrency"), f"{where}.max_concurrency")
     if kind in ("constant", "async", "poisson"):
         return "rate", number(strategy.get("rate"), f"{where}.rate"), None
+    if kind == "trace":  # a replayed trace: arrivals at its timestamps, no single rate stated
+        return "rate", None, None
     raise FormatProblem(
         f"{where}.type_ {kind!r} is not a load level benchbill knows "
-        "(synchronous, concurrent, throughput, constant, async, poisson)"
+        "(synchronous, concurrent, throughput, constant, async, poisson, trace)"
     )
 
 

@@ -23,7 +23,8 @@ _CSV_LIST = {"p90": 7, "p95": 8, "p99": 9}  # positions in [min, p001, p01, p05,
 
 
 def _strategy_from_text(text: str, where: str) -> tuple[str, float | None, float | None]:
-    """`constant@4.00`, `poisson@2.50`, `concurrent@8`, `synchronous`, `throughput` (CSV Strategy column)."""
+    """`constant@4.00`, `poisson@2.50`, `concurrent@8`, `synchronous`, `throughput`, `trace@1.00` (CSV Strategy
+    column)."""
     name, _, value = text.strip().partition("@")
     if name == "synchronous":
         return "concurrency", None, 1.0
@@ -31,6 +32,8 @@ def _strategy_from_text(text: str, where: str) -> tuple[str, float | None, float
         return "concurrency", None, number(value or None, f"{where} Strategy", allow_string=True)
     if name in ("constant", "async", "poisson"):
         return "rate", number(value, f"{where} Strategy", allow_string=True), None
+    if name == "trace":  # `trace@<time scale>`: a replayed trace, no rate stated
+        return "rate", None, None
     raise FormatProblem(f"{where}: strategy {text!r} is not a load level benchbill knows")
 
 
