@@ -60,7 +60,10 @@ def _lines(*parts: str) -> str:
 
 def mooncake_trace_file(folder: Path, level: PlanLevel) -> str:
     """The level's Mooncake trace, `aiperf/level-N.jsonl` (written once, read by AIPerf and GuideLLM alike)."""
-    return _input(folder, "aiperf", level, "jsonl", tool_inputs.mooncake_trace(level))
+    relative = f"aiperf/{level_name(level)}.jsonl"
+    if not (folder / relative).exists():  # the second tool to ask finds it written
+        _input(folder, "aiperf", level, "jsonl", tool_inputs.mooncake_trace(level))
+    return relative
 
 
 def aiperf_run(folder: Path, level: PlanLevel, config_model: str) -> ToolRun:

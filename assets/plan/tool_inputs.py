@@ -7,7 +7,6 @@ from __future__ import annotations
 import csv
 import datetime
 import io
-import json
 import math
 from pathlib import Path
 
@@ -24,10 +23,6 @@ _BURSTGPT_HEADER = ("Timestamp", "Model", "Request tokens", "Response tokens", "
 _BURSTGPT_MODEL = "GPT-4"
 
 
-def _jsonl(rows: list[dict]) -> str:
-    return "".join(json.dumps(row, separators=(", ", ": ")) + "\n" for row in rows)
-
-
 def mooncake_timestamps_ms(level: PlanLevel) -> np.ndarray:
     """The level's arrival offsets in AIPerf's Mooncake `timestamp` unit (ms; floats, no rounding)."""
     return np.asarray(level.arrival_offsets_s, dtype=float) * 1000.0
@@ -37,24 +32,27 @@ def mooncake_trace(level: PlanLevel) -> str:
     """The level as a Mooncake trace: one JSON line per request, `timestamp` (ms from the level's start),
     `input_length` and `output_length` (tokens). AIPerf and GuideLLM both replay it, each synthesising prompts of
     exactly `input_length` tokens with the model's tokenizer."""
-    rows = [
-        {"timestamp": float(t), "input_length": int(i), "output_length": int(o)}
-        for t, i, o in zip(mooncake_timestamps_ms(level), level.input_tokens, level.output_tokens, strict=True)
-    ]
-    return _jsonl(rows)
+    # repr of a float is JSON's own (the shortest text that reads back to the same float): no rounding
+    return "".join(
+        f'{{"timestamp": {t!r}, "input_length": {i}, "output_length": {o}}}\n'
+        for t, i, o in zip(
+            mooncake_timestamps_ms(level).tolist(),
+            np.asarray(level.input_tokens).tolist(),
+            np.asarray(level.output_tokens).tolist(),
+            strict=True,
+        )
+    )
 
 
 def azure_trace(level: PlanLevel) -> str:
     """The level in the Azure LLM inference trace's CSV shape (inference-perf's AzurePublicDataset): arrival times
     as `YYYY-MM-DD HH:MM:SS.ffffff` (microseconds: rounding under 1 us) from a fixed start, ContextTokens and
     GeneratedTokens."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(_AZURE_HEADER)
-    for t, i, o in zip(level.arrival_offsets_s, level.input_tokens, level.output_tokens, strict=True):
-        stamp = _AZURE_EPOCH + datetime.timedelta(microseconds=round(float(t) * 1e6))
-        writer.writerow((stamp.strftime("%Y-%m-%d %H:%M:%S.%f"), int(i), int(o)))
-    return out.getvalue()
+    micros = np.round(np.asarray(level.arrival_offsets_s, dtype=float) * 1e6).astype(np.int64)
+    stamps = np.datetime_as_string(np.datetime64(_AZURE_EPOCH.replace(tzinfo=None), "us") + micros, unit="us")
+    rows = zip(stamps.tolist(), np.asarray(level.input_tokens).tolist(), np.asarray(level.output_tokens).tolist())
+    header = ",".join(_AZURE_HEADER) + "\n"
+    return header + "".join(f"{t.replace('T', ' ')},{i},{o}\n" for t, i, o in rows)
 
 
 def burstgpt_dataset(level: PlanLevel) -> str:
