@@ -5,7 +5,8 @@ from pathlib import Path
 import duckdb
 
 # Columns that say when a build happened, not what it holds.
-BUILD_TIME_COLUMNS = {"recorded_at", "ingested_at", "published_at", "built_at", "written_at"}
+# plan_created_at: when a warehouse first made a plan (two warehouses built apart make the same plan at two times)
+BUILD_TIME_COLUMNS = {"recorded_at", "ingested_at", "published_at", "built_at", "written_at", "plan_created_at"}
 
 
 def table_contents(conn: duckdb.DuckDBPyConnection, skip: frozenset[str] = frozenset()) -> dict[str, list[str]]:
