@@ -278,15 +278,14 @@ def plan_heads(plans: PlanData, warehouse: Path, width: int | None = None) -> li
         first = rows[0]
         nearest = nearest_level(plan_levels(first, plans.levels.get(first["plan_id"], [])))
         lines += wrapped(
-            f"measure next for {profile}: {first['config_label']}: {REASON_WORDS.get(first['reason'], first['reason'])}"
+            f"measurement plan for {profile}, row 1 of {len(rows)}: {first['config_label']}: "
+            f"{REASON_WORDS.get(first['reason'], first['reason'])}"
             f"; {levels_text(first)}; {prediction_text(nearest)}",
             width,
             hanging="    ",
         )
-        rows_said = f"{len(rows)} rows" if len(rows) > 1 else "1 row"
         lines += wrapped(
-            f"files: {plan_folder_path(warehouse, first)} (the whole plan, {rows_said}, and why: benchbill plan "
-            f"--profile {profile})",
+            f"files: {plan_folder_path(warehouse, first)} (the whole plan and why: benchbill plan --profile {profile})",
             width,
             indent="    ",
             hanging="    ",

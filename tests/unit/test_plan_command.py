@@ -87,6 +87,8 @@ def test_run_prints_the_first_row_of_each_profiles_plan_and_where_its_files_are(
     warehouse = published(tmp_path)
     lines = measure_next_lines(Warehouse(dir=str(warehouse)))
     said = " ".join(" ".join(lines).split())
-    assert said.startswith(f"measure next for {PROFILE}: llama-3.1-8b-instruct on 1x nvidia-h100-sxm-80gb")
-    assert f"files: {warehouse.resolve()}/plans/{FIRST}/ (the whole plan, 2 rows, and why: benchbill plan" in said
+    assert said.startswith(
+        f"measurement plan for {PROFILE}, row 1 of 2: llama-3.1-8b-instruct on 1x nvidia-h100-sxm-80gb"
+    )
+    assert f"files: {warehouse.resolve()}/plans/{FIRST}/ (the whole plan and why: benchbill plan" in said
     assert 2 <= len(lines) <= 8

@@ -132,14 +132,15 @@ def test_run_prints_per_profile_the_first_row_its_levels_and_prediction_and_wher
     lines = plan_heads(two_plans(), WAREHOUSE, width=400)
     assert len(lines) == 2
     head, files = lines
-    assert head.startswith(f"measure next for {PROFILE}: llama-3.1-8b-instruct on 1x nvidia-h100-sxm-80gb")
+    assert head.startswith(
+        f"measurement plan for {PROFILE}, row 1 of 2: llama-3.1-8b-instruct on 1x nvidia-h100-sxm-80gb"
+    )
     assert "a projected config that may beat the recommended one; 6 levels, 2.000 to 5.200 req/s" in head
     assert head.endswith(
         "at 4.000 req/s (1x): p95 TTFT 180 ms, p95 TPOT 21.5 ms, p95 E2E 4,200 ms, achieved 4.000 req/s"
     )
     assert files == (
-        f"    files: {WAREHOUSE}/plans/{PREDICTED}/ (the whole plan, 2 rows, and why: benchbill plan --profile "
-        f"{PROFILE})"
+        f"    files: {WAREHOUSE}/plans/{PREDICTED}/ (the whole plan and why: benchbill plan --profile {PROFILE})"
     )
     folded = plan_heads(two_plans(), WAREHOUSE, width=80)
     assert 2 <= len(folded) <= 8 and max(len(line) for line in folded) <= 80
