@@ -1,8 +1,8 @@
 """Per tool and level: the input files and config a plan writes and the command line that runs it, every path
 relative to the plan folder (the commands run from there), the server and model as the shell variables TARGET_URL
 and MODEL_NAME. Flags and config keys as AIPerf 0.13, GuideLLM 0.8, inference-perf 0.7 and `vllm bench serve`
-spell them (checked by the tools' own parsers in tests/integration/test_plan_tool_files.py; vLLM against its
-source)."""
+spell them (checked by the tools' own parsers in
+tests/integration/test_plan_tool_files_in_the_tools_own_parsers.py; vLLM against its source)."""
 
 from __future__ import annotations
 

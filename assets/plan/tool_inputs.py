@@ -1,6 +1,6 @@
 """The per-level inputs of a plan's load-test tools: our traffic (arrivals and lengths) in each tool's own data format,
 lengths only (each tool makes prompts of those lengths itself). Plain file writing, no Dagster; the tools' own parsers
-accept these files (tests/integration/test_plan_tool_files.py)."""
+accept these files (tests/integration/test_plan_tool_files_in_the_tools_own_parsers.py)."""
 
 from __future__ import annotations
 

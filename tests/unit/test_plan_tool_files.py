@@ -1,7 +1,8 @@
 """A measurement plan's tool files (assets/plan/tool_files.py), read back as files: the AIPerf trace replays the level's
 arrivals and lengths exactly (GuideLLM's scenario replays the same file), the other tools' data carry the same lengths,
 the README names every file written and says what is not known, and the run.yaml sidecars hold only what the plan
-knows. The tools' own parsers read the same files in tests/integration/test_plan_tool_files.py."""
+knows. The tools' own parsers read the same files in
+tests/integration/test_plan_tool_files_in_the_tools_own_parsers.py."""
 
 import csv
 import datetime

@@ -38,6 +38,8 @@ REVIEWED = {
     "qualified/quote_ident, types from a constant map",
     ("assets/warehouse/frames.py", "sql"): "query_frame(): SQL files of this repository, parameters bound",
     ("pipelines/published_output.py", "sql"): "_dicts(): its callers pass literal SELECTs",
+    ("assets/formats/dumps/aiperf.py", "_SEND_TIMES.format(path=sql_path_literal(str(path)))"): "replay_send_rate(): "
+    "the constant _SEND_TIMES, the records file's path quoted by sql_path_literal",
     ("assets/calibrate/record_lengths.py", "where"): "level_lengths(): the constant OK_RECORDS, and a literal "
     "list_contains(?, run_id) whose run ids are bound",
     ("pipelines/query.py", "sql"): "benchbill sql: the analyst's own statement, on a read-only connection, "
