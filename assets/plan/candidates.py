@@ -15,7 +15,7 @@ from typing import Any
 
 import duckdb
 
-from assets.plan.ranking import ranked
+from assets.plan.ranking import config_name, ranked
 from assets.warehouse.frames import query_frame
 from assets.warehouse.sqlfiles import read_sql
 
@@ -48,12 +48,6 @@ def _g(x: float | None) -> str:
     return "?" if x is None else f"{x:,.3g}"
 
 
-def label_of(row: dict[str, Any]) -> str:
-    """A capacity plan row's config in short words (our run on its hardware, or the projection)."""
-    hardware = f"{row['accelerator_count']}x {row['accelerator_id']}"
-    return f"{row['run_label']} on {hardware}" if row.get("run_label") else f"{hardware} (projected from MLPerf)"
-
-
 def config_label_of(row: dict[str, Any]) -> str:
     """A capacity plan row's config in full: `<run label>: <model>, <n>x <accelerator>, <precision>, <runtime>`."""
     parts = [row["model_id"], f"{row['accelerator_count']}x {row['accelerator_id']}", row.get("precision")]
@@ -77,13 +71,13 @@ def at_risk(rec: dict[str, Any], runner_up: dict[str, Any] | None) -> Candidate 
     if not (width > AT_RISK_WIDTH or overlaps):
         return None
     said = (
-        f"the recommended {label_of(rec)} bills on its {rec['billed_basis']} band {_g(low)}-{_g(high)} requests/s a "
+        f"the recommended {config_name(rec)} bills on its {rec['billed_basis']} band {_g(low)}-{_g(high)} requests/s a "
         f"replica ({'open-ended' if not math.isfinite(width) else _pct(width) + ' wide'})"
     )
     stake = rec["monthly_usd_high"] - rec["monthly_usd_low"]
     if runner_up is not None and cost_high and other_low:
         ratio = cost_high / other_low
-        said += f"; it costs {_usd_per_1k(rec)} against {_usd_per_1k(runner_up)} for {label_of(runner_up)}"
+        said += f"; it costs {_usd_per_1k(rec)} against {_usd_per_1k(runner_up)} for {config_name(runner_up)}"
         if ratio >= 1:
             said += (
                 f": the bands overlap (at its band's low end it costs {_pct(ratio - 1)} more per request than the "
@@ -119,14 +113,14 @@ def _calibrated(row: dict[str, Any], delivered: dict[str, Any] | None, recommend
         stake = max(0.0, recommended["monthly_usd_high"] - row["monthly_usd_low"])
     if delivered is not None and delivered["config_status"] == "unreliable":
         why = (
-            f"{label_of(row)} bills on its {row['billed_basis']} band; its engine model is unreliable "
+            f"{config_name(row)} bills on its {row['billed_basis']} band; its engine model is unreliable "
             f"({delivered['status_reason'] or 'its held-out error is too large'}): measured on our traffic, its "
             "rate needs no model"
         )
         return Candidate(row["profile"], "model_unreliable", why, stake, row)
     if row["billed_basis"] == "calibrated" and "workload differs" in (row["billed_basis_reason"] or ""):
         why = (
-            f"{label_of(row)} bills on its calibrated band ({_g(row['billed_requests_per_s_low'])}-"
+            f"{config_name(row)} bills on its calibrated band ({_g(row['billed_requests_per_s_low'])}-"
             f"{_g(row['billed_requests_per_s_high'])} requests/s) because {row['billed_basis_reason']}: measured on "
             "our traffic, the band becomes a measurement"
         )

@@ -33,3 +33,9 @@ def ranked(capacity: list[dict[str, Any]]) -> Ranked:
         same_provider = [r for r in same_class if r["price_provider"] == recommended["price_provider"]]
         runner_up = (same_provider or same_class or theirs)[0]
     return Ranked(configs, recommended, runner_up)
+
+
+def config_name(row: dict[str, Any]) -> str:
+    """`vllm on 1x nvidia-h100-sxm-80gb` (our run), or `8x amd-mi300x-192gb (projected from MLPerf)`."""
+    hardware = f"{row['accelerator_count']}x {row['accelerator_id']}"
+    return f"{row['run_label']} on {hardware}" if row.get("run_label") else f"{hardware} (projected from MLPerf)"

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assets.config.profiles import slo_warnings
-from assets.plan.ranking import ranked
+from assets.plan.ranking import config_name, ranked
 from assets.report.textformat import number_text, range_text
 
 TOP_CAPACITY_CONFIGS = 5  # configs whose capacity the report draws against our traffic
@@ -82,12 +82,6 @@ def decide(
         [m for m in measure_next if m.get("at_recommended_price_class") is False],
         missed_at_lightest_load(observed or []),
     )
-
-
-def config_name(row: dict[str, Any]) -> str:
-    """`vllm on 1x nvidia-h100-sxm-80gb` (our run), or `8x amd-mi300x-192gb (projected from MLPerf)`."""
-    hardware = f"{row['accelerator_count']}x {row['accelerator_id']}"
-    return f"{row['run_label']} on {hardware}" if row.get("run_label") else f"{hardware} (projected from MLPerf)"
 
 
 def _band(row: dict[str, Any], column: str, kind: str) -> str:

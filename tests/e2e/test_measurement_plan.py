@@ -38,7 +38,7 @@ def test_the_chat_profile_has_a_plan_ranked_by_what_it_could_move_a_month(publis
     assert stakes == sorted(stakes, reverse=True)
     assert len({r["config_key"] for r in plan}) == len(plan), "a config is planned once per profile"
     for r in plan:
-        assert r["why"] and r["config_label"] in r["why"] or r["accelerator_id"] in r["why"]
+        assert r["accelerator_id"] in r["why"]  # the row says which config, in words
         assert r["plan_status"] == "open"  # no run of these dumps names a plan
 
 

@@ -77,18 +77,6 @@ def test_guidellm_json_and_csv_agree_and_tpot_is_not_guidellms_time_per_output_t
     assert from_json[0].requests.height == 8 and from_json[0].values["itl_p95_ms"] is None
 
 
-def test_a_guidellm_trace_replay_is_a_rate_level_whose_rate_the_report_does_not_state(tmp_path):
-    report = json.loads((FIXTURES / "guidellm/benchmarks.json").read_text())
-    for bench in report["benchmarks"]:  # as GuideLLM 0.8 writes a `replay` profile's benchmark
-        bench["config"]["strategy"] = {"type_": "trace", "time_scale": 1.0, "schedule_turn": "timestamp"}
-    (tmp_path / "benchmarks.json").write_text(json.dumps(report))
-    csv_text = (FIXTURES / "guidellm/benchmarks.csv").read_text()
-    (tmp_path / "benchmarks.csv").write_text(re.sub(r"constant@\d+\.\d+", "trace@1.00", csv_text))
-    for name in ("benchmarks.json", "benchmarks.csv"):
-        measured = parse(tmp_path / name).measurements
-        assert [(m.load_kind, m.offered_rate_per_s, m.concurrency) for m in measured] == [("rate", None, None)] * 2
-
-
 def test_llmperf_summary_with_errors_counts_each_request_once_and_lists_keys_it_does_not_know():
     """LLMPerf's num_completed_requests already leaves out the requests with an error code (token_benchmark_ray
     metrics_summary); the per-minute rate is requests/min; a results key outside the key table is named, not read."""
